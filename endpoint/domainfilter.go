@@ -1,0 +1,302 @@
+package endpoint
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// DomainFilterInterface is anything that decides whether a DNS name is in
+// scope.
+type DomainFilterInterface interface {
+	Match(domain string) bool
+}
+
+// DomainFilter selects DNS names either by lists of domains (include and
+// exclude) or by regular expressions; when a regular expression is set the
+// lists are ignored.
+//
+// List entries match a name when the name equals the entry or lies below it
+// ("example.com" matches "example.com" and "a.b.example.com" but not
+// "myexample.com"); an entry with a leading dot (".example.com") matches only
+// names below it. A name matches the filter when the include list is empty or
+// one of its entries matches, and no exclude entry matches. Names and entries
+// are compared in the form of [NormalizeDNSName].
+//
+// The zero value and a nil *DomainFilter match everything. A DomainFilter is
+// immutable and safe for concurrent use. Its JSON form is the one external-dns
+// negotiates with webhook providers.
+type DomainFilter struct {
+	include      []string
+	exclude      []string
+	regexInclude *regexp.Regexp
+	regexExclude *regexp.Regexp
+}
+
+var _ DomainFilterInterface = (*DomainFilter)(nil)
+
+// NewDomainFilter returns a filter that matches names under any of include
+// (or everything when include has no non-blank entry).
+func NewDomainFilter(include []string) *DomainFilter {
+	return NewDomainFilterWithExclusions(include, nil)
+}
+
+// NewDomainFilterWithExclusions returns a filter that matches names under any
+// of include (or everything when include is empty) and under none of exclude.
+// Entries are trimmed, lose one trailing dot, are normalised with
+// [NormalizeDNSName]; blank entries are dropped and both lists are sorted.
+func NewDomainFilterWithExclusions(include, exclude []string) *DomainFilter {
+	return &DomainFilter{include: prepareFilters(include), exclude: prepareFilters(exclude)}
+}
+
+// NewRegexDomainFilter returns a filter that matches names that match include
+// (when it is non-nil and non-empty) and do not match exclude. The regular
+// expressions are unanchored and see the normalised (lower-case Unicode) name.
+func NewRegexDomainFilter(include, exclude *regexp.Regexp) *DomainFilter {
+	return &DomainFilter{regexInclude: include, regexExclude: exclude}
+}
+
+func prepareFilters(entries []string) []string {
+	var out []string
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		n := NormalizeDNSName(e)
+		if n == "" {
+			continue
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// usesRegex reports whether the regular expressions decide matching.
+func (df *DomainFilter) usesRegex() bool {
+	return df.regexInclude != nil && df.regexInclude.String() != "" ||
+		df.regexExclude != nil && df.regexExclude.String() != ""
+}
+
+// Match reports whether domain is in scope. A nil filter matches everything.
+func (df *DomainFilter) Match(domain string) bool {
+	if df == nil {
+		return true
+	}
+	name := NormalizeDNSName(strings.TrimSpace(domain))
+	if df.usesRegex() {
+		if df.regexExclude != nil && df.regexExclude.String() != "" && df.regexExclude.MatchString(name) {
+			return false
+		}
+		if df.regexInclude != nil && df.regexInclude.String() != "" {
+			return df.regexInclude.MatchString(name)
+		}
+		return true
+	}
+	return matchList(df.include, name, true) && !matchList(df.exclude, name, false)
+}
+
+// matchList reports whether name is matched by one of entries (normalised);
+// an empty list gives ifEmpty.
+func matchList(entries []string, name string, ifEmpty bool) bool {
+	if len(entries) == 0 {
+		return ifEmpty
+	}
+	for _, e := range entries {
+		if matchEntry(e, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchEntry(entry, name string) bool {
+	if strings.HasPrefix(entry, ".") {
+		return strings.HasSuffix(name, entry)
+	}
+	if name == entry {
+		return true
+	}
+	return len(name) > len(entry) && strings.HasSuffix(name, entry) && name[len(name)-len(entry)-1] == '.'
+}
+
+// MatchParent reports whether domain is a parent of (or equal to) one of the
+// include entries without a leading dot, for example to decide whether a zone
+// "example.com" is needed for an include entry "a.b.example.com". Exclusions
+// still apply, and an empty include list matches every domain. Regex filters
+// are not consulted.
+func (df *DomainFilter) MatchParent(domain string) bool {
+	if df == nil {
+		return true
+	}
+	name := NormalizeDNSName(strings.TrimSpace(domain))
+	if matchList(df.exclude, name, false) {
+		return false
+	}
+	if len(df.include) == 0 {
+		return true
+	}
+	for _, e := range df.include {
+		if strings.HasPrefix(e, ".") {
+			continue
+		}
+		if e == name || strings.HasSuffix(e, "."+name) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsConfigured reports whether the filter restricts anything.
+func (df *DomainFilter) IsConfigured() bool {
+	if df == nil {
+		return false
+	}
+	if df.usesRegex() {
+		return true
+	}
+	return len(df.include) > 0 || len(df.exclude) > 0
+}
+
+// Include returns a copy of the normalised include list.
+func (df *DomainFilter) Include() []string {
+	if df == nil {
+		return nil
+	}
+	return slices.Clone(df.include)
+}
+
+// Exclude returns a copy of the normalised exclude list.
+func (df *DomainFilter) Exclude() []string {
+	if df == nil {
+		return nil
+	}
+	return slices.Clone(df.exclude)
+}
+
+// RegexInclude returns the include regular expression, or nil.
+func (df *DomainFilter) RegexInclude() *regexp.Regexp {
+	if df == nil {
+		return nil
+	}
+	return df.regexInclude
+}
+
+// RegexExclude returns the exclude regular expression, or nil.
+func (df *DomainFilter) RegexExclude() *regexp.Regexp {
+	if df == nil {
+		return nil
+	}
+	return df.regexExclude
+}
+
+// String renders the filter for logs.
+func (df *DomainFilter) String() string {
+	b, _ := json.Marshal(df)
+	return string(b)
+}
+
+// domainFilterJSON is the wire shape of a DomainFilter.
+type domainFilterJSON struct {
+	Include      []string `json:"include,omitempty"`
+	Exclude      []string `json:"exclude,omitempty"`
+	RegexInclude string   `json:"regexInclude,omitempty"`
+	RegexExclude string   `json:"regexExclude,omitempty"`
+}
+
+// MarshalJSON encodes the filter as external-dns does: the list form with
+// sorted, normalised entries, or, when a regular expression is set (even an
+// empty one), the regex form with only non-empty patterns.
+func (df *DomainFilter) MarshalJSON() ([]byte, error) {
+	if df == nil {
+		return []byte("null"), nil
+	}
+	var w domainFilterJSON
+	if df.regexInclude != nil || df.regexExclude != nil {
+		if df.regexInclude != nil {
+			w.RegexInclude = df.regexInclude.String()
+		}
+		if df.regexExclude != nil {
+			w.RegexExclude = df.regexExclude.String()
+		}
+	} else {
+		w.Include, w.Exclude = df.include, df.exclude
+	}
+	return json.Marshal(w)
+}
+
+// ErrDomainListAndRegex is returned (wrapped) when a JSON filter has both
+// list entries and regular expressions.
+var ErrDomainListAndRegex = errors.New("cannot have both domain list and regex")
+
+// UnmarshalJSON decodes the external-dns wire form. List entries are
+// normalised; a filter with both lists and regular expressions, or with an
+// invalid regular expression, is an error that names the pattern. null gives
+// the match-everything filter.
+func (df *DomainFilter) UnmarshalJSON(data []byte) error {
+	var w domainFilterJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("decoding domain filter: %w", err)
+	}
+	if w.RegexInclude == "" && w.RegexExclude == "" {
+		*df = *NewDomainFilterWithExclusions(w.Include, w.Exclude)
+		return nil
+	}
+	if len(w.Include) > 0 || len(w.Exclude) > 0 {
+		return fmt.Errorf("decoding domain filter: %w", ErrDomainListAndRegex)
+	}
+	out, err := ParseRegexDomainFilter(w.RegexInclude, w.RegexExclude)
+	if err != nil {
+		return fmt.Errorf("decoding domain filter: %w", err)
+	}
+	*df = *out
+	return nil
+}
+
+// MatchAllDomainFilters combines filters with a logical AND: a name matches
+// when every filter matches it. Nil entries (and nil *DomainFilter values)
+// match everything, and so does an empty list.
+type MatchAllDomainFilters []DomainFilterInterface
+
+var _ DomainFilterInterface = MatchAllDomainFilters(nil)
+
+// Match reports whether every filter matches domain.
+func (f MatchAllDomainFilters) Match(domain string) bool {
+	for _, filter := range f {
+		if filter == nil {
+			continue
+		}
+		if !filter.Match(domain) {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseRegexDomainFilter compiles the two patterns (either may be empty) and
+// returns the regex filter; an invalid pattern gives an error that names it.
+func ParseRegexDomainFilter(include, exclude string) (*DomainFilter, error) {
+	var out DomainFilter
+	if include != "" {
+		re, err := regexp.Compile(include)
+		if err != nil {
+			return nil, fmt.Errorf("domain filter include regex %q: %w", include, err)
+		}
+		out.regexInclude = re
+	}
+	if exclude != "" {
+		re, err := regexp.Compile(exclude)
+		if err != nil {
+			return nil, fmt.Errorf("domain filter exclude regex %q: %w", exclude, err)
+		}
+		out.regexExclude = re
+	}
+	if out.regexInclude == nil && out.regexExclude == nil {
+		return &DomainFilter{}, nil
+	}
+	return &out, nil
+}

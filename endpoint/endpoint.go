@@ -1,0 +1,313 @@
+package endpoint
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Record types known to zonesync. Any other string is transported unchanged.
+const (
+	RecordTypeA     = "A"
+	RecordTypeAAAA  = "AAAA"
+	RecordTypeCNAME = "CNAME"
+	RecordTypeTXT   = "TXT"
+	RecordTypeSRV   = "SRV"
+	RecordTypeNS    = "NS"
+	RecordTypePTR   = "PTR"
+	RecordTypeMX    = "MX"
+	RecordTypeNAPTR = "NAPTR"
+	RecordTypeDNAME = "DNAME"
+)
+
+// KnownRecordTypes returns the record types zonesync knows, in the order
+// external-dns uses when it interprets TXT ownership names. The slice is new
+// on every call.
+func KnownRecordTypes() []string {
+	return []string{
+		RecordTypeA, RecordTypeAAAA, RecordTypeCNAME, RecordTypeNS, RecordTypeMX,
+		RecordTypePTR, RecordTypeSRV, RecordTypeNAPTR, RecordTypeTXT, RecordTypeDNAME,
+	}
+}
+
+// DefaultManagedRecordTypes returns the record types managed when nothing else
+// is configured: A, AAAA and CNAME. The slice is new on every call.
+func DefaultManagedRecordTypes() []string {
+	return []string{RecordTypeA, RecordTypeAAAA, RecordTypeCNAME}
+}
+
+// TTL is a record's time to live in seconds. Zero means "not configured": the
+// provider's default applies.
+type TTL int64
+
+// IsConfigured reports whether the TTL was set (is greater than zero).
+func (ttl TTL) IsConfigured() bool { return ttl > 0 }
+
+// Well-known provider-specific property names.
+const (
+	// ProviderSpecificAlias asks for an ALIAS record instead of a CNAME
+	// (values "true", "false", "A", "AAAA").
+	ProviderSpecificAlias = "alias"
+	// ProviderSpecificRecordType carries the record-type annotation.
+	ProviderSpecificRecordType = "record-type"
+	// ProviderSpecificForceUpdate is set by the TXT registry on current
+	// records whose typed ownership TXT is missing; providers ignore it.
+	ProviderSpecificForceUpdate = "txt/force-update"
+)
+
+// ProviderSpecificProperty is one provider-specific key/value pair.
+type ProviderSpecificProperty struct {
+	Name  string `json:"name,omitempty"`
+	Value string `json:"value,omitempty"`
+}
+
+// ProviderSpecific is an ordered list of provider-specific properties. Lookup
+// is by exact name.
+type ProviderSpecific []ProviderSpecificProperty
+
+// Get returns the value of the property called name.
+func (ps ProviderSpecific) Get(name string) (string, bool) {
+	for _, p := range ps {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// Same reports whether ps and other hold the same (name, value) pairs,
+// irrespective of order. It does not allocate.
+func (ps ProviderSpecific) Same(other ProviderSpecific) bool {
+	if len(ps) != len(other) {
+		return false
+	}
+	for i := range ps {
+		if ps[i] == other[i] {
+			continue
+		}
+		// Order differs: fall back to counting.
+		for _, p := range ps {
+			if countProp(ps, p) != countProp(other, p) {
+				return false
+			}
+		}
+		return true
+	}
+	return true
+}
+
+func countProp(ps ProviderSpecific, p ProviderSpecificProperty) int {
+	n := 0
+	for _, q := range ps {
+		if q == p {
+			n++
+		}
+	}
+	return n
+}
+
+// Endpoint is one DNS record set: a name, a record type, its targets and
+// metadata. Its JSON form is the one external-dns uses on the wire.
+type Endpoint struct {
+	// DNSName is the fully qualified name, without a trailing dot.
+	DNSName string `json:"dnsName,omitempty"`
+	// Targets holds the record data, one string per resource record.
+	Targets Targets `json:"targets,omitempty"`
+	// RecordType is the DNS type, e.g. "A" or "CNAME".
+	RecordType string `json:"recordType,omitempty"`
+	// SetIdentifier distinguishes several record sets of the same name and
+	// type (routing policies).
+	SetIdentifier string `json:"setIdentifier,omitempty"`
+	// RecordTTL is the TTL; zero means the provider's default.
+	RecordTTL TTL `json:"recordTTL,omitempty"`
+	// Labels carries registry metadata such as the owner.
+	Labels Labels `json:"labels,omitempty"`
+	// ProviderSpecific carries properties only some providers understand.
+	ProviderSpecific ProviderSpecific `json:"providerSpecific,omitempty"`
+}
+
+// NewEndpoint returns an endpoint with the given name, type and targets and no
+// TTL. See [NewEndpointWithTTL].
+func NewEndpoint(dnsName, recordType string, targets ...string) *Endpoint {
+	return NewEndpointWithTTL(dnsName, recordType, 0, targets...)
+}
+
+// NewEndpointWithTTL returns an endpoint with the given name, type, TTL and
+// targets. One trailing dot is removed from dnsName and, for record types
+// whose targets are host names or addresses (A, AAAA, CNAME, NS, PTR, DNAME,
+// MX), from every target; SRV, NAPTR, TXT and unknown types keep their
+// targets verbatim. The target slice is copied.
+//
+// It never returns nil and never fails: use [Endpoint.Validate] to check the
+// result.
+func NewEndpointWithTTL(dnsName, recordType string, ttl TTL, targets ...string) *Endpoint {
+	cleaned := make(Targets, len(targets))
+	strip := stripsTargetDot(recordType)
+	for i, t := range targets {
+		if strip {
+			t = strings.TrimSuffix(t, ".")
+		}
+		cleaned[i] = t
+	}
+	return &Endpoint{
+		DNSName:    strings.TrimSuffix(dnsName, "."),
+		Targets:    cleaned,
+		RecordType: recordType,
+		RecordTTL:  ttl,
+	}
+}
+
+func stripsTargetDot(recordType string) bool {
+	switch recordType {
+	case RecordTypeA, RecordTypeAAAA, RecordTypeCNAME, RecordTypeNS,
+		RecordTypePTR, RecordTypeDNAME, RecordTypeMX:
+		return true
+	}
+	return false
+}
+
+// WithSetIdentifier sets the set identifier and returns e.
+func (e *Endpoint) WithSetIdentifier(id string) *Endpoint {
+	e.SetIdentifier = id
+	return e
+}
+
+// WithProviderSpecific sets a provider-specific property (replacing the value
+// of an existing property of that name in place) and returns e.
+func (e *Endpoint) WithProviderSpecific(name, value string) *Endpoint {
+	e.SetProviderSpecificProperty(name, value)
+	return e
+}
+
+// WithLabel sets a label and returns e.
+func (e *Endpoint) WithLabel(key, value string) *Endpoint {
+	if e.Labels == nil {
+		e.Labels = Labels{}
+	}
+	e.Labels[key] = value
+	return e
+}
+
+// GetProviderSpecificProperty returns the value of the property called name.
+func (e *Endpoint) GetProviderSpecificProperty(name string) (string, bool) {
+	return e.ProviderSpecific.Get(name)
+}
+
+// SetProviderSpecificProperty sets the property called name: an existing
+// property keeps its position and gets the new value; otherwise it is appended.
+func (e *Endpoint) SetProviderSpecificProperty(name, value string) {
+	for i := range e.ProviderSpecific {
+		if e.ProviderSpecific[i].Name == name {
+			e.ProviderSpecific[i].Value = value
+			return
+		}
+	}
+	e.ProviderSpecific = append(e.ProviderSpecific, ProviderSpecificProperty{Name: name, Value: value})
+}
+
+// DeleteProviderSpecificProperty removes every property called name.
+func (e *Endpoint) DeleteProviderSpecificProperty(name string) {
+	e.ProviderSpecific = slices.DeleteFunc(e.ProviderSpecific, func(p ProviderSpecificProperty) bool {
+		return p.Name == name
+	})
+}
+
+// IsOwnedBy reports whether the endpoint's owner label equals ownerID. An
+// empty ownerID owns nothing.
+func (e *Endpoint) IsOwnedBy(ownerID string) bool {
+	if ownerID == "" {
+		return false
+	}
+	owner, ok := e.Labels[OwnerLabelKey]
+	return ok && owner == ownerID
+}
+
+// Key returns the identity of the record set: name, type and set identifier.
+func (e *Endpoint) Key() EndpointKey {
+	return EndpointKey{DNSName: e.DNSName, RecordType: e.RecordType, SetIdentifier: e.SetIdentifier}
+}
+
+// DeepCopy returns a copy of e that shares no memory with it. A nil e gives nil.
+func (e *Endpoint) DeepCopy() *Endpoint {
+	if e == nil {
+		return nil
+	}
+	out := *e
+	if e.Targets != nil {
+		out.Targets = slices.Clone(e.Targets)
+	}
+	if e.Labels != nil {
+		out.Labels = make(Labels, len(e.Labels))
+		for k, v := range e.Labels {
+			out.Labels[k] = v
+		}
+	}
+	if e.ProviderSpecific != nil {
+		out.ProviderSpecific = slices.Clone(e.ProviderSpecific)
+	}
+	return &out
+}
+
+// Equal reports whether e and o describe the same record set with the same
+// data: name and set identifier compared exactly, the type exactly, targets
+// with [Targets.Same], TTL, labels and provider-specific properties (in any
+// order).
+func (e *Endpoint) Equal(o *Endpoint) bool {
+	if e == nil || o == nil {
+		return e == o
+	}
+	if e.DNSName != o.DNSName || e.RecordType != o.RecordType ||
+		e.SetIdentifier != o.SetIdentifier || e.RecordTTL != o.RecordTTL {
+		return false
+	}
+	if !e.Targets.Same(o.Targets) || !e.ProviderSpecific.Same(o.ProviderSpecific) {
+		return false
+	}
+	if len(e.Labels) != len(o.Labels) {
+		return false
+	}
+	for k, v := range e.Labels {
+		if w, ok := o.Labels[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// String renders the endpoint for logs: name, TTL, class, type, set
+// identifier, targets, and provider-specific properties.
+func (e *Endpoint) String() string {
+	if e == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	b.WriteString(e.DNSName)
+	b.WriteByte(' ')
+	b.WriteString(strconv.FormatInt(int64(e.RecordTTL), 10))
+	b.WriteString(" IN ")
+	b.WriteString(e.RecordType)
+	b.WriteByte(' ')
+	b.WriteString(e.SetIdentifier)
+	b.WriteByte(' ')
+	b.WriteString(e.Targets.String())
+	if len(e.ProviderSpecific) > 0 {
+		fmt.Fprintf(&b, " %v", []ProviderSpecificProperty(e.ProviderSpecific))
+	}
+	return b.String()
+}
+
+// EndpointKey identifies a record set: its name, type and set identifier.
+type EndpointKey struct {
+	DNSName       string
+	RecordType    string
+	SetIdentifier string
+}
+
+// String renders the key as "name/type" or "name/type/set-identifier".
+func (k EndpointKey) String() string {
+	if k.SetIdentifier == "" {
+		return k.DNSName + "/" + k.RecordType
+	}
+	return k.DNSName + "/" + k.RecordType + "/" + k.SetIdentifier
+}

@@ -1,0 +1,268 @@
+package endpoint
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Label keys with a meaning in zonesync and external-dns.
+const (
+	// OwnerLabelKey holds the owner id of the registry that owns a record.
+	OwnerLabelKey = "owner"
+	// ResourceLabelKey holds the Kubernetes object a record comes from,
+	// as "kind/namespace/name".
+	ResourceLabelKey = "resource"
+	// OwnedRecordLabelKey is set on generated ownership TXT endpoints only and
+	// holds the name of the record they own.
+	OwnedRecordLabelKey = "ownedRecord"
+	// AWSSDDescriptionLabelKey is used by the AWS Cloud Map registry.
+	AWSSDDescriptionLabelKey = "aws-sd-description"
+	// TxtEncryptionNonceLabelKey holds, in memory only, the nonce of an
+	// encrypted ownership TXT so that re-serialising gives the same bytes.
+	TxtEncryptionNonceLabelKey = "txt-encryption-nonce"
+)
+
+const (
+	heritage        = "external-dns"
+	heritageKey     = "heritage"
+	labelKeyPrefix  = "external-dns/"
+	encryptionKeyLn = 32
+	nonceLength     = 12
+)
+
+var (
+	// ErrInvalidHeritage is returned (wrapped) by [ParseLabels] when a text
+	// is not an external-dns ownership record: its heritage is missing or
+	// names somebody else.
+	ErrInvalidHeritage = errors.New("heritage is unknown or not found")
+	// ErrDecryption is returned (wrapped) when an encrypted label text cannot
+	// be decrypted with the given key.
+	ErrDecryption = errors.New("cannot decrypt label text")
+)
+
+// Labels is the registry metadata of an endpoint. Its text form (the payload
+// of an ownership TXT record) is
+//
+//	heritage=external-dns,external-dns/<key>=<value>,...
+//
+// with keys in byte order. Values must not contain ",".
+type Labels map[string]string
+
+// ParseLabels parses the text of an ownership TXT record. Surrounding double
+// quotes are ignored; tokens without "=" and keys that do not start with
+// "external-dns" are skipped. A text without heritage=external-dns gives an
+// error wrapping [ErrInvalidHeritage] that quotes the text.
+func ParseLabels(text string) (Labels, error) {
+	labels := Labels{}
+	sawHeritage := false
+	for token := range strings.SplitSeq(strings.Trim(text, `"`), ",") {
+		key, value, ok := strings.Cut(token, "=")
+		if !ok {
+			continue
+		}
+		switch {
+		case key == heritageKey:
+			if value != heritage {
+				return nil, fmt.Errorf("label text %q: %w", text, ErrInvalidHeritage)
+			}
+			sawHeritage = true
+		case strings.HasPrefix(key, heritage):
+			labels[strings.TrimPrefix(key, labelKeyPrefix)] = value
+		}
+	}
+	if !sawHeritage {
+		return nil, fmt.Errorf("label text %q: %w", text, ErrInvalidHeritage)
+	}
+	return labels, nil
+}
+
+// ParseLabelsWithKey parses an ownership TXT text that may be encrypted. With
+// a non-empty aesKey (32 bytes, see [ParseEncryptionKey]) it first tries to
+// decrypt the text; on success the nonce is kept in the
+// [TxtEncryptionNonceLabelKey] label so that [Labels.SerializeEncrypted]
+// reproduces the same bytes. When decryption fails the text is parsed as
+// plain text, as external-dns does.
+func ParseLabelsWithKey(text string, aesKey []byte) (Labels, error) {
+	if len(aesKey) == 0 {
+		return ParseLabels(text)
+	}
+	plain, nonce, err := DecryptText(strings.Trim(text, `"`), aesKey)
+	if err != nil {
+		return ParseLabels(text)
+	}
+	labels, err := ParseLabels(plain)
+	if err != nil {
+		return nil, err
+	}
+	labels[TxtEncryptionNonceLabelKey] = nonce
+	return labels, nil
+}
+
+// Serialize returns the plain text form of the labels, in canonical order
+// (heritage first, then keys in byte order); the encryption nonce label is
+// never included. With withQuotes the text is wrapped in double quotes, as
+// it is stored in a TXT target.
+func (l Labels) Serialize(withQuotes bool) string {
+	keys := make([]string, 0, len(l))
+	size := len(heritageKey) + 1 + len(heritage) + 2
+	for k, v := range l {
+		if k == TxtEncryptionNonceLabelKey {
+			continue
+		}
+		keys = append(keys, k)
+		size += 1 + len(labelKeyPrefix) + len(k) + 1 + len(v)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(size)
+	if withQuotes {
+		b.WriteByte('"')
+	}
+	b.WriteString(heritageKey)
+	b.WriteByte('=')
+	b.WriteString(heritage)
+	for _, k := range keys {
+		b.WriteByte(',')
+		b.WriteString(labelKeyPrefix)
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(l[k])
+	}
+	if withQuotes {
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+// SerializeEncrypted returns the encrypted text form of the labels (see
+// [EncryptText]). The nonce is taken from the [TxtEncryptionNonceLabelKey]
+// label when present, so the same labels give the same ciphertext; otherwise
+// a random nonce is used. The labels are not modified.
+func (l Labels) SerializeEncrypted(aesKey []byte, withQuotes bool) (string, error) {
+	var nonce []byte
+	if encoded, ok := l[TxtEncryptionNonceLabelKey]; ok {
+		n, err := base64.StdEncoding.DecodeString(encoded)
+		if err != nil || len(n) != nonceLength {
+			return "", fmt.Errorf("label %s=%q: not a base64 %d-byte nonce", TxtEncryptionNonceLabelKey, encoded, nonceLength)
+		}
+		nonce = n
+	} else {
+		nonce = make([]byte, nonceLength)
+		if _, err := io.ReadFull(rand.Reader, nonce); err != nil {
+			return "", fmt.Errorf("generating nonce: %w", err)
+		}
+	}
+	text, err := EncryptText(l.Serialize(false), aesKey, nonce)
+	if err != nil {
+		return "", err
+	}
+	if withQuotes {
+		return `"` + text + `"`, nil
+	}
+	return text, nil
+}
+
+// ParseEncryptionKey turns a configured key into the 32-byte AES-256 key:
+// a 32-byte value is used verbatim, anything else must be the standard
+// base64 encoding (with "+", "/" and "=" padding) of 32 bytes.
+func ParseEncryptionKey(key []byte) ([]byte, error) {
+	if len(key) == encryptionKeyLn {
+		return slices.Clone(key), nil
+	}
+	decoded, err := base64.StdEncoding.DecodeString(string(key))
+	if err != nil {
+		return nil, fmt.Errorf("encryption key of %d bytes is neither 32 bytes nor standard base64: %w", len(key), err)
+	}
+	if len(decoded) != encryptionKeyLn {
+		return nil, fmt.Errorf("encryption key decodes from base64 to %d bytes, want %d", len(decoded), encryptionKeyLn)
+	}
+	return decoded, nil
+}
+
+// EncryptText encrypts text the way external-dns encrypts ownership TXT
+// values: gzip (level 9, flushed, closed), then AES-256-GCM with the given
+// 12-byte nonce and no associated data; the result is the standard base64 of
+// nonce ‖ ciphertext ‖ tag, without quotes.
+func EncryptText(text string, aesKey, nonce []byte) (string, error) {
+	if len(nonce) != nonceLength {
+		return "", fmt.Errorf("nonce is %d bytes, want %d", len(nonce), nonceLength)
+	}
+	aead, err := newGCM(aesKey)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return "", fmt.Errorf("compressing label text: %w", err)
+	}
+	if _, err := zw.Write([]byte(text)); err != nil {
+		return "", fmt.Errorf("compressing label text: %w", err)
+	}
+	if err := zw.Flush(); err != nil {
+		return "", fmt.Errorf("compressing label text: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return "", fmt.Errorf("compressing label text: %w", err)
+	}
+	sealed := aead.Seal(slices.Clone(nonce), nonce, buf.Bytes(), nil)
+	return base64.StdEncoding.EncodeToString(sealed), nil
+}
+
+// DecryptText reverses [EncryptText]: it returns the plain text and the nonce
+// (standard base64). Errors wrap [ErrDecryption].
+func DecryptText(text string, aesKey []byte) (plain, nonce string, err error) {
+	aead, err := newGCM(aesKey)
+	if err != nil {
+		return "", "", err
+	}
+	data, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: not base64: %w", ErrDecryption, err)
+	}
+	if len(data) < nonceLength+aead.Overhead() {
+		return "", "", fmt.Errorf("%w: %d bytes is too short", ErrDecryption, len(data))
+	}
+	n, sealed := data[:nonceLength], data[nonceLength:]
+	compressed, err := aead.Open(nil, n, sealed, nil)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", ErrDecryption, err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(compressed))
+	if err != nil {
+		return "", "", fmt.Errorf("%w: decompressing: %w", ErrDecryption, err)
+	}
+	// Ownership texts are small; refuse anything that inflates beyond 1 MiB.
+	out, err := io.ReadAll(io.LimitReader(zr, 1<<20+1))
+	if err != nil {
+		return "", "", fmt.Errorf("%w: decompressing: %w", ErrDecryption, err)
+	}
+	if len(out) > 1<<20 {
+		return "", "", fmt.Errorf("%w: decompressed text exceeds 1 MiB", ErrDecryption)
+	}
+	return string(out), base64.StdEncoding.EncodeToString(n), nil
+}
+
+func newGCM(aesKey []byte) (cipher.AEAD, error) {
+	if len(aesKey) != encryptionKeyLn {
+		return nil, fmt.Errorf("AES key is %d bytes, want %d", len(aesKey), encryptionKeyLn)
+	}
+	block, err := aes.NewCipher(aesKey)
+	if err != nil {
+		return nil, fmt.Errorf("creating AES cipher: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, fmt.Errorf("creating GCM: %w", err)
+	}
+	return aead, nil
+}

@@ -1,0 +1,129 @@
+package endpoint
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// Targets is the record data of an endpoint, one string per resource record.
+type Targets []string
+
+// smallTargets is the size up to which targets are compared in place, without
+// copying or sorting.
+const smallTargets = 8
+
+// String joins the targets with ";".
+func (t Targets) String() string { return strings.Join(t, ";") }
+
+// Same reports whether t and o hold the same targets, ignoring order and case.
+// IPv6 addresses are compared in canonical form, so "2001:DB8::2" and
+// "2001:db8:0::2" are the same. Duplicates count: {a, a, b} is not {a, b, b}.
+// Short lists are compared in place without allocating.
+func (t Targets) Same(o Targets) bool {
+	if len(t) != len(o) {
+		return false
+	}
+	switch len(t) {
+	case 0:
+		return true
+	case 1:
+		return sameTarget(t[0], o[0])
+	}
+	// Fast path: same order.
+	inOrder := true
+	for i := range t {
+		if !sameTarget(t[i], o[i]) {
+			inOrder = false
+			break
+		}
+	}
+	if inOrder {
+		return true
+	}
+	if len(t) <= smallTargets {
+		for _, x := range t {
+			if countTarget(t, x) != countTarget(o, x) {
+				return false
+			}
+		}
+		return true
+	}
+	a, b := canonicalSorted(t), canonicalSorted(o)
+	return slices.Equal(a, b)
+}
+
+func countTarget(ts Targets, x string) int {
+	n := 0
+	for _, y := range ts {
+		if sameTarget(x, y) {
+			n++
+		}
+	}
+	return n
+}
+
+// sameTarget compares two targets case-insensitively, and as addresses when
+// both look like IPv6 addresses.
+func sameTarget(a, b string) bool {
+	if a == b || strings.EqualFold(a, b) {
+		return true
+	}
+	if strings.IndexByte(a, ':') < 0 || strings.IndexByte(b, ':') < 0 {
+		return false
+	}
+	x, err1 := netip.ParseAddr(a)
+	y, err2 := netip.ParseAddr(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// canonicalTarget returns the form in which a target is compared: an address
+// in its canonical text form, anything else lower-cased.
+func canonicalTarget(s string) string {
+	if strings.IndexByte(s, ':') >= 0 {
+		if a, err := netip.ParseAddr(s); err == nil {
+			return a.String()
+		}
+	}
+	return strings.ToLower(s)
+}
+
+func canonicalSorted(t Targets) []string {
+	out := make([]string, len(t))
+	for i, s := range t {
+		out[i] = canonicalTarget(s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// IsLess orders target lists: fewer targets first; lists of equal length
+// compare as their sorted, canonical (lower-cased) forms, element by element.
+// It gives the deterministic choice between two resources that ask for one
+// name.
+func (t Targets) IsLess(o Targets) bool {
+	if len(t) != len(o) {
+		return len(t) < len(o)
+	}
+	if len(t) == 1 {
+		return canonicalCompare(t[0], o[0]) < 0
+	}
+	return slices.Compare(canonicalSorted(t), canonicalSorted(o)) < 0
+}
+
+func canonicalCompare(a, b string) int {
+	if !hasUpper(a) && !hasUpper(b) && strings.IndexByte(a, ':') < 0 && strings.IndexByte(b, ':') < 0 {
+		return strings.Compare(a, b)
+	}
+	return strings.Compare(canonicalTarget(a), canonicalTarget(b))
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,159 @@
+package endpoint
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// Validate reports what is wrong with the endpoint: an invalid DNS name, a
+// missing record type, no targets, or targets that do not fit the record type
+// (see [ValidateTarget]). All problems are reported together; the error names
+// the record and the offending field.
+func (e *Endpoint) Validate() error {
+	if e == nil {
+		return errors.New("endpoint is nil")
+	}
+	var errs []error
+	if err := ValidateDNSName(e.DNSName); err != nil {
+		errs = append(errs, err)
+	}
+	if e.RecordType == "" {
+		errs = append(errs, errors.New("record type is empty"))
+	}
+	if len(e.Targets) == 0 {
+		errs = append(errs, errors.New("no targets"))
+	}
+	for i, t := range e.Targets {
+		if err := ValidateTarget(e.RecordType, t); err != nil {
+			errs = append(errs, fmt.Errorf("targets[%d]: %w", i, err))
+		}
+	}
+	if e.RecordTTL < 0 {
+		errs = append(errs, fmt.Errorf("recordTTL %d is negative", e.RecordTTL))
+	}
+	if alias, ok := e.GetProviderSpecificProperty(ProviderSpecificAlias); ok && alias != "false" {
+		switch e.RecordType {
+		case RecordTypeA, RecordTypeAAAA, RecordTypeCNAME:
+		default:
+			errs = append(errs, fmt.Errorf("provider-specific alias=%q is only allowed on A, AAAA and CNAME records", alias))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("invalid endpoint %s: %w", e.Key(), errors.Join(errs...))
+}
+
+// ValidateTarget checks that target is valid record data for recordType:
+// A takes an IPv4 address, AAAA an IPv6 address, CNAME/NS/PTR/DNAME a host
+// name, MX "<preference> <host>", SRV "<priority> <weight> <port> <host>."
+// (numbers fit in 16 bits, the host ends with a dot), NAPTR
+// "<order> <preference> "<flags>" "<service>" "<regexp>" <replacement>".
+// TXT and unknown types accept any text.
+func ValidateTarget(recordType, target string) error {
+	switch recordType {
+	case RecordTypeA:
+		a, err := netip.ParseAddr(target)
+		if err != nil || !a.Is4() {
+			return fmt.Errorf("A target %q is not an IPv4 address", target)
+		}
+	case RecordTypeAAAA:
+		a, err := netip.ParseAddr(target)
+		if err != nil || !a.Is6() || a.Is4In6() {
+			return fmt.Errorf("AAAA target %q is not an IPv6 address", target)
+		}
+	case RecordTypeCNAME, RecordTypeNS, RecordTypePTR, RecordTypeDNAME:
+		if err := validateHost(target); err != nil {
+			return fmt.Errorf("%s target %q: %w", recordType, target, err)
+		}
+	case RecordTypeMX:
+		fields := strings.Fields(target)
+		if len(fields) != 2 {
+			return fmt.Errorf("MX target %q: want \"<preference> <host>\"", target)
+		}
+		if _, err := strconv.ParseUint(fields[0], 10, 16); err != nil {
+			return fmt.Errorf("MX target %q: preference %q is not a 16-bit number", target, fields[0])
+		}
+		if err := validateHost(fields[1]); err != nil {
+			return fmt.Errorf("MX target %q: %w", target, err)
+		}
+	case RecordTypeSRV:
+		fields := strings.Fields(target)
+		if len(fields) != 4 {
+			return fmt.Errorf("SRV target %q: want \"<priority> <weight> <port> <host>.\"", target)
+		}
+		for i, name := range []string{"priority", "weight", "port"} {
+			if _, err := strconv.ParseUint(fields[i], 10, 16); err != nil {
+				return fmt.Errorf("SRV target %q: %s %q is not a 16-bit number", target, name, fields[i])
+			}
+		}
+		if !strings.HasSuffix(fields[3], ".") {
+			return fmt.Errorf("SRV target %q: host %q must end with a dot", target, fields[3])
+		}
+		if fields[3] != "." {
+			if err := validateHost(fields[3]); err != nil {
+				return fmt.Errorf("SRV target %q: %w", target, err)
+			}
+		}
+	case RecordTypeNAPTR:
+		if err := validateNAPTR(target); err != nil {
+			return fmt.Errorf("NAPTR target %q: %w", target, err)
+		}
+	}
+	return nil
+}
+
+func validateHost(host string) error {
+	if host == "" {
+		return errors.New("host name is empty")
+	}
+	if strings.ContainsAny(host, " \t\r\n") {
+		return fmt.Errorf("host name %q contains white space", host)
+	}
+	return ValidateDNSName(host)
+}
+
+// validateNAPTR checks "<order> <preference> "<flags>" "<service>" "<regexp>" <replacement>".
+func validateNAPTR(target string) error {
+	rest := strings.TrimSpace(target)
+	var fields []string
+	for rest != "" {
+		var f string
+		if rest[0] == '"' {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return errors.New("unterminated quoted string")
+			}
+			f, rest = rest[:end+2], rest[end+2:]
+		} else {
+			end := strings.IndexAny(rest, " \t")
+			if end < 0 {
+				end = len(rest)
+			}
+			f, rest = rest[:end], rest[end:]
+		}
+		fields = append(fields, f)
+		rest = strings.TrimLeft(rest, " \t")
+	}
+	if len(fields) != 6 {
+		return fmt.Errorf("want 6 fields (order preference \"flags\" \"service\" \"regexp\" replacement), got %d", len(fields))
+	}
+	for i, name := range []string{"order", "preference"} {
+		if _, err := strconv.ParseUint(fields[i], 10, 16); err != nil {
+			return fmt.Errorf("%s %q is not a 16-bit number", name, fields[i])
+		}
+	}
+	for i, name := range []string{"flags", "service", "regexp"} {
+		f := fields[2+i]
+		if len(f) < 2 || f[0] != '"' || f[len(f)-1] != '"' {
+			return fmt.Errorf("%s %q must be a quoted string", name, f)
+		}
+	}
+	if fields[5] == "" {
+		return errors.New("replacement is empty")
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package plan
+
+import "github.com/zonesync/zonesync/endpoint"
+
+// Changes is a set of record changes for a provider to apply. Its JSON form
+// is the one external-dns sends to webhook providers: keys create, updateOld,
+// updateNew and delete, each omitted when empty; decoding accepts the keys in
+// any case (releases before v0.17 wrote "Create", "UpdateOld", ...).
+//
+// UpdateOld[i] and UpdateNew[i] describe the same record set before and after
+// the change: the two lists are paired by position.
+type Changes struct {
+	// Create holds records to create.
+	Create []*endpoint.Endpoint `json:"create,omitempty"`
+	// UpdateOld holds the current state of records to update.
+	UpdateOld []*endpoint.Endpoint `json:"updateOld,omitempty"`
+	// UpdateNew holds the desired state of records to update.
+	UpdateNew []*endpoint.Endpoint `json:"updateNew,omitempty"`
+	// Delete holds records to delete.
+	Delete []*endpoint.Endpoint `json:"delete,omitempty"`
+}
+
+// HasChanges reports whether applying c would change anything: there is a
+// create or a delete, or an update pair whose old and new records differ
+// (see [endpoint.Endpoint.Equal]). A nil c has no changes.
+func (c *Changes) HasChanges() bool {
+	if c == nil {
+		return false
+	}
+	if len(c.Create) > 0 || len(c.Delete) > 0 {
+		return true
+	}
+	if len(c.UpdateOld) != len(c.UpdateNew) {
+		return true
+	}
+	for i := range c.UpdateNew {
+		if !c.UpdateOld[i].Equal(c.UpdateNew[i]) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,61 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+)
+
+// Provider is a DNS service that holds records.
+//
+// The full contract is documented in the package documentation.
+type Provider interface {
+	// Records returns every record the provider holds, sorted by
+	// (DNSName, SetIdentifier, RecordType). The caller owns the returned
+	// slice and endpoints and may modify them.
+	Records(ctx context.Context) ([]*endpoint.Endpoint, error)
+	// ApplyChanges applies the changes.
+	ApplyChanges(ctx context.Context, changes *plan.Changes) error
+	// AdjustEndpoints lets the provider canonicalise desired endpoints
+	// before planning (e.g. set its default TTL, drop unsupported
+	// properties) so that plans converge.
+	AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
+	// GetDomainFilter returns the names the provider can manage.
+	GetDomainFilter() endpoint.DomainFilterInterface
+}
+
+// BaseProvider gives providers the default AdjustEndpoints (identity) and
+// GetDomainFilter (match everything). Embed it.
+type BaseProvider struct{}
+
+// AdjustEndpoints returns eps unchanged.
+func (BaseProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return eps, nil
+}
+
+// GetDomainFilter returns a filter that matches everything.
+func (BaseProvider) GetDomainFilter() endpoint.DomainFilterInterface {
+	return &endpoint.DomainFilter{}
+}
+
+// SoftError marks transient errors: errors.Is(err, SoftError) reports whether
+// a failure may go away by itself, so the caller should retry at its next
+// cycle instead of giving up.
+var SoftError = errors.New("soft error")
+
+// NewSoftError wraps err so that errors.Is(result, SoftError) holds while
+// errors.Is and errors.As still see err. A nil err gives nil.
+func NewSoftError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &softError{err: err}
+}
+
+type softError struct{ err error }
+
+func (e *softError) Error() string   { return fmt.Sprintf("soft error: %v", e.err) }
+func (e *softError) Unwrap() []error { return []error{SoftError, e.err} }

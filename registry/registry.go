@@ -1,0 +1,30 @@
+// Package registry defines [Registry], the ownership layer between the planner
+// and a provider: it reads records together with the labels that say who
+// owns them, and writes ownership information along with every change.
+//
+// Implementations: registry/noop (no ownership) and registry/txt (TXT
+// ownership records, compatible with external-dns).
+package registry
+
+import (
+	"context"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+)
+
+// Registry is a provider that also tracks ownership.
+type Registry interface {
+	// Records returns the provider's records with ownership labels attached
+	// (endpoint.OwnerLabelKey and the labels stored with the ownership).
+	Records(ctx context.Context) ([]*endpoint.Endpoint, error)
+	// ApplyChanges applies changes and writes the matching ownership data.
+	ApplyChanges(ctx context.Context, changes *plan.Changes) error
+	// AdjustEndpoints passes desired endpoints to the provider's
+	// AdjustEndpoints.
+	AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
+	// GetDomainFilter returns the provider's domain filter.
+	GetDomainFilter() endpoint.DomainFilterInterface
+	// OwnerID returns the id this registry writes as owner ("" = none).
+	OwnerID() string
+}
