@@ -46,8 +46,10 @@ func NewDomainFilter(include []string) *DomainFilter {
 
 // NewDomainFilterWithExclusions returns a filter that matches names under any
 // of include (or everything when include is empty) and under none of exclude.
-// Entries are trimmed, lose one trailing dot, are normalised with
-// [NormalizeDNSName]; blank entries are dropped and both lists are sorted.
+// Entries are trimmed of white space and normalised with [NormalizeDNSName]
+// (which also drops the trailing dot); blank entries are dropped and both
+// lists are sorted. A filter decoded from its own JSON form has the same
+// entries.
 func NewDomainFilterWithExclusions(include, exclude []string) *DomainFilter {
 	return &DomainFilter{include: prepareFilters(include), exclude: prepareFilters(exclude)}
 }
@@ -62,11 +64,17 @@ func NewRegexDomainFilter(include, exclude *regexp.Regexp) *DomainFilter {
 func prepareFilters(entries []string) []string {
 	var out []string
 	for _, e := range entries {
-		e = strings.TrimSpace(e)
-		if e == "" {
-			continue
+		// Trim and normalise until nothing changes, so that an entry such
+		// as "a \n." (normalised to "a \n") does not become "a" only when
+		// the filter is decoded again from its JSON form.
+		n := NormalizeDNSName(strings.TrimSpace(e))
+		for {
+			next := NormalizeDNSName(strings.TrimSpace(n))
+			if next == n {
+				break
+			}
+			n = next
 		}
-		n := NormalizeDNSName(e)
 		if n == "" {
 			continue
 		}
@@ -210,11 +218,10 @@ type domainFilterJSON struct {
 
 // MarshalJSON encodes the filter as external-dns does: the list form with
 // sorted, normalised entries, or, when a regular expression is set (even an
-// empty one), the regex form with only non-empty patterns.
-func (df *DomainFilter) MarshalJSON() ([]byte, error) {
-	if df == nil {
-		return []byte("null"), nil
-	}
+// empty one), the regex form with only non-empty patterns. It has a value
+// receiver so that a DomainFilter held by value in a struct encodes too; a
+// nil *DomainFilter encodes as null.
+func (df DomainFilter) MarshalJSON() ([]byte, error) {
 	var w domainFilterJSON
 	if df.regexInclude != nil || df.regexExclude != nil {
 		if df.regexInclude != nil {

@@ -54,7 +54,9 @@ var (
 //
 //	heritage=external-dns,external-dns/<key>=<value>,...
 //
-// with keys in byte order. Values must not contain ",".
+// with keys in byte order. The text has no escaping: values must not contain
+// ",", and a value that ends with a double quote loses it when it is the last
+// one in the text, because parsing strips surrounding quotes.
 type Labels map[string]string
 
 // ParseLabels parses the text of an ownership TXT record. Surrounding double

@@ -10,7 +10,11 @@ import (
 // maxLabelLength is the longest a single DNS label may be, in octets.
 const maxLabelLength = 63
 
-// NormalizeDNSName returns the form in which DNS names are compared: one
+// maxNameLength is the longest a DNS name may be in text form without the
+// trailing dot: 255 octets in wire form less the length octets.
+const maxNameLength = 253
+
+// NormalizeDNSName returns the form in which DNS names are compared: the
 // trailing dot removed, lower-case, and labels in punycode ("xn--…") decoded
 // to Unicode. A name that is already plain lower-case ASCII without a trailing
 // dot is returned as it is, without allocating.
@@ -18,9 +22,15 @@ const maxLabelLength = 63
 // The mapping covers what DNS names meet in practice (ASCII and Unicode case,
 // punycode); it is not a full UTS #46 implementation (no width or
 // compatibility mapping, no normalisation form C). A label that is not valid
-// punycode is kept as lower-case ASCII.
+// punycode, or whose decoded form would be plain ASCII, is kept as lower-case
+// ASCII. Invalid UTF-8 is replaced by U+FFFD.
+//
+// The result is a fixed point: NormalizeDNSName(NormalizeDNSName(x)) equals
+// NormalizeDNSName(x). For that reason every trailing dot is removed, not just
+// one ("a.b.." gives "a.b"); external-dns removes one, which differs only for
+// names that end in an empty label and are invalid anyway.
 func NormalizeDNSName(name string) string {
-	name = strings.TrimSuffix(name, ".")
+	name = strings.TrimRight(name, ".")
 	if isCanonicalASCII(name) {
 		return name
 	}
@@ -28,13 +38,28 @@ func NormalizeDNSName(name string) string {
 	for i, l := range labels {
 		l = strings.ToLower(l)
 		if strings.HasPrefix(l, "xn--") {
+			// Accept the decoded label only when it holds a non-ASCII
+			// character: an all-ASCII result is not a valid A-label and
+			// could itself start with "xn--", so decoding it again would
+			// change it again.
 			if u, err := decodePunycode(l[4:]); err == nil {
-				l = strings.ToLower(u)
+				if u = strings.ToLower(u); !isASCII(u) {
+					l = u
+				}
 			}
 		}
 		labels[i] = l
 	}
 	return strings.Join(labels, ".")
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // isCanonicalASCII reports whether name is lower-case ASCII with no label
@@ -54,13 +79,16 @@ func isCanonicalASCII(name string) bool {
 	return true
 }
 
-// ValidateDNSName checks that name is usable as a record name: not empty, no
-// empty labels (other than one trailing dot) and no label longer than 63
-// octets. The error names the offending name and label.
+// ValidateDNSName checks that name is usable as a record name: not empty, at
+// most 253 octets, no empty labels (other than one trailing dot) and no label
+// longer than 63 octets. The error names the offending name and label.
 func ValidateDNSName(name string) error {
 	trimmed := strings.TrimSuffix(name, ".")
 	if trimmed == "" {
-		return errors.New("DNS name is empty")
+		return fmt.Errorf("DNS name %q is empty", name)
+	}
+	if len(trimmed) > maxNameLength {
+		return fmt.Errorf("DNS name %q is %d octets long (at most %d allowed)", name, len(trimmed), maxNameLength)
 	}
 	for label := range strings.SplitSeq(trimmed, ".") {
 		if label == "" {

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Targets is the record data of an endpoint, one string per resource record.
@@ -16,9 +18,10 @@ const smallTargets = 8
 // String joins the targets with ";".
 func (t Targets) String() string { return strings.Join(t, ";") }
 
-// Same reports whether t and o hold the same targets, ignoring order and case.
-// IPv6 addresses are compared in canonical form, so "2001:DB8::2" and
-// "2001:db8:0::2" are the same. Duplicates count: {a, a, b} is not {a, b, b}.
+// Same reports whether t and o hold the same targets, ignoring order and case
+// (Unicode simple case folding, as [strings.EqualFold]). IPv6 addresses are
+// compared in canonical form, so "2001:DB8::2" and "2001:db8:0::2" are the
+// same. Duplicates count: {a, a, b} is not {a, b, b}.
 // Short lists are compared in place without allocating.
 func (t Targets) Same(o Targets) bool {
 	if len(t) != len(o) {
@@ -63,8 +66,11 @@ func countTarget(ts Targets, x string) int {
 	return n
 }
 
-// sameTarget compares two targets case-insensitively, and as addresses when
-// both look like IPv6 addresses.
+// sameTarget compares two targets case-insensitively (Unicode simple case
+// folding), and as addresses when both are IP addresses with a colon, so
+// that "2001:DB8::2" equals "2001:db8:0::2". It agrees with canonicalTarget:
+// sameTarget(a, b) == (canonicalTarget(a) == canonicalTarget(b)), which makes
+// it an equivalence relation.
 func sameTarget(a, b string) bool {
 	if a == b || strings.EqualFold(a, b) {
 		return true
@@ -74,18 +80,52 @@ func sameTarget(a, b string) bool {
 	}
 	x, err1 := netip.ParseAddr(a)
 	y, err2 := netip.ParseAddr(b)
-	return err1 == nil && err2 == nil && x == y
+	// Same address, and zones equal up to case (as canonicalTarget folds
+	// the zone of the canonical text).
+	return err1 == nil && err2 == nil && x.WithZone("") == y.WithZone("") && strings.EqualFold(x.Zone(), y.Zone())
 }
 
 // canonicalTarget returns the form in which a target is compared: an address
-// in its canonical text form, anything else lower-cased.
+// in its canonical text form, and every character replaced by one fixed
+// member of its case-folding orbit (the lower-case letter for ASCII letters).
 func canonicalTarget(s string) string {
 	if strings.IndexByte(s, ':') >= 0 {
 		if a, err := netip.ParseAddr(s); err == nil {
-			return a.String()
+			s = a.String()
 		}
 	}
-	return strings.ToLower(s)
+	return foldKey(s)
+}
+
+// foldKey maps s so that foldKey(a) == foldKey(b) exactly when
+// strings.EqualFold(a, b). Lower-case ASCII without invalid UTF-8 comes back
+// unchanged.
+func foldKey(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		b.WriteRune(foldRune(r))
+	}
+	return b.String()
+}
+
+// foldRune returns the representative of r's simple case-folding orbit: its
+// smallest member, lower-cased when that is an ASCII letter.
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		return unicode.ToLower(r)
+	}
+	lowest := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		lowest = min(lowest, f)
+	}
+	if lowest < utf8.RuneSelf {
+		return unicode.ToLower(lowest)
+	}
+	return lowest
 }
 
 func canonicalSorted(t Targets) []string {
@@ -98,7 +138,9 @@ func canonicalSorted(t Targets) []string {
 }
 
 // IsLess orders target lists: fewer targets first; lists of equal length
-// compare as their sorted, canonical (lower-cased) forms, element by element.
+// compare as their sorted, canonical forms (lower-cased, IPv6 addresses in
+// canonical text), element by element. It is a strict weak order consistent
+// with [Targets.Same]: when t.Same(o), neither is less than the other.
 // It gives the deterministic choice between two resources that ask for one
 // name.
 func (t Targets) IsLess(o Targets) bool {

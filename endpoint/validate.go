@@ -48,7 +48,7 @@ func (e *Endpoint) Validate() error {
 }
 
 // ValidateTarget checks that target is valid record data for recordType:
-// A takes an IPv4 address, AAAA an IPv6 address, CNAME/NS/PTR/DNAME a host
+// A takes an IPv4 address, AAAA an IPv6 address (not IPv4-mapped, no zone), CNAME/NS/PTR/DNAME a host
 // name, MX "<preference> <host>", SRV "<priority> <weight> <port> <host>."
 // (numbers fit in 16 bits, the host ends with a dot), NAPTR
 // "<order> <preference> "<flags>" "<service>" "<regexp>" <replacement>".
@@ -62,7 +62,7 @@ func ValidateTarget(recordType, target string) error {
 		}
 	case RecordTypeAAAA:
 		a, err := netip.ParseAddr(target)
-		if err != nil || !a.Is6() || a.Is4In6() {
+		if err != nil || !a.Is6() || a.Is4In6() || a.Zone() != "" {
 			return fmt.Errorf("AAAA target %q is not an IPv6 address", target)
 		}
 	case RecordTypeCNAME, RecordTypeNS, RecordTypePTR, RecordTypeDNAME:

@@ -1,0 +1,217 @@
+package endpoint_test
+
+import (
+	"encoding/json"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// FuzzParseLabels checks that ParseLabels never panics and that a text it
+// accepts re-serialises to a text that parses to the same labels.
+//
+// Two documented properties of the format shape the comparison: the nonce
+// label is never serialised, and, since every leading and trailing double
+// quote of a text is stripped before parsing, the value that is serialised
+// last loses its trailing double quotes (the format has no escaping).
+func FuzzParseLabels(f *testing.F) {
+	for _, seed := range []string{
+		`"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/web"`,
+		`heritage=external-dns`,
+		`heritage=external-dns,external-dns/ownedRecord=a.example.com,external-dns/owner=o`,
+		`""heritage=external-dns,,x,external-dns/a=b=c""`,
+		`heritage=other`,
+		`heritage=external-dns,external-dnsfoo=1,external-dns/txt-encryption-nonce=abc`,
+		`heritage=external-dns,external-dns/b=y"`,
+		``,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		labels, err := endpoint.ParseLabels(text)
+		if err != nil {
+			if labels != nil {
+				t.Fatalf("ParseLabels(%q) returned labels %v with error %v", text, labels, err)
+			}
+			return
+		}
+		want := maps.Clone(labels)
+		delete(want, endpoint.TxtEncryptionNonceLabelKey)
+		if keys := slices.Sorted(maps.Keys(want)); len(keys) > 0 {
+			last := keys[len(keys)-1]
+			want[last] = strings.TrimRight(want[last], `"`)
+		}
+		for _, quoted := range []bool{false, true} {
+			serialised := labels.Serialize(quoted)
+			again, err := endpoint.ParseLabels(serialised)
+			if err != nil {
+				t.Fatalf("ParseLabels(%q) (from %q): %v", serialised, text, err)
+			}
+			if !maps.Equal(want, again) {
+				t.Fatalf("round trip of %q via %q: got %q, want %q", text, serialised, again, want)
+			}
+			if s := again.Serialize(quoted); s != want.Serialize(quoted) {
+				t.Fatalf("serialisation not stable: %q then %q", serialised, s)
+			}
+		}
+	})
+}
+
+// FuzzParseLabelsEncrypted checks that parsing possibly encrypted texts with a
+// fixed key never panics, and that a text that decrypts re-encrypts to the
+// same plaintext under the recovered nonce.
+func FuzzParseLabelsEncrypted(f *testing.F) {
+	key := []byte(vectorKey)
+	f.Add(vectorEncrypted)
+	f.Add(`"` + vectorEncrypted + `"`)
+	f.Add(vectorPlain)
+	f.Add("")
+	f.Add("AAAAAAAAAAAAAAAA")
+	f.Add("not base64 at all")
+	f.Fuzz(func(t *testing.T, text string) {
+		labels, err := endpoint.ParseLabelsWithKey(text, key)
+		if err != nil {
+			return
+		}
+		if _, ok := labels[endpoint.TxtEncryptionNonceLabelKey]; !ok {
+			return // parsed as plain text
+		}
+		out, err := labels.SerializeEncrypted(key, false)
+		if err != nil {
+			t.Fatalf("SerializeEncrypted after parsing %q: %v", text, err)
+		}
+		back, err := endpoint.ParseLabelsWithKey(out, key)
+		if err != nil {
+			t.Fatalf("ParseLabelsWithKey(%q): %v", out, err)
+		}
+		if back[endpoint.TxtEncryptionNonceLabelKey] != labels[endpoint.TxtEncryptionNonceLabelKey] {
+			t.Fatalf("nonce changed: %q, then %q", labels[endpoint.TxtEncryptionNonceLabelKey], back[endpoint.TxtEncryptionNonceLabelKey])
+		}
+	})
+}
+
+// FuzzDomainFilterMatch checks that matching never panics and that a filter
+// decoded from its own JSON form matches exactly the same names. The pattern
+// list is given as one string of entries separated by newlines; the first
+// two entries are also tried as regular expressions.
+func FuzzDomainFilterMatch(f *testing.F) {
+	f.Add("example.com", "www.example.com")
+	f.Add("example.com\n\napi.example.com", "v1.api.example.com.")
+	f.Add(".example.com", "example.com")
+	f.Add("Example.COM.", "WWW.Example.Com")
+	f.Add("API.xn--StonkS-u354e.ORG", "FoOoo.Api.Stonks📈.Org")
+	f.Add(`\.prod\.example\.com$`+"\n^temp-", "temp-api.prod.example.com")
+	f.Add("😍\\.org$", "xn--r28h.org")
+	f.Add(" a \t.", "a")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, patterns, name string) {
+		entries := strings.Split(patterns, "\n")
+		half := len(entries) / 2
+		filters := []*endpoint.DomainFilter{
+			endpoint.NewDomainFilter(entries),
+			endpoint.NewDomainFilterWithExclusions(entries[:half], entries[half:]),
+		}
+		if include, err := regexp.Compile(entries[0]); err == nil {
+			var exclude *regexp.Regexp
+			if len(entries) > 1 {
+				exclude, _ = regexp.Compile(entries[1])
+			}
+			filters = append(filters, endpoint.NewRegexDomainFilter(include, exclude))
+		}
+		for _, df := range filters {
+			want := df.Match(name)
+			_ = df.MatchParent(name)
+			data, err := json.Marshal(df)
+			if err != nil {
+				t.Fatalf("marshal %v: %v", df, err)
+			}
+			var back endpoint.DomainFilter
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatalf("unmarshal %s: %v", data, err)
+			}
+			if got := back.Match(name); got != want {
+				t.Fatalf("Match(%q): %v before and %v after the JSON round trip %s", name, want, got, data)
+			}
+			again, err := json.Marshal(&back)
+			if err != nil {
+				t.Fatalf("marshal again: %v", err)
+			}
+			if string(again) != string(data) {
+				t.Fatalf("JSON not stable: %s then %s", data, again)
+			}
+			if all := (endpoint.MatchAllDomainFilters{df, nil}).Match(name); all != want {
+				t.Fatalf("MatchAllDomainFilters{df}.Match(%q) = %v, df.Match = %v", name, all, want)
+			}
+		}
+	})
+}
+
+// FuzzEndpointJSON decodes arbitrary bytes as an endpoint; whatever decodes
+// must encode, and the encoding must be stable under another decode/encode.
+func FuzzEndpointJSON(f *testing.F) {
+	f.Add([]byte(fullEndpointJSON))
+	f.Add([]byte(`{"dnsName":"foo"}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"DNSName":"foo","TARGETS":["x"],"labels":null,"providerSpecific":[{"name":"record-type"}]}`))
+	f.Add([]byte(`{"targets":["\u003c\u2028\ud800"],"labels":{"a":"b","a":"c"}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var ep endpoint.Endpoint
+		if err := json.Unmarshal(data, &ep); err != nil {
+			return
+		}
+		first, err := json.Marshal(&ep)
+		if err != nil {
+			t.Fatalf("marshal %+v: %v", ep, err)
+		}
+		var back endpoint.Endpoint
+		if err := json.Unmarshal(first, &back); err != nil {
+			t.Fatalf("unmarshal own output %s: %v", first, err)
+		}
+		second, err := json.Marshal(&back)
+		if err != nil {
+			t.Fatalf("marshal again: %v", err)
+		}
+		if string(first) != string(second) {
+			t.Fatalf("encoding not stable:\n%s\n%s", first, second)
+		}
+		if !ep.Equal(&back) {
+			t.Fatalf("decoded endpoint differs after a round trip: %v vs %v", &ep, &back)
+		}
+		if !ep.Equal(ep.DeepCopy()) {
+			t.Fatalf("DeepCopy not Equal: %v", &ep)
+		}
+		_ = ep.Validate()
+		_ = ep.String()
+	})
+}
+
+// FuzzNormalizeDNSName checks that normalisation never panics, is
+// idempotent, and leaves canonical ASCII names alone.
+func FuzzNormalizeDNSName(f *testing.F) {
+	for _, seed := range []string{
+		"example.com", "Example.COM.", "xn--bcher-kva.example", "xn--r28h.org",
+		"API.xn--StonkS-u354e.ORG", "xn--xn--abc-.example", "xn--", "a..", ".", "",
+		"\u212a.example", "a\xffb", "xn--99999999999",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		once := endpoint.NormalizeDNSName(name)
+		twice := endpoint.NormalizeDNSName(once)
+		if once != twice {
+			t.Fatalf("not idempotent: %q -> %q -> %q", name, once, twice)
+		}
+		if strings.HasSuffix(once, ".") {
+			t.Fatalf("NormalizeDNSName(%q) = %q ends with a dot", name, once)
+		}
+		if strings.ToLower(once) != once {
+			t.Fatalf("NormalizeDNSName(%q) = %q is not lower-case", name, once)
+		}
+		_ = endpoint.ValidateDNSName(name)
+	})
+}

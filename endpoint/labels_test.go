@@ -1,0 +1,347 @@
+package endpoint_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/aes"
+	"crypto/cipher"
+	"encoding/base64"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// Upstream test vector of COMPAT.md §3.8.
+const (
+	vectorKey       = ")K_Fy|?Z.64#UuHm`}[d!GC%WJM_fs{_"
+	vectorPlain     = "heritage=external-dns,external-dns/owner=foo-owner,external-dns/resource=foo-resource"
+	vectorEncrypted = "+lvP8q9KHJ6BS6O81i2Q6DLNdf2JSKy8j/gbZKviTZlGYj7q+yDoYMgkQ1hPn6urtGllM5bfFMcaaHto52otQtiOYrX8990J3kQqg4s47m3bH3Ejl8RSxSSuWJM3HJtPghQzYg0/LSOsdQ0="
+	vectorNonce     = "+lvP8q9KHJ6BS6O8"
+)
+
+func TestParseLabels(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want endpoint.Labels
+	}{
+		{"quoted", `"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/web"`,
+			endpoint.Labels{"owner": "default", "resource": "ingress/default/web"}},
+		{"unquoted", `heritage=external-dns,external-dns/owner=default`, endpoint.Labels{"owner": "default"}},
+		{"several quotes stripped", `""heritage=external-dns,external-dns/owner=default""`, endpoint.Labels{"owner": "default"}},
+		{"heritage only", `"heritage=external-dns"`, endpoint.Labels{}},
+		{"heritage anywhere", `external-dns/owner=a,heritage=external-dns`, endpoint.Labels{"owner": "a"}},
+		{"tokens without = are skipped", `heritage=external-dns,,garbage,external-dns/owner=a,`, endpoint.Labels{"owner": "a"}},
+		{"other keys are skipped", `heritage=external-dns,foo=bar,owner=x,external-dns/owner=a`, endpoint.Labels{"owner": "a"}},
+		{"key with external-dns prefix but no slash", `heritage=external-dns,external-dnsfoo=1,external-dns.io/x=2`,
+			endpoint.Labels{"external-dnsfoo": "1", "external-dns.io/x": "2"}},
+		{"values may contain =", `heritage=external-dns,external-dns/resource=a=b=c`, endpoint.Labels{"resource": "a=b=c"}},
+		{"empty value", `heritage=external-dns,external-dns/owner=`, endpoint.Labels{"owner": ""}},
+		{"empty key after prefix", `heritage=external-dns,external-dns/=x`, endpoint.Labels{"": "x"}},
+		{"quotes inside a value are kept", `"heritage=external-dns,external-dns/a=x"y,external-dns/b=z"`, endpoint.Labels{"a": `x"y`, "b": "z"}},
+		{"later duplicates win", `heritage=external-dns,external-dns/owner=a,external-dns/owner=b`, endpoint.Labels{"owner": "b"}},
+		{"white space is not trimmed", `heritage=external-dns, external-dns/owner=a,external-dns/resource= r `, endpoint.Labels{"resource": " r "}},
+		{"multiple heritage tokens", `heritage=external-dns,heritage=external-dns,external-dns/owner=a`, endpoint.Labels{"owner": "a"}},
+		{"nonce label is parsed like any other", `heritage=external-dns,external-dns/txt-encryption-nonce=abc`,
+			endpoint.Labels{endpoint.TxtEncryptionNonceLabelKey: "abc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := endpoint.ParseLabels(tt.text)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParseLabelsNotOurs(t *testing.T) {
+	for _, text := range []string{
+		``,
+		`""`,
+		`"v=spf1 -all"`,
+		`external-dns/owner=default`,
+		`heritage=someone-else,external-dns/owner=default`,
+		`heritage=External-DNS,external-dns/owner=default`,
+		`heritage=external-dns,heritage=other`,
+		`heritage=other,heritage=external-dns`,
+		`heritage =external-dns`,
+		`heritage=external-dns ,external-dns/owner=a`,
+	} {
+		t.Run(text, func(t *testing.T) {
+			got, err := endpoint.ParseLabels(text)
+			require.ErrorIs(t, err, endpoint.ErrInvalidHeritage)
+			assert.Nil(t, got)
+			assert.Contains(t, err.Error(), `label text "`+strings.ReplaceAll(text, `"`, `\"`)+`"`, "the error quotes the text")
+		})
+	}
+}
+
+func TestLabelsSerialize(t *testing.T) {
+	tests := []struct {
+		name   string
+		labels endpoint.Labels
+		want   string
+	}{
+		{"nil", nil, "heritage=external-dns"},
+		{"empty", endpoint.Labels{}, "heritage=external-dns"},
+		{"COMPAT §3.4 example", endpoint.Labels{"owner": "default", "resource": "ingress/default/web"},
+			"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/web"},
+		{"ownedRecord before owner", endpoint.Labels{"owner": "o", "ownedRecord": "a.example.com"},
+			"heritage=external-dns,external-dns/ownedRecord=a.example.com,external-dns/owner=o"},
+		{"upper case before lower case", endpoint.Labels{"b": "1", "Z": "2", "a": "3", "A": "4"},
+			"heritage=external-dns,external-dns/A=4,external-dns/Z=2,external-dns/a=3,external-dns/b=1"},
+		{"nonce excluded", endpoint.Labels{"owner": "o", endpoint.TxtEncryptionNonceLabelKey: vectorNonce},
+			"heritage=external-dns,external-dns/owner=o"},
+		{"values with =", endpoint.Labels{"resource": "a=b"}, "heritage=external-dns,external-dns/resource=a=b"},
+		{"empty value", endpoint.Labels{"x": ""}, "heritage=external-dns,external-dns/x="},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.labels.Serialize(false))
+			assert.Equal(t, `"`+tt.want+`"`, tt.labels.Serialize(true))
+		})
+	}
+}
+
+func TestLabelsRoundTrip(t *testing.T) {
+	for _, labels := range []endpoint.Labels{
+		{},
+		{"owner": "default"},
+		{"owner": "default", "resource": "service/default/app", "ownedRecord": "app.example.com"},
+		{"owner": "o", "custom": "a=b", "Upper": "x y", "external-dnsfoo": "1"},
+	} {
+		for _, quoted := range []bool{false, true} {
+			text := labels.Serialize(quoted)
+			got, err := endpoint.ParseLabels(text)
+			require.NoError(t, err, text)
+			assert.Equal(t, labels, got, text)
+			assert.Equal(t, text, got.Serialize(quoted), "canonical text is stable")
+		}
+	}
+}
+
+func TestParseEncryptionKey(t *testing.T) {
+	t.Run("32 raw bytes used verbatim", func(t *testing.T) {
+		key, err := endpoint.ParseEncryptionKey([]byte(vectorKey))
+		require.NoError(t, err)
+		assert.Equal(t, []byte(vectorKey), key)
+	})
+	t.Run("raw key is copied", func(t *testing.T) {
+		in := []byte(vectorKey)
+		key, err := endpoint.ParseEncryptionKey(in)
+		require.NoError(t, err)
+		in[0] = 'X'
+		assert.Equal(t, byte(')'), key[0])
+	})
+	t.Run("standard base64", func(t *testing.T) {
+		key, err := endpoint.ParseEncryptionKey([]byte("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY="))
+		require.NoError(t, err)
+		require.Len(t, key, 32)
+		assert.Equal(t, []byte{0x64, 0xf8, 0xad, 0x2f}, key[:4])
+	})
+	t.Run("base64 with + and /", func(t *testing.T) {
+		raw := bytes.Repeat([]byte{0xfb, 0xff, 0xbf}, 11)[:32]
+		enc := base64.StdEncoding.EncodeToString(raw)
+		require.True(t, strings.ContainsAny(enc, "+/"), enc)
+		key, err := endpoint.ParseEncryptionKey([]byte(enc))
+		require.NoError(t, err)
+		assert.Equal(t, raw, key)
+
+		_, err = endpoint.ParseEncryptionKey([]byte(base64.URLEncoding.EncodeToString(raw)))
+		require.Error(t, err, "the URL-safe alphabet is rejected")
+		assert.Contains(t, err.Error(), "neither 32 bytes nor standard base64")
+	})
+	t.Run("wrong length after decoding", func(t *testing.T) {
+		_, err := endpoint.ParseEncryptionKey([]byte(base64.StdEncoding.EncodeToString(make([]byte, 16))))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "decodes from base64 to 16 bytes, want 32")
+	})
+	t.Run("wrong raw length", func(t *testing.T) {
+		for _, in := range []string{"", "short", strings.Repeat("x", 31), strings.Repeat("x", 33)} {
+			_, err := endpoint.ParseEncryptionKey([]byte(in))
+			assert.Error(t, err, "%q", in)
+		}
+	})
+}
+
+func TestEncryptionVector(t *testing.T) {
+	key := []byte(vectorKey)
+
+	t.Run("decrypt", func(t *testing.T) {
+		plain, nonce, err := endpoint.DecryptText(vectorEncrypted, key)
+		require.NoError(t, err)
+		assert.Equal(t, vectorPlain, plain)
+		assert.Equal(t, vectorNonce, nonce)
+	})
+
+	t.Run("parse with key, quoted and unquoted", func(t *testing.T) {
+		for _, text := range []string{vectorEncrypted, `"` + vectorEncrypted + `"`} {
+			labels, err := endpoint.ParseLabelsWithKey(text, key)
+			require.NoError(t, err)
+			assert.Equal(t, endpoint.Labels{
+				"owner":                             "foo-owner",
+				"resource":                          "foo-resource",
+				endpoint.TxtEncryptionNonceLabelKey: vectorNonce,
+			}, labels)
+		}
+	})
+
+	t.Run("encrypt reproduces the value", func(t *testing.T) {
+		nonce, err := base64.StdEncoding.DecodeString(vectorNonce)
+		require.NoError(t, err)
+		got, err := endpoint.EncryptText(vectorPlain, key, nonce)
+		require.NoError(t, err)
+		assert.Equal(t, vectorEncrypted, got)
+
+		decoded, err := base64.StdEncoding.DecodeString(got)
+		require.NoError(t, err)
+		assert.Len(t, decoded, 107)
+	})
+
+	t.Run("serialize with the nonce label reproduces the value", func(t *testing.T) {
+		labels, err := endpoint.ParseLabelsWithKey(`"`+vectorEncrypted+`"`, key)
+		require.NoError(t, err)
+		got, err := labels.SerializeEncrypted(key, true)
+		require.NoError(t, err)
+		assert.Equal(t, `"`+vectorEncrypted+`"`, got)
+		got, err = labels.SerializeEncrypted(key, false)
+		require.NoError(t, err)
+		assert.Equal(t, vectorEncrypted, got)
+	})
+}
+
+// openSealed decrypts an EncryptText result independently of the package.
+func openSealed(t *testing.T, text string, key []byte) []byte {
+	t.Helper()
+	data, err := base64.StdEncoding.DecodeString(text)
+	require.NoError(t, err)
+	block, err := aes.NewCipher(key)
+	require.NoError(t, err)
+	aead, err := cipher.NewGCM(block)
+	require.NoError(t, err)
+	out, err := aead.Open(nil, data[:12], data[12:], nil)
+	require.NoError(t, err)
+	return out
+}
+
+func TestEncryptTextGzipLayout(t *testing.T) {
+	key := []byte(vectorKey)
+	for _, plain := range []string{vectorPlain, "", "heritage=external-dns", strings.Repeat("heritage=external-dns,", 100)} {
+		text, err := endpoint.EncryptText(plain, key, make([]byte, 12))
+		require.NoError(t, err)
+		compressed := openSealed(t, text, key)
+		require.Greater(t, len(compressed), 10+9+8)
+		assert.Equal(t, []byte{0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff}, compressed[:10], "gzip header")
+		trailerStart := len(compressed) - 8
+		assert.Equal(t, []byte{0x00, 0x00, 0xff, 0xff, 0x01, 0x00, 0x00, 0xff, 0xff}, compressed[trailerStart-9:trailerStart],
+			"sync flush block, then the final empty stored block")
+		zr, err := gzip.NewReader(bytes.NewReader(compressed))
+		require.NoError(t, err)
+		out, err := io.ReadAll(zr)
+		require.NoError(t, err)
+		assert.Equal(t, plain, string(out))
+	}
+}
+
+func TestEncryptTextErrors(t *testing.T) {
+	_, err := endpoint.EncryptText("x", []byte(vectorKey), make([]byte, 11))
+	assert.ErrorContains(t, err, "nonce is 11 bytes, want 12")
+	_, err = endpoint.EncryptText("x", []byte("short"), make([]byte, 12))
+	assert.ErrorContains(t, err, "AES key is 5 bytes, want 32")
+}
+
+func TestDecryptTextErrors(t *testing.T) {
+	key := []byte(vectorKey)
+	tampered := []byte(vectorEncrypted)
+	tampered[40] ^= 1 // still base64, wrong tag
+	tests := map[string]string{
+		"not base64": "not base64!",
+		"too short":  base64.StdEncoding.EncodeToString(make([]byte, 27)),
+		"tampered":   string(tampered),
+		"plain text": vectorPlain,
+	}
+	for name, text := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := endpoint.DecryptText(text, key)
+			assert.ErrorIs(t, err, endpoint.ErrDecryption)
+		})
+	}
+	t.Run("wrong key", func(t *testing.T) {
+		_, _, err := endpoint.DecryptText(vectorEncrypted, bytes.Repeat([]byte("k"), 32))
+		assert.ErrorIs(t, err, endpoint.ErrDecryption)
+	})
+	t.Run("bad key length", func(t *testing.T) {
+		_, _, err := endpoint.DecryptText(vectorEncrypted, []byte("short"))
+		assert.ErrorContains(t, err, "AES key is 5 bytes, want 32")
+	})
+	t.Run("not gzip", func(t *testing.T) {
+		block, err := aes.NewCipher(key)
+		require.NoError(t, err)
+		aead, err := cipher.NewGCM(block)
+		require.NoError(t, err)
+		nonce := make([]byte, 12)
+		text := base64.StdEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte("plain, not gzip"), nil))
+		_, _, err = endpoint.DecryptText(text, key)
+		assert.ErrorIs(t, err, endpoint.ErrDecryption)
+		assert.ErrorContains(t, err, "decompressing")
+	})
+}
+
+func TestSerializeEncryptedRandomNonce(t *testing.T) {
+	key := []byte(vectorKey)
+	labels := endpoint.Labels{"owner": "foo-owner", "resource": "foo-resource"}
+	a, err := labels.SerializeEncrypted(key, false)
+	require.NoError(t, err)
+	b, err := labels.SerializeEncrypted(key, false)
+	require.NoError(t, err)
+	assert.NotEqual(t, a, b, "a fresh nonce each time")
+	assert.NotEqual(t, a[:16], b[:16], "the first 16 characters encode the nonce")
+	assert.Equal(t, endpoint.Labels{"owner": "foo-owner", "resource": "foo-resource"}, labels, "labels are not modified")
+
+	for _, text := range []string{a, b} {
+		plain, nonce, err := endpoint.DecryptText(text, key)
+		require.NoError(t, err)
+		assert.Equal(t, vectorPlain, plain)
+		assert.Equal(t, text[:16], nonce)
+	}
+
+	quoted, err := labels.SerializeEncrypted(key, true)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(quoted, `"`) && strings.HasSuffix(quoted, `"`))
+}
+
+func TestSerializeEncryptedErrors(t *testing.T) {
+	key := []byte(vectorKey)
+	_, err := endpoint.Labels{endpoint.TxtEncryptionNonceLabelKey: "not-base64!"}.SerializeEncrypted(key, true)
+	assert.ErrorContains(t, err, `label txt-encryption-nonce="not-base64!": not a base64 12-byte nonce`)
+	_, err = endpoint.Labels{endpoint.TxtEncryptionNonceLabelKey: base64.StdEncoding.EncodeToString(make([]byte, 8))}.SerializeEncrypted(key, true)
+	assert.ErrorContains(t, err, "not a base64 12-byte nonce")
+	_, err = endpoint.Labels{"owner": "x"}.SerializeEncrypted([]byte("short"), true)
+	assert.ErrorContains(t, err, "AES key is 5 bytes, want 32")
+}
+
+func TestParseLabelsWithKeyFallsBackToPlain(t *testing.T) {
+	key := []byte(vectorKey)
+
+	labels, err := endpoint.ParseLabelsWithKey(`"heritage=external-dns,external-dns/owner=default"`, key)
+	require.NoError(t, err)
+	assert.Equal(t, endpoint.Labels{"owner": "default"}, labels, "plain text with a key configured; no nonce label")
+
+	_, err = endpoint.ParseLabelsWithKey(`"`+vectorEncrypted+`"`, bytes.Repeat([]byte("k"), 32))
+	assert.ErrorIs(t, err, endpoint.ErrInvalidHeritage, "wrong key: parsed as plain text, which is not ours")
+
+	labels, err = endpoint.ParseLabelsWithKey(vectorPlain, nil)
+	require.NoError(t, err)
+	assert.Equal(t, endpoint.Labels{"owner": "foo-owner", "resource": "foo-resource"}, labels, "no key: plain parsing")
+
+	// Decrypts, but the plaintext is not an ownership text.
+	text, err := endpoint.EncryptText("v=spf1 -all", key, make([]byte, 12))
+	require.NoError(t, err)
+	_, err = endpoint.ParseLabelsWithKey(text, key)
+	assert.ErrorIs(t, err, endpoint.ErrInvalidHeritage)
+}

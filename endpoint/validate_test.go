@@ -1,0 +1,147 @@
+package endpoint_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+func TestValidateTarget(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	tests := []struct {
+		recordType string
+		target     string
+		wantErr    string // substring; "" means valid
+	}{
+		{"A", "192.0.2.1", ""},
+		{"A", "2001:db8::1", `A target "2001:db8::1" is not an IPv4 address`},
+		{"A", "192.0.2", `A target "192.0.2" is not an IPv4 address`},
+		{"A", "192.0.2.256", `"192.0.2.256" is not an IPv4 address`},
+		{"A", "192.0.2.01", `"192.0.2.01" is not an IPv4 address`},
+		{"A", "", `A target "" is not an IPv4 address`},
+		{"A", "example.com", `"example.com" is not an IPv4 address`},
+
+		{"AAAA", "2001:db8::1", ""},
+		{"AAAA", "2001:DB8:0:0:0:0:0:1", ""},
+		{"AAAA", "192.0.2.1", `AAAA target "192.0.2.1" is not an IPv6 address`},
+		{"AAAA", "::ffff:192.0.2.1", `"::ffff:192.0.2.1" is not an IPv6 address`},
+		{"AAAA", "fe80::1%eth0", `"fe80::1%eth0" is not an IPv6 address`},
+		{"AAAA", "2001:db8::g", `"2001:db8::g" is not an IPv6 address`},
+
+		{"CNAME", "lb.example.com", ""},
+		{"CNAME", "lb.example.com.", ""},
+		{"CNAME", "", `CNAME target "": host name is empty`},
+		{"CNAME", "lb example.com", `CNAME target "lb example.com": host name "lb example.com" contains white space`},
+		{"CNAME", "a..example.com", `CNAME target "a..example.com": DNS name "a..example.com" has an empty label`},
+		{"CNAME", long + ".example.com", `of 64 octets`},
+		{"NS", "ns1.example.net", ""},
+		{"NS", "ns1..example.net", `NS target "ns1..example.net"`},
+		{"PTR", "host.example.com", ""},
+		{"PTR", "\thost", `PTR target "\thost"`},
+		{"DNAME", "new.example.com", ""},
+		{"DNAME", ".", `DNAME target ".": DNS name "." is empty`},
+
+		{"MX", "10 mail.example.com", ""},
+		{"MX", "0 mail.example.com.", ""},
+		{"MX", "mail.example.com", `MX target "mail.example.com": want "<preference> <host>"`},
+		{"MX", "10 mail.example.com extra", `MX target "10 mail.example.com extra": want`},
+		{"MX", "65536 mail.example.com", `MX target "65536 mail.example.com": preference "65536" is not a 16-bit number`},
+		{"MX", "-1 mail.example.com", `preference "-1" is not a 16-bit number`},
+		{"MX", "10 a..b", `MX target "10 a..b": DNS name "a..b" has an empty label`},
+
+		{"SRV", "10 5 5060 sip.example.com.", ""},
+		{"SRV", "0 0 0 .", ""},
+		{"SRV", "10 5 5060 sip.example.com", `SRV target "10 5 5060 sip.example.com": host "sip.example.com" must end with a dot`},
+		{"SRV", "10 5 sip.example.com.", `SRV target "10 5 sip.example.com.": want "<priority> <weight> <port> <host>."`},
+		{"SRV", "x 5 5060 sip.example.com.", `SRV target "x 5 5060 sip.example.com.": priority "x" is not a 16-bit number`},
+		{"SRV", "10 70000 5060 sip.example.com.", `weight "70000" is not a 16-bit number`},
+		{"SRV", "10 5 -1 sip.example.com.", `port "-1" is not a 16-bit number`},
+		{"SRV", "10 5 5060 a..b.", `SRV target "10 5 5060 a..b.": DNS name "a..b." has an empty label`},
+
+		{"NAPTR", `100 10 "S" "SIP+D2U" "" _sip._udp.example.com.`, ""},
+		{"NAPTR", `100 10 "U" "E2U+sip" "!^.*$!sip:info@example.com!" .`, ""},
+		{"NAPTR", `100 10 "S" "SIP+D2U" _sip._udp.example.com.`, `NAPTR target "100 10 \"S\" \"SIP+D2U\" _sip._udp.example.com.": want 6 fields`},
+		{"NAPTR", `100 10 "S" "SIP+D2U" "" `, `want 6 fields`},
+		{"NAPTR", `x 10 "S" "SIP+D2U" "" .`, `order "x" is not a 16-bit number`},
+		{"NAPTR", `100 99999 "S" "SIP+D2U" "" .`, `preference "99999" is not a 16-bit number`},
+		{"NAPTR", `100 10 S "SIP+D2U" "" .`, `flags "S" must be a quoted string`},
+		{"NAPTR", `100 10 "S" "SIP+D2U" "unterminated .`, `unterminated quoted string`},
+
+		{"TXT", "anything at all, even \"quotes\"", ""},
+		{"TXT", "", ""},
+		{"CAA", `0 issue "ca.example.net"`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.recordType+" "+tt.target, func(t *testing.T) {
+			err := endpoint.ValidateTarget(tt.recordType, tt.target)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+}
+
+func TestEndpointValidate(t *testing.T) {
+	t.Run("valid", func(t *testing.T) {
+		for _, ep := range []*endpoint.Endpoint{
+			endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1", "192.0.2.2"),
+			endpoint.NewEndpointWithTTL("a.example.com.", endpoint.RecordTypeAAAA, 60, "2001:db8::1"),
+			endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeCNAME, "lb.example.com.").WithProviderSpecific("alias", "true"),
+			endpoint.NewEndpoint("example.com", endpoint.RecordTypeMX, "10 mail.example.com").WithProviderSpecific("alias", "false"),
+			endpoint.NewEndpoint("_sip._tcp.example.com", endpoint.RecordTypeSRV, "10 5 5060 sip.example.com."),
+			endpoint.NewEndpoint("example.com", endpoint.RecordTypeTXT, "v=spf1 -all"),
+		} {
+			assert.NoError(t, ep.Validate(), ep.String())
+		}
+	})
+
+	t.Run("aggregates every problem and names the record", func(t *testing.T) {
+		ep := endpoint.NewEndpointWithTTL("a..example.com", endpoint.RecordTypeA, -5, "192.0.2.1", "2001:db8::1", "x").
+			WithSetIdentifier("eu").
+			WithProviderSpecific("alias", "true")
+		ep.RecordType = endpoint.RecordTypeSRV
+		err := ep.Validate()
+		require.Error(t, err)
+		msg := err.Error()
+		assert.True(t, strings.HasPrefix(msg, "invalid endpoint a..example.com/SRV/eu: "), msg)
+		for _, want := range []string{
+			`DNS name "a..example.com" has an empty label`,
+			`targets[0]: SRV target "192.0.2.1"`,
+			`targets[1]: SRV target "2001:db8::1"`,
+			`targets[2]: SRV target "x"`,
+			`recordTTL -5 is negative`,
+			`provider-specific alias="true" is only allowed on A, AAAA and CNAME records`,
+		} {
+			assert.Contains(t, msg, want)
+		}
+		var joined interface{ Unwrap() []error }
+		require.ErrorAs(t, err, &joined)
+		assert.Len(t, joined.Unwrap(), 6)
+	})
+
+	t.Run("missing type and targets", func(t *testing.T) {
+		err := (&endpoint.Endpoint{DNSName: "a.example.com"}).Validate()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "invalid endpoint a.example.com/: ")
+		assert.Contains(t, err.Error(), "record type is empty")
+		assert.Contains(t, err.Error(), "no targets")
+	})
+
+	t.Run("empty name", func(t *testing.T) {
+		err := endpoint.NewEndpoint("", endpoint.RecordTypeA, "192.0.2.1").Validate()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `DNS name "" is empty`)
+	})
+
+	t.Run("nil", func(t *testing.T) {
+		var ep *endpoint.Endpoint
+		assert.EqualError(t, ep.Validate(), "endpoint is nil")
+	})
+}
