@@ -1,9 +1,3 @@
-// Package registry defines [Registry], the ownership layer between the planner
-// and a provider: it reads records together with the labels that say who
-// owns them, and writes ownership information along with every change.
-//
-// Implementations: registry/noop (no ownership) and registry/txt (TXT
-// ownership records, compatible with external-dns).
 package registry
 
 import (

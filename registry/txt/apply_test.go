@@ -1,0 +1,524 @@
+package txt_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry/txt"
+)
+
+func TestLegacyUpgradeThroughForceUpdate(t *testing.T) {
+	ctx := context.Background()
+	legacy := `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"`
+	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("app-own.example.com", legacy))
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, txt.Config{Suffix: "-own"})
+	desired := []*endpoint.Endpoint{a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app")}
+
+	changes, err := cycle(ctx, reg, desired)
+	require.NoError(t, err)
+	require.Len(t, changes.UpdateNew, 1, "the force update must produce an update pair")
+	got := lastApply(t, rp)
+	// The typed TXT did not exist: it is created, not updated, and no
+	// delete of a missing TXT is attempted.
+	assert.Equal(t, []string{"app.example.com/A/192.0.2.1"}, keysOf(got.UpdateOld))
+	assert.Equal(t, []string{"app.example.com/A/192.0.2.1"}, keysOf(got.UpdateNew))
+	assert.Equal(t, []string{"a-app-own.example.com/TXT/" + legacy}, keysOf(got.Create))
+	assert.Empty(t, got.Delete)
+	assert.Equal(t, []string{
+		"a-app-own.example.com TXT " + legacy,
+		"app-own.example.com TXT " + legacy, // legacy TXT stays, as with external-dns
+		"app.example.com A 192.0.2.1",
+	}, zoneDump(t, zone))
+
+	// Converged: the next cycle has nothing to do.
+	changes, err = cycle(ctx, reg, desired)
+	require.NoError(t, err)
+	assert.False(t, changes.HasChanges())
+}
+
+func TestOwnerMigration(t *testing.T) {
+	ctx := context.Background()
+	oldValue := `"heritage=external-dns,external-dns/owner=old,external-dns/resource=service/default/app"`
+	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", oldValue),
+		a("foreign.example.com", "192.0.2.9"), txtRecord("a-foreign.example.com", `"heritage=external-dns,external-dns/owner=third"`))
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, txt.Config{OwnerID: "new", OldOwnerID: "old"})
+	desired := []*endpoint.Endpoint{
+		a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app"),
+		a("foreign.example.com", "192.0.2.10"),
+	}
+	_, err := cycle(ctx, reg, desired)
+	require.NoError(t, err)
+	got := lastApply(t, rp)
+	require.Len(t, got.UpdateOld, 2)
+	assert.Equal(t, oldValue, got.UpdateOld[1].Targets[0], "old TXT value as read")
+	assert.Equal(t, `"heritage=external-dns,external-dns/owner=new,external-dns/resource=service/default/app"`, got.UpdateNew[1].Targets[0])
+	assert.Equal(t, []string{
+		"a-app.example.com TXT " + `"heritage=external-dns,external-dns/owner=new,external-dns/resource=service/default/app"`,
+		"a-foreign.example.com TXT " + `"heritage=external-dns,external-dns/owner=third"`,
+		"app.example.com A 192.0.2.1",
+		"foreign.example.com A 192.0.2.9",
+	}, zoneDump(t, zone))
+
+	changes, err := cycle(ctx, reg, desired)
+	require.NoError(t, err)
+	assert.False(t, changes.HasChanges())
+}
+
+func TestCreateReusesExistingTXT(t *testing.T) {
+	tests := []struct {
+		name       string
+		existing   string
+		wantCreate []string
+		wantUpdate []string
+	}{
+		{name: "same labels: reused", existing: v1, wantCreate: []string{"app.example.com/A/192.0.2.1"}},
+		{name: "same labels unquoted: reused", existing: strings.Trim(v1, `"`), wantCreate: []string{"app.example.com/A/192.0.2.1"}},
+		{
+			name: "other labels: rewritten", existing: `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/gone"`,
+			wantCreate: []string{"app.example.com/A/192.0.2.1"}, wantUpdate: []string{"a-app.example.com/TXT/" + v1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone(txtRecord("a-app.example.com", tt.existing))
+			rp := blueprint.NewRecordingProvider(zone)
+			reg := newRegistry(t, rp, txt.Config{})
+			desired := []*endpoint.Endpoint{a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app")}
+			_, err := cycle(ctx, reg, desired)
+			require.NoError(t, err)
+			got := lastApply(t, rp)
+			assert.Equal(t, tt.wantCreate, keysOf(got.Create))
+			if tt.wantUpdate == nil {
+				assert.Empty(t, got.UpdateNew)
+			} else {
+				assert.Equal(t, tt.wantUpdate, keysOf(got.UpdateNew))
+				assert.Equal(t, []string{"a-app.example.com/TXT/" + tt.existing}, keysOf(got.UpdateOld))
+			}
+			checkOwnershipInvariant(t, zone, txt.Namer{}, "default")
+		})
+	}
+}
+
+func TestApplyFiltersForeignRecords(t *testing.T) {
+	ctx := context.Background()
+	zone := newZone(a("mine.example.com", "192.0.2.1"), txtRecord("a-mine.example.com", v1),
+		a("theirs.example.com", "192.0.2.2"), txtRecord("a-theirs.example.com", `"heritage=external-dns,external-dns/owner=other"`),
+		a("nobody.example.com", "192.0.2.3"))
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, txt.Config{})
+	recs, err := reg.Records(ctx)
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+	newOnes := make([]*endpoint.Endpoint, len(recs))
+	for i, r := range recs {
+		newOnes[i] = r.DeepCopy()
+		newOnes[i].Targets = endpoint.Targets{"192.0.2.99"}
+	}
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{UpdateOld: recs, UpdateNew: newOnes}))
+	got := lastApply(t, rp)
+	assert.Equal(t, []string{"mine.example.com/A/192.0.2.1", "a-mine.example.com/TXT/" + v1}, keysOf(got.UpdateOld))
+	assert.Equal(t, []string{"mine.example.com/A/192.0.2.99", "a-mine.example.com/TXT/" + v1}, keysOf(got.UpdateNew))
+	assert.Empty(t, got.Delete)
+
+	recs, err = reg.Records(ctx)
+	require.NoError(t, err)
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs}))
+	got = lastApply(t, rp)
+	assert.Equal(t, []string{"mine.example.com/A/192.0.2.99", "a-mine.example.com/TXT/" + v1}, keysOf(got.Delete))
+	assert.Empty(t, got.Create)
+	assert.Empty(t, got.UpdateNew)
+	assert.Len(t, zoneDump(t, zone), 3, "the foreign and unowned records stay")
+}
+
+func TestApplyRejectsUnpairedUpdates(t *testing.T) {
+	reg := newRegistry(t, newZone(), txt.Config{})
+	err := reg.ApplyChanges(context.Background(), &plan.Changes{UpdateOld: []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "pairs")
+	require.NoError(t, reg.ApplyChanges(context.Background(), nil))
+	require.NoError(t, reg.ApplyChanges(context.Background(), &plan.Changes{}))
+}
+
+func TestApplySkipsRecordsWithoutUsableTXTName(t *testing.T) {
+	long := strings.Repeat("x", 62)
+	tests := []struct {
+		name    string
+		cfg     txt.Config
+		record  *endpoint.Endpoint
+		wantMsg string
+	}{
+		{name: "label over 63 octets", record: a(long+".example.com", "192.0.2.1"), wantMsg: "a-" + long},
+		{name: "prefix pushes label over 63 octets", cfg: txt.Config{Prefix: "owner-"}, record: a(strings.Repeat("y", 58)+".example.com", "192.0.2.1"), wantMsg: "63"},
+		{name: "apex TXT outside the zone", record: a("example.com", "192.0.2.1"), wantMsg: `"a-example.com" is outside the provider's domain filter`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone()
+			reg := newRegistry(t, zone, tt.cfg)
+			_, err := reg.Records(ctx)
+			require.NoError(t, err)
+			err = reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{tt.record, a("ok.example.com", "192.0.2.2")}})
+			require.Error(t, err)
+			assert.ErrorIs(t, err, txt.ErrTXTName)
+			assert.ErrorIs(t, err, provider.SoftError, "the rest was applied: a soft error")
+			assert.Contains(t, err.Error(), tt.record.DNSName)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+			dump := zoneDump(t, zone)
+			assert.Len(t, dump, 2, "only ok.example.com and its TXT: %v", dump)
+			checkOwnershipInvariant(t, zone, reg.Namer(), "default")
+		})
+	}
+}
+
+func TestApplyProviderErrorIsReturned(t *testing.T) {
+	hard := errors.New("zone locked")
+	p := blueprint.Intercept(newZone(), blueprint.Funcs{
+		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return hard },
+	})
+	reg := newRegistry(t, p, txt.Config{})
+	err := reg.ApplyChanges(context.Background(), &plan.Changes{Create: []*endpoint.Endpoint{
+		a("ok.example.com", "192.0.2.2"), a(strings.Repeat("x", 62)+".example.com", "192.0.2.1"),
+	}})
+	require.ErrorIs(t, err, hard)
+	require.ErrorIs(t, err, txt.ErrTXTName)
+	assert.NotErrorIs(t, err, provider.SoftError, "a hard provider error stays hard")
+}
+
+func TestSharedWildcardTXT(t *testing.T) {
+	ctx := context.Background()
+	cfg := txt.Config{WildcardReplacement: "any"}
+	zone := newZone()
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, cfg)
+	both := []*endpoint.Endpoint{a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2")}
+
+	_, err := cycle(ctx, reg, both)
+	require.NoError(t, err)
+	got := lastApply(t, rp)
+	assert.Len(t, got.Create, 3, "one TXT for both records")
+	checkOwnershipInvariant(t, zone, reg.Namer(), "default")
+
+	// Deleting one of them keeps the shared TXT.
+	_, err = cycle(ctx, reg, both[1:])
+	require.NoError(t, err)
+	got = lastApply(t, rp)
+	assert.Equal(t, []string{"*.example.com/A/192.0.2.1"}, keysOf(got.Delete))
+	assert.Equal(t, []string{"a-any.example.com TXT " + `"heritage=external-dns,external-dns/owner=default"`, "any.example.com A 192.0.2.2"}, zoneDump(t, zone))
+
+	// Deleting the last one removes it.
+	_, err = cycle(ctx, reg, nil)
+	require.NoError(t, err)
+	assert.Empty(t, zoneDump(t, zone))
+}
+
+func TestDeleteOfLegacyOwnedRecordLeavesLegacyTXT(t *testing.T) {
+	ctx := context.Background()
+	legacy := `"heritage=external-dns,external-dns/owner=default"`
+	zone := newZone(endpoint.NewEndpoint("app.example.com", "MX", "10 mail.example.com"), txtRecord("app.example.com", legacy))
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, txt.Config{})
+	recs, err := reg.Records(ctx)
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs}))
+	got := lastApply(t, rp)
+	assert.Equal(t, []string{"app.example.com/MX/10 mail.example.com"}, keysOf(got.Delete), "no delete of a typed TXT that does not exist")
+	assert.Equal(t, []string{"app.example.com TXT " + legacy}, zoneDump(t, zone))
+}
+
+func TestApplyWithoutPrecedingRead(t *testing.T) {
+	ctx := context.Background()
+	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, txt.Config{})
+	// The caller built the changes itself: the TXT is rebuilt from labels.
+	old := a("app.example.com", "192.0.2.1").WithLabel("owner", "default").WithLabel("resource", "service/default/app")
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: []*endpoint.Endpoint{old}}))
+	got := lastApply(t, rp)
+	assert.Equal(t, []string{"app.example.com/A/192.0.2.1", "a-app.example.com/TXT/" + v1}, keysOf(got.Delete))
+	assert.Empty(t, zoneDump(t, zone))
+}
+
+func TestApplyDoesNotModifyChanges(t *testing.T) {
+	ctx := context.Background()
+	zone := newZone(a("upd.example.com", "192.0.2.1"), txtRecord("a-upd.example.com", v1),
+		a("del.example.com", "192.0.2.1"), txtRecord("a-del.example.com", v1))
+	reg := newRegistry(t, zone, txt.Config{})
+	recs, err := reg.Records(ctx)
+	require.NoError(t, err)
+	newUpd := recs[1].DeepCopy()
+	newUpd.Targets = endpoint.Targets{"192.0.2.2"}
+	newUpd.Labels = nil
+	changes := &plan.Changes{
+		Create:    []*endpoint.Endpoint{a("new.example.com", "192.0.2.3")},
+		UpdateOld: []*endpoint.Endpoint{recs[1]},
+		UpdateNew: []*endpoint.Endpoint{newUpd},
+		Delete:    []*endpoint.Endpoint{recs[0]},
+	}
+	want := &plan.Changes{
+		Create:    []*endpoint.Endpoint{changes.Create[0].DeepCopy()},
+		UpdateOld: []*endpoint.Endpoint{recs[1].DeepCopy()},
+		UpdateNew: []*endpoint.Endpoint{newUpd.DeepCopy()},
+		Delete:    []*endpoint.Endpoint{recs[0].DeepCopy()},
+	}
+	require.NoError(t, reg.ApplyChanges(ctx, changes))
+	assert.Equal(t, want, changes)
+	checkOwnershipInvariant(t, zone, txt.Namer{}, "default")
+}
+
+func TestCache(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, txt.Config{CacheInterval: time.Minute, Now: func() time.Time { return now }})
+	reads := func() int { return len(rp.CallsTo(blueprint.MethodRecords)) }
+
+	first, err := reg.Records(ctx)
+	require.NoError(t, err)
+	first[0].Labels["owner"] = "mutated"
+	first[0].Targets[0] = "203.0.113.1"
+	second, err := reg.Records(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, reads(), "second call served from the cache")
+	assert.Equal(t, "default", second[0].Labels["owner"], "callers get copies")
+	assert.Equal(t, "192.0.2.1", second[0].Targets[0])
+
+	// The cached read still drives ApplyChanges (TXT reuse / exact values),
+	// and ApplyChanges drops the cache.
+	_, err = cycle(ctx, reg, []*endpoint.Endpoint{a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app"),
+		a("b.example.com", "192.0.2.2")})
+	require.NoError(t, err)
+	assert.Equal(t, 1, reads())
+	recs, err := reg.Records(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, reads(), "ApplyChanges invalidated the cache")
+	assert.Len(t, recs, 2)
+
+	now = now.Add(30 * time.Second)
+	_, err = reg.Records(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, reads())
+	now = now.Add(time.Minute)
+	_, err = reg.Records(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, reads(), "expired")
+}
+
+func TestNoCacheByDefault(t *testing.T) {
+	rp := blueprint.NewRecordingProvider(newZone())
+	reg := newRegistry(t, rp, txt.Config{})
+	for range 3 {
+		_, err := reg.Records(context.Background())
+		require.NoError(t, err)
+	}
+	assert.Len(t, rp.CallsTo(blueprint.MethodRecords), 3)
+}
+
+func TestNewValidation(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     txt.Config
+		wantMsg string
+	}{
+		{name: "owner required", cfg: txt.Config{}, wantMsg: "OwnerID must not be empty"},
+		{name: "prefix and suffix", cfg: txt.Config{OwnerID: "o", Prefix: "p-", Suffix: "-s"}, wantMsg: "mutually exclusive"},
+		{name: "bad key", cfg: txt.Config{OwnerID: "o", EncryptionKey: []byte("short")}, wantMsg: "EncryptionKey"},
+		{name: "base64 of wrong length", cfg: txt.Config{OwnerID: "o", EncryptionKey: []byte("c2hvcnQ=")}, wantMsg: "EncryptionKey"},
+		{name: "alias type", cfg: txt.Config{OwnerID: "o", AliasTXTType: "aaaa"}, wantMsg: "AliasTXTType"},
+		{name: "old owner equals owner", cfg: txt.Config{OwnerID: "o", OldOwnerID: "o"}, wantMsg: "OldOwnerID"},
+		{name: "comma in owner", cfg: txt.Config{OwnerID: "a,b"}, wantMsg: "OwnerID"},
+		{name: "empty managed type", cfg: txt.Config{OwnerID: "o", ManagedRecordTypes: []string{""}}, wantMsg: "ManagedRecordTypes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := txt.New(newZone(), tt.cfg)
+			require.ErrorIs(t, err, txt.ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+	_, err := txt.New(nil, txt.Config{OwnerID: "o"})
+	require.ErrorIs(t, err, txt.ErrInvalidConfig)
+
+	reg, err := txt.New(newZone(), txt.Config{OwnerID: "o", Prefix: "TXT-", WildcardReplacement: "ANY",
+		EncryptionKey: []byte("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY=")})
+	require.NoError(t, err)
+	assert.Equal(t, "o", reg.OwnerID())
+	assert.Equal(t, "txt-", reg.Namer().Prefix())
+	assert.Equal(t, "any", reg.Namer().WildcardReplacement())
+	assert.Equal(t, "txt-a-any.example.com", reg.TXTName(a("*.example.com")))
+}
+
+func TestPassThrough(t *testing.T) {
+	zone := newZone()
+	reg := newRegistry(t, zone, txt.Config{})
+	assert.Same(t, zone.GetDomainFilter(), reg.GetDomainFilter())
+	in := []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")}
+	out, err := reg.AdjustEndpoints(in)
+	require.NoError(t, err)
+	want, err := zone.AdjustEndpoints([]*endpoint.Endpoint{a("x.example.com", "192.0.2.1")})
+	require.NoError(t, err)
+	assert.Equal(t, want, out)
+}
+
+func TestBogusNonceInPlainValue(t *testing.T) {
+	ctx := context.Background()
+	key := []byte("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY=")
+	bogus := `"heritage=external-dns,external-dns/owner=default,external-dns/txt-encryption-nonce=xyz"`
+	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", bogus))
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, txt.Config{EncryptionKey: key})
+	_, err := cycle(ctx, reg, []*endpoint.Endpoint{a("app.example.com", "192.0.2.2")})
+	require.NoError(t, err)
+	got := lastApply(t, rp)
+	require.Len(t, got.UpdateNew, 2)
+	assert.Equal(t, bogus, got.UpdateOld[1].Targets[0])
+	k, err := endpoint.ParseEncryptionKey(key)
+	require.NoError(t, err)
+	labels, err := endpoint.ParseLabelsWithKey(got.UpdateNew[1].Targets[0], k)
+	require.NoError(t, err)
+	assert.NotEqual(t, "xyz", labels[endpoint.TxtEncryptionNonceLabelKey])
+	assert.Equal(t, "default", labels["owner"])
+}
+
+// TestSeveralApplyCallsPerRead checks that the registry keeps track of what
+// it wrote when a caller applies several change sets after one read (as a
+// Reconciler applying zone by zone does).
+func TestSeveralApplyCallsPerRead(t *testing.T) {
+	ctx := context.Background()
+	zone := newZone(a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2"),
+		txtRecord("a-any.example.com", `"heritage=external-dns,external-dns/owner=default"`))
+	reg := newRegistry(t, zone, txt.Config{WildcardReplacement: "any"})
+	recs, err := reg.Records(ctx)
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+
+	// Create, then create again: the second call reuses the TXT written
+	// by the first instead of failing on a duplicate.
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("b.example.com", "192.0.2.3")}}))
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("b.example.com", "192.0.2.3").WithSetIdentifier("x")}}))
+	// Delete the two records sharing a TXT in separate calls: the TXT goes
+	// with the last one.
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs[:1]}))
+	assert.Contains(t, zoneDump(t, zone), "a-any.example.com TXT "+`"heritage=external-dns,external-dns/owner=default"`)
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs[1:]}))
+	checkOwnershipInvariant(t, zone, reg.Namer(), "default")
+	assert.Len(t, zoneDump(t, zone), 4)
+
+	// After a failed call the registry forgets and falls back to
+	// external-dns's behaviour until the next read.
+	failing := blueprint.Intercept(zone, blueprint.Funcs{
+		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("boom") },
+	})
+	reg2 := newRegistry(t, failing, txt.Config{})
+	_, err = reg2.Records(ctx)
+	require.NoError(t, err)
+	require.Error(t, reg2.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("c.example.com", "192.0.2.4")}}))
+}
+
+func TestConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	zone := newZone()
+	reg := newRegistry(t, zone, txt.Config{CacheInterval: time.Millisecond})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 50 {
+			_, err := reg.Records(ctx)
+			assert.NoError(t, err)
+		}
+	}()
+	for i := range 20 {
+		desired := []*endpoint.Endpoint{a("x.example.com", "192.0.2."+string(rune('1'+i%9)))}
+		_, err := cycle(ctx, reg, desired)
+		// A read racing with an apply may make the next apply fall back;
+		// errors are then duplicate creates, fixed by the next cycle.
+		_ = err
+	}
+	<-done
+	_, err := cycle(ctx, reg, []*endpoint.Endpoint{a("x.example.com", "192.0.2.9")})
+	require.NoError(t, err)
+	checkOwnershipInvariant(t, zone, txt.Namer{}, "default")
+}
+
+// TestNoForceUpdateWithoutUsableName: a record owned through a legacy TXT
+// whose typed TXT cannot be written is not forced into an update that
+// would fail at every cycle.
+func TestNoForceUpdateWithoutUsableName(t *testing.T) {
+	legacy := `"heritage=external-dns,external-dns/owner=default"`
+	long := strings.Repeat("x", 62) + ".example.com"
+	zone := newZone(a("example.com", "192.0.2.1"), txtRecord("example.com", legacy),
+		a(long, "192.0.2.2"), txtRecord(long, legacy),
+		a("ok.example.com", "192.0.2.3"), txtRecord("ok.example.com", legacy))
+	reg := newRegistry(t, zone, txt.Config{})
+	recs, err := reg.Records(context.Background())
+	require.NoError(t, err)
+	forced := map[string]bool{}
+	for _, r := range recs {
+		require.True(t, r.IsOwnedBy("default"), r.DNSName)
+		_, forced[r.DNSName] = r.GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
+	}
+	assert.Equal(t, map[string]bool{"example.com": false, long: false, "ok.example.com": true}, forced)
+}
+
+func TestUpdateRenamesTXT(t *testing.T) {
+	ctx := context.Background()
+	zone := newZone(a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"), txtRecord("cname-app.example.com", v1))
+	rp := blueprint.NewRecordingProvider(zone)
+	reg := newRegistry(t, rp, txt.Config{AliasTXTType: txt.AliasTXTTypeCNAME})
+	recs, err := reg.Records(ctx)
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	newRec := recs[0].DeepCopy()
+	newRec.DeleteProviderSpecificProperty("alias")
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{UpdateOld: recs, UpdateNew: []*endpoint.Endpoint{newRec}}))
+	got := lastApply(t, rp)
+	assert.Equal(t, []string{"a-app.example.com/TXT/" + v1}, keysOf(got.Create))
+	assert.Equal(t, []string{"cname-app.example.com/TXT/" + v1}, keysOf(got.Delete))
+	assert.Equal(t, []string{"a-app.example.com TXT " + v1, "app.example.com A 192.0.2.1"}, zoneDump(t, zone))
+
+	// An update whose new TXT name is unusable updates the record, keeps
+	// the old TXT, and reports the record.
+	recs, err = reg.Records(ctx)
+	require.NoError(t, err)
+	renamed := recs[0].DeepCopy()
+	renamed.DNSName = strings.Repeat("x", 62) + ".example.com"
+	err = reg.ApplyChanges(ctx, &plan.Changes{UpdateOld: recs, UpdateNew: []*endpoint.Endpoint{renamed}})
+	require.ErrorIs(t, err, txt.ErrTXTName)
+	require.ErrorIs(t, err, provider.SoftError)
+	got = lastApply(t, rp)
+	assert.Len(t, got.UpdateNew, 1)
+	assert.Empty(t, got.Create)
+}
+
+func TestLookupsWithSetIdentifierAndCase(t *testing.T) {
+	legacy := `"heritage=external-dns,external-dns/owner=default"`
+	p := staticRecords(
+		a("App.Example.com", "192.0.2.1"), txtRecord("A-APP.example.com", v1),
+		a("eu.example.com", "192.0.2.2").WithSetIdentifier("eu"), txtRecord("eu.example.com", legacy).WithSetIdentifier("eu"),
+	)
+	reg := newRegistry(t, p, txt.Config{})
+	recs, err := reg.Records(context.Background())
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	assert.Equal(t, "service/default/app", recs[0].Labels["resource"], "names compare case-insensitively")
+	_, forced := recs[0].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
+	assert.False(t, forced)
+	assert.Equal(t, "default", recs[1].Labels["owner"])
+	_, forced = recs[1].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
+	assert.True(t, forced, "typed TXT of set eu missing")
+}

@@ -1,0 +1,143 @@
+package txt
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// ErrInvalidConfig is wrapped by every error [New] and [NewNamer] return
+// for a bad [Config]; the message names the field at fault.
+var ErrInvalidConfig = errors.New("invalid TXT registry configuration")
+
+// Alias TXT types for [Config.AliasTXTType].
+const (
+	// AliasTXTTypeA names the ownership TXT of an A ALIAS record after its
+	// own type ("a-…"), as external-dns v0.22 and later do.
+	AliasTXTTypeA = "a"
+	// AliasTXTTypeCNAME names it "cname-…", as external-dns v0.21 and
+	// earlier do; choose it while external-dns ≤ v0.21 still reads the zone.
+	AliasTXTTypeCNAME = "cname"
+)
+
+// Config configures a [Registry]. Only OwnerID is required. Prefix, Suffix
+// and WildcardReplacement must never change once records exist: the
+// ownership TXT records written before would no longer be found and the
+// records they own would be orphaned.
+type Config struct {
+	// OwnerID is written as the owner of every record created (required).
+	// Records whose ownership TXT names another owner are left alone.
+	OwnerID string
+
+	// Prefix is put before the first label of the owned name to form the
+	// TXT name; Suffix after it. They are mutually exclusive and
+	// lower-cased. Either may contain "%{record_type}", replaced by the
+	// lower-case record type; without it the type is written as
+	// "<type>-" in front of the first label. Empty: "a-app.example.com"
+	// for app.example.com/A. See [Namer].
+	Prefix, Suffix string
+
+	// WildcardReplacement replaces a leading "*" label in TXT names
+	// ("*.apps.example.com" → TXT for "any.apps.example.com"), since many
+	// providers reject "*" anywhere but first. Lower-cased. Empty: keep "*".
+	WildcardReplacement string
+
+	// ManagedRecordTypes are the record types whose missing typed ownership
+	// TXT is rewritten (see "Format upgrade" in the package documentation).
+	// Compared case-insensitively. Empty: A, AAAA and CNAME, the planner's
+	// default.
+	ManagedRecordTypes []string
+
+	// ExcludeRecordTypes are removed from ManagedRecordTypes. Empty: none.
+	ExcludeRecordTypes []string
+
+	// EncryptionKey, when set, makes the registry read AND write encrypted
+	// ownership values (AES-256-GCM, COMPAT.md §3.8): 32 bytes used
+	// verbatim, or the standard base64 encoding of 32 bytes. Plain values
+	// are still read. Empty: plain text.
+	EncryptionKey []byte
+
+	// OldOwnerID, when set, hands records owned by that owner id over to
+	// OwnerID: they are read as ours, and the next plan rewrites their
+	// ownership TXT with the new owner (migration from another instance or
+	// a renamed owner). Empty: no migration.
+	OldOwnerID string
+
+	// CacheInterval keeps the result of a provider read for that long, so
+	// that several Records calls within one cycle list the zone once.
+	// Callers still get fresh copies. ApplyChanges drops the cache. Zero
+	// (or negative): every Records call reads the provider.
+	CacheInterval time.Duration
+
+	// AliasTXTType chooses the TXT name of A records with the alias
+	// provider-specific property set to "true" or "A": [AliasTXTTypeA]
+	// (also the meaning of "") or [AliasTXTTypeCNAME]. Both names are read
+	// whatever the choice, the chosen one first.
+	AliasTXTType string
+
+	// Logger receives V(0) messages about skipped records and obsolete TXT
+	// records and V(1) details of every read. Zero value: discard.
+	Logger logr.Logger
+
+	// Now is the clock of the cache. Nil: time.Now.
+	Now func() time.Time
+}
+
+// validate checks cfg and returns the derived settings.
+func (cfg Config) validate() (Namer, []byte, []string, error) {
+	var errs []error
+	if cfg.OwnerID == "" {
+		errs = append(errs, errors.New("OwnerID must not be empty"))
+	}
+	if cfg.OldOwnerID != "" && cfg.OldOwnerID == cfg.OwnerID {
+		errs = append(errs, fmt.Errorf("OldOwnerID %q equals OwnerID", cfg.OldOwnerID))
+	}
+	if strings.Contains(cfg.OwnerID, ",") {
+		errs = append(errs, fmt.Errorf("OwnerID %q must not contain \",\" (ownership values have no escaping)", cfg.OwnerID))
+	}
+	switch cfg.AliasTXTType {
+	case "", AliasTXTTypeA, AliasTXTTypeCNAME:
+	default:
+		errs = append(errs, fmt.Errorf("AliasTXTType %q: want %q or %q", cfg.AliasTXTType, AliasTXTTypeA, AliasTXTTypeCNAME))
+	}
+	var key []byte
+	if len(cfg.EncryptionKey) > 0 {
+		k, err := endpoint.ParseEncryptionKey(cfg.EncryptionKey)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("EncryptionKey: %w", err))
+		}
+		key = k
+	}
+	var namer Namer
+	if cfg.Prefix != "" && cfg.Suffix != "" {
+		errs = append(errs, fmt.Errorf("Prefix %q and Suffix %q are mutually exclusive", cfg.Prefix, cfg.Suffix))
+	} else {
+		namer, _ = NewNamer(cfg.Prefix, cfg.Suffix, cfg.WildcardReplacement) // cannot fail: checked above
+	}
+	var managed []string
+	types := cfg.ManagedRecordTypes
+	if len(types) == 0 {
+		types = endpoint.DefaultManagedRecordTypes()
+	}
+	for _, t := range types {
+		if t == "" {
+			errs = append(errs, errors.New("ManagedRecordTypes contains an empty type"))
+			continue
+		}
+		t = strings.ToUpper(t)
+		excluded := slices.ContainsFunc(cfg.ExcludeRecordTypes, func(x string) bool { return strings.EqualFold(x, t) })
+		if !excluded && !slices.Contains(managed, t) {
+			managed = append(managed, t)
+		}
+	}
+	if len(errs) > 0 {
+		return Namer{}, nil, nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, errors.Join(errs...))
+	}
+	return namer, key, managed, nil
+}

@@ -1,0 +1,135 @@
+// Package txt is the TXT ownership registry: a [registry.Registry] that
+// records who owns each DNS record in a TXT record next to it, in exactly
+// the format of the kubernetes-sigs/external-dns TXT registry (COMPAT.md
+// §3), so that zonesync and external-dns can read each other's zones and a
+// team can switch from one to the other without record churn.
+//
+// # Usage
+//
+//	reg, err := txt.New(prov, txt.Config{OwnerID: "my-operator"})
+//	if err != nil { ... }                 // errors.Is(err, txt.ErrInvalidConfig)
+//	current, err := reg.Records(ctx)      // records with owner labels attached
+//	p := (&plan.Plan{Current: current, Desired: desired, OwnerID: reg.OwnerID()}).Calculate()
+//	err = reg.ApplyChanges(ctx, p.Changes) // records and their TXT, in one provider call
+//
+// # Naming
+//
+// The ownership TXT of app.example.com/A is a-app.example.com: the record
+// type, lower-cased, and a dash go in front of the first label ("typed"
+// format, the only one external-dns writes since v0.18). [Config.Prefix] or
+// [Config.Suffix] (mutually exclusive) add text around the first label;
+// either may contain "%{record_type}", which then replaces the "<type>-"
+// part: Prefix "extdns-%{record_type}." gives extdns-a.example.com for the
+// apex example.com, the way to keep apex TXT records inside their zone.
+// [Config.WildcardReplacement] replaces a leading "*" label. [Namer] holds
+// these rules in both directions; [Registry.TXTName] and
+// [Registry.OwnershipTXT] give the name and the whole TXT endpoint for a
+// record.
+//
+// Reading accepts the legacy untyped format too (the TXT name without the
+// type: app.example.com itself without affixes), written by external-dns
+// v0.17 and earlier, and every type external-dns ever put in names (A, AAAA,
+// CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, tried in that order), with its
+// ambiguities: see [Namer.ParseTXTName].
+//
+// # Values
+//
+// A TXT value is "heritage=external-dns" followed by ",external-dns/<key>=<value>"
+// for every label of the owned record in byte order, in double quotes:
+//
+//	"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"
+//
+// With [Config.EncryptionKey] values are written encrypted (AES-256-GCM,
+// byte-compatible with external-dns); both plain and encrypted values are
+// read. The nonce of a decrypted value is kept in the
+// "txt-encryption-nonce" label of the owned record so that rewriting it
+// gives the same bytes. TXT records whose value has no
+// heritage=external-dns are not ownership records: they are returned like
+// any other record.
+//
+// # Reading
+//
+// Records reads the provider once and, for every record that is not an
+// ownership TXT, looks up its ownership by (name, type, set identifier):
+// the typed TXT first; for A records with the alias property "true" or "A"
+// the other alias naming ("cname-" by default, see [Config.AliasTXTType]);
+// then, except for AAAA, the legacy untyped TXT. A "*" first label is
+// looked up with the wildcard replacement, so *.x and w.x share one TXT.
+// The labels found are copied onto the record (each record gets its own
+// map); records without a TXT have no owner label and are never updated or
+// deleted by a plan with an owner id. With [Config.OldOwnerID], records of
+// the old owner are relabelled as ours.
+//
+// Format upgrade: when the zone holds at least one ownership TXT, every
+// record we own whose type is managed ([Config.ManagedRecordTypes]) and
+// whose typed TXT was not read (it is owned through a legacy untyped or
+// "cname-" alias TXT), or that was just taken over from the old owner, gets
+// the provider-specific property txt/force-update=true. The planner sees a
+// difference and emits an update; ApplyChanges then writes the typed TXT.
+// Records whose typed TXT name would be unusable (see Writing) are not
+// forced, so that no update is retried in vain at every cycle.
+// Legacy TXT records are never deleted (as with external-dns): remove them
+// by hand once no release older than v0.18 reads the zone.
+//
+// # Writing
+//
+// ApplyChanges copies the changes (the caller's are never modified), sets
+// the owner label on every create, and appends the ownership TXT records to
+// the same lists, after the records and in their order, so everything goes
+// to the provider in one ApplyChanges call:
+//
+//   - create: the TXT is created — or, when the last read saw it already,
+//     reused (same labels) or rewritten through an update pair (other
+//     labels), never created twice;
+//   - update: the TXT is rewritten through an update pair whose old value is
+//     the value read (exact, even encrypted), or created when the last read
+//     did not see it (the force-update case above): a TXT that does not
+//     exist is never updated or deleted;
+//   - delete: the TXT is deleted with the value read, unless another record
+//     still uses it (shared wildcard TXT) or it was not there.
+//
+// Only records owned by OwnerID (or OldOwnerID) are updated or deleted;
+// changes to other records are dropped and logged. A TXT endpoint has TTL 0,
+// the set identifier and provider-specific properties of its record (but
+// "alias", invalid on TXT records) and the single label ownedRecord. If no
+// valid TXT name exists for a created record (a label over 63 octets, or a
+// name outside the provider's domain filter such as a-example.com for an
+// apex record without a suitable prefix), the record is not created, the
+// rest is applied, and the error returned wraps [ErrTXTName] and
+// provider.SoftError, naming each record.
+//
+// Without a preceding Records call (or after a failed ApplyChanges, which
+// leaves the zone state unknown) ApplyChanges behaves like external-dns: it
+// creates every TXT and rebuilds old values from the labels.
+//
+// # Failures
+//
+// A failing provider never leaves a record without its ownership TXT or a
+// TXT pointing at nothing once the next cycle has succeeded, provided the
+// provider applies one ApplyChanges call atomically or not at all (as
+// provider/inmemory does) — whether it reports the failure before or after
+// applying: records and TXT records travel in one call, and every cycle
+// plans from a fresh read. A provider that applies a call record by record
+// and stops half-way can leave a created record without its TXT; such a
+// record then has no owner and is left alone (external-dns has the same
+// limit).
+//
+// # Cache
+//
+// [Config.CacheInterval] keeps the last read so that several Records calls
+// within one cycle list the zone once; callers get deep copies of the cached
+// records, and ApplyChanges drops the cache.
+//
+// # Concurrency
+//
+// A Registry is safe for concurrent use. ApplyChanges calls are serialised;
+// Records may run at the same time. The registry remembers the ownership TXT
+// records of the last read to make the next ApplyChanges exact: call
+// Records, then ApplyChanges, as a Reconciler does.
+//
+// # Errors
+//
+// [New] returns errors wrapping [ErrInvalidConfig] that name the field at
+// fault. Provider errors are wrapped with %w, so provider.SoftError and the
+// provider's own sentinels stay visible to errors.Is.
+package txt

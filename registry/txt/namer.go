@@ -1,0 +1,312 @@
+package txt
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// RecordTypeTemplate is the placeholder that a prefix or suffix may contain;
+// it is replaced by the lower-case record type of the owned record.
+const RecordTypeTemplate = "%{record_type}"
+
+// numParseTypes is the number of record types recognised in TXT names.
+const numParseTypes = 10
+
+// parseType returns the i-th record type in the order in which types are
+// tried when a templated affix is matched against a TXT name (COMPAT.md
+// §3.3): A, AAAA, CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME. The order
+// matters: with a bare "%{record_type}" prefix, "aaaafoo" is read as type A.
+func parseType(i int) string {
+	switch i {
+	case 0:
+		return endpoint.RecordTypeA
+	case 1:
+		return endpoint.RecordTypeAAAA
+	case 2:
+		return endpoint.RecordTypeCNAME
+	case 3:
+		return endpoint.RecordTypeNS
+	case 4:
+		return endpoint.RecordTypeMX
+	case 5:
+		return endpoint.RecordTypePTR
+	case 6:
+		return endpoint.RecordTypeSRV
+	case 7:
+		return endpoint.RecordTypeNAPTR
+	case 8:
+		return endpoint.RecordTypeTXT
+	default:
+		return endpoint.RecordTypeDNAME
+	}
+}
+
+// typeFromLower returns the record type whose lower-case form is s.
+func typeFromLower(s string) (string, bool) {
+	switch s {
+	case "a":
+		return endpoint.RecordTypeA, true
+	case "aaaa":
+		return endpoint.RecordTypeAAAA, true
+	case "cname":
+		return endpoint.RecordTypeCNAME, true
+	case "ns":
+		return endpoint.RecordTypeNS, true
+	case "mx":
+		return endpoint.RecordTypeMX, true
+	case "ptr":
+		return endpoint.RecordTypePTR, true
+	case "srv":
+		return endpoint.RecordTypeSRV, true
+	case "naptr":
+		return endpoint.RecordTypeNAPTR, true
+	case "txt":
+		return endpoint.RecordTypeTXT, true
+	case "dname":
+		return endpoint.RecordTypeDNAME, true
+	}
+	return "", false
+}
+
+// Namer maps record names to ownership TXT names and back, the way the
+// external-dns TXT registry does (COMPAT.md §3.1–§3.3). Its zero value has
+// no prefix, suffix or wildcard replacement: app.example.com/A maps to
+// a-app.example.com. Build other configurations with [NewNamer].
+//
+// A Namer is an immutable value, safe for concurrent use.
+type Namer struct {
+	prefix, suffix, wildcard string
+	templated                bool
+	// plainPrefix and plainSuffix are the affixes with the template removed
+	// (the legacy untyped format).
+	plainPrefix, plainSuffix string
+	// expanded holds the affix (prefix in prefix mode, suffix in suffix
+	// mode) expanded for every type of parseType, when templated.
+	expanded [numParseTypes]string
+}
+
+// NewNamer returns a Namer for the given prefix, suffix and wildcard
+// replacement, all lower-cased. Prefix and suffix are mutually exclusive;
+// either may contain [RecordTypeTemplate]. The error wraps
+// [ErrInvalidConfig].
+func NewNamer(prefix, suffix, wildcardReplacement string) (Namer, error) {
+	if prefix != "" && suffix != "" {
+		return Namer{}, fmt.Errorf("%w: Prefix %q and Suffix %q are mutually exclusive", ErrInvalidConfig, prefix, suffix)
+	}
+	n := Namer{
+		prefix:   strings.ToLower(prefix),
+		suffix:   strings.ToLower(suffix),
+		wildcard: strings.ToLower(wildcardReplacement),
+	}
+	n.templated = strings.Contains(n.prefix, RecordTypeTemplate) || strings.Contains(n.suffix, RecordTypeTemplate)
+	n.plainPrefix = strings.ReplaceAll(n.prefix, RecordTypeTemplate, "")
+	n.plainSuffix = strings.ReplaceAll(n.suffix, RecordTypeTemplate, "")
+	if n.templated {
+		affix := n.prefix
+		if n.suffix != "" {
+			affix = n.suffix
+		}
+		for i := range numParseTypes {
+			n.expanded[i] = strings.ReplaceAll(affix, RecordTypeTemplate, strings.ToLower(parseType(i)))
+		}
+	}
+	return n, nil
+}
+
+// Prefix returns the configured (lower-case) prefix.
+func (n Namer) Prefix() string { return n.prefix }
+
+// Suffix returns the configured (lower-case) suffix.
+func (n Namer) Suffix() string { return n.suffix }
+
+// WildcardReplacement returns the configured (lower-case) wildcard
+// replacement.
+func (n Namer) WildcardReplacement() string { return n.wildcard }
+
+// TXTName returns the name of the ownership TXT record of a record called
+// dnsName of the given type, in the typed format that external-dns writes
+// since v0.18 (COMPAT.md §3.1): the first label of dnsName, with a leading
+// "*" replaced by the wildcard replacement when one is configured, becomes
+// prefix + "<type>-" + label + suffix, where "<type>-" is left out when the
+// prefix or suffix contains [RecordTypeTemplate] (which is expanded
+// instead). dnsName keeps its case; the type is lower-cased.
+//
+// TXTName does not check the result: see [ValidateTXTName].
+func (n Namer) TXTName(dnsName, recordType string) string {
+	return string(n.appendTXTName(make([]byte, 0, len(dnsName)+len(recordType)+len(n.prefix)+len(n.suffix)+1), dnsName, recordType, true))
+}
+
+// LegacyTXTName returns the name of the untyped ("old" format) ownership
+// TXT record of dnsName that external-dns v0.17 and earlier wrote
+// (COMPAT.md §3.2): [Namer.TXTName] without the type and with the template
+// removed from the affixes. Without affixes it is dnsName itself. zonesync
+// never writes this format; the function exists to build and test zones
+// written by old releases.
+func (n Namer) LegacyTXTName(dnsName string) string {
+	return string(n.appendTXTName(make([]byte, 0, len(dnsName)+len(n.prefix)+len(n.suffix)), dnsName, "", false))
+}
+
+// appendTXTName appends the TXT name of (dnsName, recordType) to dst. With
+// typed false the legacy untyped name is produced and recordType is ignored.
+func (n Namer) appendTXTName(dst []byte, dnsName, recordType string, typed bool) []byte {
+	head, rest, hasRest := strings.Cut(dnsName, ".")
+	if n.wildcard != "" && head == "*" {
+		head = n.wildcard
+	}
+	if !typed {
+		recordType = ""
+	}
+	dst = appendAffix(dst, n.prefix, recordType)
+	if typed && !n.templated {
+		dst = appendLower(dst, recordType)
+		dst = append(dst, '-')
+	}
+	dst = append(dst, head...)
+	dst = appendAffix(dst, n.suffix, recordType)
+	if hasRest {
+		dst = append(dst, '.')
+		dst = append(dst, rest...)
+	}
+	return dst
+}
+
+// appendAffix appends affix with every template replaced by the lower-case
+// record type.
+func appendAffix(dst []byte, affix, recordType string) []byte {
+	for {
+		i := strings.Index(affix, RecordTypeTemplate)
+		if i < 0 {
+			return append(dst, affix...)
+		}
+		dst = append(dst, affix[:i]...)
+		dst = appendLower(dst, recordType)
+		affix = affix[i+len(RecordTypeTemplate):]
+	}
+}
+
+func appendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// ParseTXTName reads a TXT record name back into the name and type of the
+// record it owns (COMPAT.md §3.3). The TXT name is lower-cased first.
+// recordType is upper case ("A", "CNAME", ...), or "" for a legacy untyped
+// TXT name; ok is false when the name does not carry the configured prefix
+// or suffix.
+//
+// The rules, in external-dns's order:
+//
+//   - With a templated affix, the template is expanded with each type of
+//     A, AAAA, CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME in turn and the
+//     first expansion found wins; if none is found the template is removed
+//     and parsing goes on as for an untemplated affix (legacy names).
+//   - Otherwise the affix is removed and the text before the first "-" of
+//     what is left is compared with the lower-case types: a match gives that
+//     type and strips "<type>-"; no match gives the whole text, untyped.
+//   - In suffix mode the suffix is matched at the end of the first d+1
+//     labels, d being the number of dots in the suffix; the remaining
+//     labels are re-attached.
+//
+// Ambiguities are resolved as external-dns resolves them: a legacy untyped
+// TXT for cname-shop.example.com reads as the typed TXT of shop.example.com
+// (CNAME); a bare "%{record_type}" prefix reads "aaaafoo" as "aaafoo"/A; a
+// remainder that is exactly a type name and has no "-" ("a") reads as that
+// type with the remainder as the name.
+func (n Namer) ParseTXTName(txtName string) (dnsName, recordType string, ok bool) {
+	name := strings.ToLower(txtName)
+	if n.suffix == "" {
+		return n.dropAffix(name)
+	}
+	if n.prefix != "" {
+		return "", "", false
+	}
+	d := strings.Count(n.suffix, ".")
+	// Find the end of the first d+1 labels.
+	end, dots := -1, 0
+	for i := 0; i < len(name); i++ {
+		if name[i] == '.' {
+			if dots == d {
+				end = i
+				break
+			}
+			dots++
+		}
+	}
+	if end < 0 {
+		if dots < d {
+			return "", "", false
+		}
+		return n.dropAffix(name)
+	}
+	head, rtype, ok := n.dropAffix(name[:end])
+	if !ok {
+		return "", "", false
+	}
+	return head + name[end:], rtype, true
+}
+
+// dropAffix removes the prefix (prefix mode) or suffix (suffix mode) from
+// name and extracts the record type.
+func (n Namer) dropAffix(name string) (string, string, bool) {
+	suffixMode := n.suffix != ""
+	if n.templated {
+		for i := range numParseTypes {
+			if suffixMode {
+				if rest, ok := strings.CutSuffix(name, n.expanded[i]); ok {
+					return rest, parseType(i), true
+				}
+			} else if rest, ok := strings.CutPrefix(name, n.expanded[i]); ok {
+				return rest, parseType(i), true
+			}
+		}
+	}
+	var rest string
+	var ok bool
+	if suffixMode {
+		rest, ok = strings.CutSuffix(name, n.plainSuffix)
+	} else {
+		rest, ok = strings.CutPrefix(name, n.plainPrefix)
+	}
+	if !ok {
+		return "", "", false
+	}
+	name, rtype := extractType(rest)
+	return name, rtype, true
+}
+
+// extractType reads "<type>-<name>" (legacy default position of the type).
+func extractType(s string) (string, string) {
+	before, _, hasDash := strings.Cut(s, "-")
+	t, ok := typeFromLower(before)
+	if !ok {
+		return s, ""
+	}
+	if hasDash {
+		return s[len(before)+1:], t
+	}
+	return s, t
+}
+
+// ErrTXTName is wrapped by the errors about ownership TXT names that cannot
+// be used (see [ValidateTXTName]).
+var ErrTXTName = errors.New("no usable ownership TXT name")
+
+// ValidateTXTName checks a generated TXT name: it must be a valid DNS name
+// (no empty label, no label longer than 63 octets — affixes count toward
+// that limit). The error wraps [ErrTXTName] and names the TXT name.
+func ValidateTXTName(txtName string) error {
+	if err := endpoint.ValidateDNSName(txtName); err != nil {
+		return fmt.Errorf("%w: %q: %w", ErrTXTName, txtName, err)
+	}
+	return nil
+}

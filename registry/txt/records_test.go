@@ -1,0 +1,279 @@
+package txt_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry/txt"
+)
+
+// staticRecords is a provider whose Records returns copies of eps, for
+// record sets the in-memory provider refuses to hold.
+func staticRecords(eps ...*endpoint.Endpoint) provider.Provider {
+	return blueprint.Intercept(newZone(), blueprint.Funcs{
+		Records: func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) {
+			out := make([]*endpoint.Endpoint, len(eps))
+			for i, e := range eps {
+				out[i] = e.DeepCopy()
+			}
+			return out, nil
+		},
+	})
+}
+
+type readResult struct {
+	labels endpoint.Labels
+	forced bool
+}
+
+func TestRecordsOwnership(t *testing.T) {
+	other := `"heritage=external-dns,external-dns/owner=other,external-dns/resource=service/x/y"`
+	legacy := `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/legacy"`
+	owned := endpoint.Labels{"owner": "default", "resource": "service/default/app"}
+	legacyLabels := endpoint.Labels{"owner": "default", "resource": "service/default/legacy"}
+	tests := []struct {
+		name    string
+		cfg     txt.Config
+		records []*endpoint.Endpoint
+		// want maps "name/type[/set]" of every returned record to its labels
+		// and whether txt/force-update was added.
+		want map[string]readResult
+	}{
+		{
+			name:    "typed",
+			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1)},
+			want:    map[string]readResult{"app.example.com/A": {labels: owned}},
+		},
+		{
+			name:    "unquoted value",
+			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1[1:len(v1)-1])},
+			want:    map[string]readResult{"app.example.com/A": {labels: owned}},
+		},
+		{
+			name:    "first target only",
+			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1, `"heritage=external-dns,external-dns/owner=intruder"`)},
+			want:    map[string]readResult{"app.example.com/A": {labels: owned}},
+		},
+		{
+			name:    "no TXT at all: no owner, nothing forced",
+			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1")},
+			want:    map[string]readResult{"app.example.com/A": {}},
+		},
+		{
+			name:    "other owner: labels attached, nothing forced",
+			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", other)},
+			want:    map[string]readResult{"app.example.com/A": {labels: endpoint.Labels{"owner": "other", "resource": "service/x/y"}}},
+		},
+		{
+			name: "legacy untyped A: owned, typed TXT forced",
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("app.example.com", legacy),
+			},
+			want: map[string]readResult{"app.example.com/A": {labels: legacyLabels, forced: true}},
+		},
+		{
+			name: "legacy untyped with prefix, shared by A and MX",
+			cfg:  txt.Config{Prefix: "txt-", ManagedRecordTypes: []string{"A", "MX"}},
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), endpoint.NewEndpoint("app.example.com", "MX", "10 mail.example.com"),
+				txtRecord("txt-app.example.com", legacy),
+			},
+			want: map[string]readResult{
+				"app.example.com/A":  {labels: legacyLabels, forced: true},
+				"app.example.com/MX": {labels: legacyLabels, forced: true},
+			},
+		},
+		{
+			name: "legacy untyped not used for AAAA",
+			records: []*endpoint.Endpoint{
+				endpoint.NewEndpoint("app.example.com", "AAAA", "2001:db8::1"), txtRecord("app.example.com", legacy),
+			},
+			want: map[string]readResult{"app.example.com/AAAA": {}},
+		},
+		{
+			name: "typed preferred over untyped",
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("app.example.com", legacy), txtRecord("a-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/A": {labels: owned}},
+		},
+		{
+			name: "unmanaged type owned via legacy is not forced",
+			records: []*endpoint.Endpoint{
+				endpoint.NewEndpoint("app.example.com", "MX", "10 mail.example.com"), txtRecord("app.example.com", legacy),
+			},
+			want: map[string]readResult{"app.example.com/MX": {labels: legacyLabels}},
+		},
+		{
+			name: "A alias owned through legacy cname TXT, a- forced",
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"), txtRecord("cname-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/A": {labels: owned, forced: true}},
+		},
+		{
+			name: "A alias value A uses the fallback too",
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "A"), txtRecord("cname-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/A": {labels: owned, forced: true}},
+		},
+		{
+			name: "A alias, cname naming chosen: not forced",
+			cfg:  txt.Config{AliasTXTType: txt.AliasTXTTypeCNAME},
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"), txtRecord("cname-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/A": {labels: owned}},
+		},
+		{
+			name: "A alias: typed a- preferred over cname-",
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"),
+				txtRecord("cname-app.example.com", other), txtRecord("a-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/A": {labels: owned}},
+		},
+		{
+			name: "no cname fallback without alias",
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("cname-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/A": {}},
+		},
+		{
+			name: "wildcard replacement: *.x and any.x share the TXT",
+			cfg:  txt.Config{Prefix: "txt-", WildcardReplacement: "any"},
+			records: []*endpoint.Endpoint{
+				a("*.apps.example.com", "192.0.2.1"), a("any.apps.example.com", "192.0.2.2"),
+				txtRecord("txt-a-any.apps.example.com", v1),
+			},
+			want: map[string]readResult{"*.apps.example.com/A": {labels: owned}, "any.apps.example.com/A": {labels: owned}},
+		},
+		{
+			name: "set identifiers are matched",
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1").WithSetIdentifier("eu"), a("app.example.com", "192.0.2.2").WithSetIdentifier("us"),
+				txtRecord("a-app.example.com", v1).WithSetIdentifier("eu"),
+			},
+			want: map[string]readResult{"app.example.com/A/eu": {labels: owned}, "app.example.com/A/us": {}},
+		},
+		{
+			name: "foreign and plain TXT records are ordinary records",
+			records: []*endpoint.Endpoint{
+				txtRecord("a-app.example.com", `"heritage=someone-else,external-dns/owner=default"`),
+				txtRecord("app.example.com", "v=spf1 -all"),
+				txtRecord("b.example.com", `"external-dns/owner=default"`),
+			},
+			want: map[string]readResult{"a-app.example.com/TXT": {}, "app.example.com/TXT": {}, "b.example.com/TXT": {}},
+		},
+		{
+			name: "managed TXT record owned by txt- TXT",
+			cfg:  txt.Config{ManagedRecordTypes: []string{"TXT"}},
+			records: []*endpoint.Endpoint{
+				txtRecord("app.example.com", "hello"), txtRecord("txt-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/TXT": {labels: owned}},
+		},
+		{
+			name: "ownership TXT outside the prefix is hidden and matches nothing",
+			cfg:  txt.Config{Prefix: "own-"},
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/A": {}},
+		},
+		{
+			name: "templated prefix for apex",
+			cfg:  txt.Config{Prefix: "extdns-%{record_type}."},
+			records: []*endpoint.Endpoint{
+				a("example.com", "192.0.2.1"), txtRecord("extdns-a.example.com", v1),
+			},
+			want: map[string]readResult{"example.com/A": {labels: owned}},
+		},
+		{
+			name: "owner migration relabels and forces the rewrite",
+			cfg:  txt.Config{OwnerID: "new", OldOwnerID: "default"},
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1),
+			},
+			want: map[string]readResult{"app.example.com/A": {labels: endpoint.Labels{"owner": "new", "resource": "service/default/app"}, forced: true}},
+		},
+		{
+			name: "excluded types are not forced",
+			cfg:  txt.Config{ExcludeRecordTypes: []string{"a"}},
+			records: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("app.example.com", legacy),
+			},
+			want: map[string]readResult{"app.example.com/A": {labels: legacyLabels}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := newRegistry(t, newZone(tt.records...), tt.cfg)
+			recs, err := reg.Records(context.Background())
+			require.NoError(t, err)
+			got := map[string]readResult{}
+			for _, r := range recs {
+				_, forced := r.GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
+				labels := r.Labels
+				if len(labels) == 0 {
+					labels = nil
+				}
+				got[r.Key().String()] = readResult{labels: labels, forced: forced}
+			}
+			assert.Equal(t, tt.want, got)
+			assert.IsNonDecreasing(t, keysOf(recs))
+		})
+	}
+}
+
+func TestRecordsSkipsTXTWithoutTargets(t *testing.T) {
+	p := staticRecords(a("app.example.com", "192.0.2.1"), &endpoint.Endpoint{DNSName: "a-app.example.com", RecordType: "TXT"})
+	reg := newRegistry(t, p, txt.Config{})
+	recs, err := reg.Records(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"app.example.com/A/192.0.2.1"}, keysOf(recs))
+}
+
+func TestRecordsSortsUnsortedProviderOutput(t *testing.T) {
+	p := staticRecords(a("b.example.com", "192.0.2.2"), txtRecord("a-b.example.com", v1), a("a.example.com", "192.0.2.1"),
+		nil, endpoint.NewEndpoint("a.example.com", "AAAA", "2001:db8::1"))
+	reg := newRegistry(t, p, txt.Config{})
+	recs, err := reg.Records(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.example.com/A/192.0.2.1", "a.example.com/AAAA/2001:db8::1", "b.example.com/A/192.0.2.2"}, keysOf(recs))
+}
+
+func TestRecordsKeepsProviderLabels(t *testing.T) {
+	p := staticRecords(a("app.example.com", "192.0.2.1").WithLabel("zone-id", "z1"), txtRecord("a-app.example.com", v1))
+	reg := newRegistry(t, p, txt.Config{})
+	recs, err := reg.Records(context.Background())
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	assert.Equal(t, endpoint.Labels{"zone-id": "z1", "owner": "default", "resource": "service/default/app"}, recs[0].Labels)
+}
+
+func TestRecordsSharedTXTGivesSeparateMaps(t *testing.T) {
+	reg := newRegistry(t, newZone(a("*.example.com", "192.0.2.1"), a("w.example.com", "192.0.2.2"), txtRecord("a-w.example.com", v1)),
+		txt.Config{WildcardReplacement: "w"})
+	recs, err := reg.Records(context.Background())
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	recs[0].Labels["owner"] = "changed"
+	assert.Equal(t, "default", recs[1].Labels["owner"])
+}
+
+func TestRecordsProviderError(t *testing.T) {
+	p := blueprint.FailRandomly(newZone(), 1, nil, provider.NewSoftError(nil))
+	reg := newRegistry(t, p, txt.Config{})
+	_, err := reg.Records(context.Background())
+	require.ErrorIs(t, err, blueprint.ErrInjected)
+	assert.Contains(t, err.Error(), "txt registry")
+}
