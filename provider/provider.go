@@ -17,13 +17,19 @@ type Provider interface {
 	// (DNSName, SetIdentifier, RecordType). The caller owns the returned
 	// slice and endpoints and may modify them.
 	Records(ctx context.Context) ([]*endpoint.Endpoint, error)
-	// ApplyChanges applies the changes.
+	// ApplyChanges applies the changes: it creates the Create records,
+	// replaces each UpdateOld[i] by UpdateNew[i] and removes the Delete
+	// records. It must not modify changes or keep references to it. After an
+	// error the caller cannot tell how much was applied (unless the provider
+	// documents that it is atomic) and must read Records again.
 	ApplyChanges(ctx context.Context, changes *plan.Changes) error
 	// AdjustEndpoints lets the provider canonicalise desired endpoints
 	// before planning (e.g. set its default TTL, drop unsupported
-	// properties) so that plans converge.
+	// properties) so that plans converge. It must not modify the endpoints
+	// it is given; it copies those it changes.
 	AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
-	// GetDomainFilter returns the names the provider can manage.
+	// GetDomainFilter returns the names the provider can manage; it is
+	// combined (logical AND) with the user's filter. It never returns nil.
 	GetDomainFilter() endpoint.DomainFilterInterface
 }
 

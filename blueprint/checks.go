@@ -1,0 +1,413 @@
+package blueprint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+)
+
+const (
+	typeA     = endpoint.RecordTypeA
+	typeTXT   = endpoint.RecordTypeTXT
+	typeCNAME = endpoint.RecordTypeCNAME
+)
+
+func checkCreate(s *session) {
+	eps := []*endpoint.Endpoint{
+		ep(s.name("create-a"), typeA, 300, "192.0.2.10"),
+		ep(s.name("create-txt"), typeTXT, 300, "zs-conformance-text"),
+		ep(s.name("create-cname"), typeCNAME, 300, s.name("create-a")),
+	}
+	if !s.create(eps...) {
+		return
+	}
+	recs, ok := s.records("create")
+	if !ok {
+		return
+	}
+	for _, want := range eps {
+		s.expect(recs, want, "create")
+	}
+	for _, r := range recs {
+		if r == nil {
+			s.fail("Records", "", "returned a nil endpoint", nil)
+			continue
+		}
+		if r.DNSName != endpoint.NormalizeDNSName(r.DNSName) {
+			s.fail("Records", keyOf(r), fmt.Sprintf("name %q is not normalised (want %q)", r.DNSName, endpoint.NormalizeDNSName(r.DNSName)), nil)
+		}
+	}
+}
+
+func checkUpdateTargets(s *session) {
+	old := ep(s.name("update-targets"), typeA, 300, "192.0.2.20")
+	if !s.create(old) {
+		return
+	}
+	updated := ep(old.DNSName, typeA, 300, "192.0.2.21")
+	if !s.update(old, updated) {
+		return
+	}
+	if recs, ok := s.records("update"); ok {
+		s.expect(recs, updated, "update of the targets")
+	}
+}
+
+func checkUpdateTTL(s *session) {
+	old := ep(s.name("update-ttl"), typeA, 300, "192.0.2.25")
+	if !s.create(old) {
+		return
+	}
+	if recs, ok := s.records("create"); ok {
+		s.expect(recs, old, "create")
+	}
+	updated := ep(old.DNSName, typeA, 600, "192.0.2.25")
+	if !s.update(old, updated) {
+		return
+	}
+	if recs, ok := s.records("update"); ok {
+		s.expect(recs, updated, "update of the TTL from 300 to 600")
+	}
+}
+
+func checkDelete(s *session) {
+	gone := ep(s.name("delete-a"), typeA, 300, "192.0.2.30")
+	kept := ep(s.name("delete-b"), typeA, 300, "192.0.2.31")
+	gtxt := ep(s.name("delete-a"), typeTXT, 300, "zs-conformance-text")
+	if !s.create(gone, kept, gtxt) {
+		return
+	}
+	if !s.apply("delete", &plan.Changes{Delete: []*endpoint.Endpoint{gone.DeepCopy(), gtxt.DeepCopy()}}, gone) {
+		return
+	}
+	if recs, ok := s.records("delete"); ok {
+		s.expectAbsent(recs, gone, "delete")
+		s.expectAbsent(recs, gtxt, "delete")
+		s.expect(recs, kept, "deleting another record")
+	}
+}
+
+func checkMultiTarget(s *session) {
+	multi := ep(s.name("multi"), typeA, 300, "192.0.2.40", "192.0.2.41", "192.0.2.42")
+	txt := ep(s.name("multi"), typeTXT, 300, "zs-one", "zs-two")
+	if !s.create(multi, txt) {
+		return
+	}
+	if recs, ok := s.records("create"); ok {
+		s.expect(recs, multi, "create with three targets")
+		s.expect(recs, txt, "create with two targets")
+	}
+	updated := ep(multi.DNSName, typeA, 300, "192.0.2.43", "192.0.2.41")
+	if !s.update(multi, updated) {
+		return
+	}
+	if recs, ok := s.records("update"); ok {
+		s.expect(recs, updated, "update from three targets to two")
+	}
+}
+
+func checkSetIdentifier(s *session) {
+	name := s.name("set-identifier")
+	eu := ep(name, typeA, 300, "192.0.2.50").WithSetIdentifier("zs-eu")
+	us := ep(name, typeA, 300, "192.0.2.51").WithSetIdentifier("zs-us")
+	if !s.create(eu, us) {
+		return
+	}
+	if recs, ok := s.records("create"); ok {
+		s.expect(recs, eu, "create of two set identifiers")
+		s.expect(recs, us, "create of two set identifiers")
+		s.expectAbsent(recs, ep(name, typeA, 0), "create of records with set identifiers only")
+	}
+	eu2 := ep(name, typeA, 300, "192.0.2.52").WithSetIdentifier("zs-eu")
+	if !s.update(eu, eu2) {
+		return
+	}
+	if recs, ok := s.records("update"); ok {
+		s.expect(recs, eu2, "update of one set identifier")
+		s.expect(recs, us, "update of another set identifier")
+	}
+	if !s.apply("delete", &plan.Changes{Delete: []*endpoint.Endpoint{us.DeepCopy()}}, us) {
+		return
+	}
+	if recs, ok := s.records("delete"); ok {
+		s.expectAbsent(recs, us, "delete")
+		s.expect(recs, eu2, "delete of another set identifier")
+	}
+}
+
+func checkDomainFilter(s *session) {
+	f := s.p.GetDomainFilter()
+	if f == nil {
+		s.fail("GetDomainFilter", "", "returned nil; return an empty *endpoint.DomainFilter to match every name", nil)
+	} else {
+		for _, n := range []string{s.cfg.zone, s.name("filter"), strings.ToUpper(s.name("filter")) + "."} {
+			if !f.Match(n) {
+				s.fail("GetDomainFilter", n, "filter does not match a name in the zone the provider manages", nil)
+			}
+		}
+	}
+
+	in := []*endpoint.Endpoint{
+		ep(s.name("adjust"), typeA, 300, "192.0.2.60"),
+		ep(s.name("adjust"), typeTXT, 300, "zs-conformance-text"),
+	}
+	before := make([]*endpoint.Endpoint, len(in))
+	for i, e := range in {
+		before[i] = e.DeepCopy()
+	}
+	out, err := s.p.AdjustEndpoints(in)
+	if err != nil {
+		s.fail("AdjustEndpoints", keyOf(in[0]), "failed on valid endpoints", err)
+		return
+	}
+	for i := range in {
+		if !in[i].Equal(before[i]) {
+			s.fail("AdjustEndpoints", keyOf(before[i]), fmt.Sprintf("modified its input (now %v); copy before changing", in[i]), nil)
+		}
+		if len(find(out, before[i])) == 0 {
+			s.fail("AdjustEndpoints", keyOf(before[i]), "dropped a valid endpoint", nil)
+		}
+	}
+	// The adjusted endpoints must be accepted.
+	if s.create(out...) {
+		if recs, ok := s.records("create of adjusted endpoints"); ok {
+			for _, e := range before {
+				if len(find(recs, e)) == 0 {
+					s.fail("Records", keyOf(e), "adjusted endpoint missing after create", nil)
+				}
+			}
+		}
+	}
+}
+
+func checkDuplicateCreateFails(s *session) {
+	first := ep(s.name("duplicate"), typeA, 300, "192.0.2.70")
+	if !s.create(first) {
+		return
+	}
+	second := ep(first.DNSName, typeA, 300, "192.0.2.71")
+	if err := s.p.ApplyChanges(s.ctx, &plan.Changes{Create: []*endpoint.Endpoint{second}}); err == nil {
+		s.fail("ApplyChanges(create)", keyOf(second), "creating an existing record succeeded; it must fail", nil)
+	}
+	if recs, ok := s.records("duplicate create"); ok {
+		s.expect(recs, first, "a rejected duplicate create")
+	}
+}
+
+func checkDeleteMissingFails(s *session) {
+	missing := ep(s.name("missing"), typeA, 300, "192.0.2.80")
+	if err := s.p.ApplyChanges(s.ctx, &plan.Changes{Delete: []*endpoint.Endpoint{missing}}); err == nil {
+		s.fail("ApplyChanges(delete)", keyOf(missing), "deleting a missing record succeeded; it must fail", nil)
+	}
+	oldEp := ep(s.name("missing-update"), typeA, 300, "192.0.2.81")
+	newEp := ep(oldEp.DNSName, typeA, 300, "192.0.2.82")
+	err := s.p.ApplyChanges(s.ctx, &plan.Changes{UpdateOld: []*endpoint.Endpoint{oldEp}, UpdateNew: []*endpoint.Endpoint{newEp}})
+	if err == nil {
+		s.fail("ApplyChanges(update)", keyOf(oldEp), "updating a missing record succeeded; it must fail", nil)
+	}
+	if recs, ok := s.records("update of a missing record"); ok {
+		s.expectAbsent(recs, newEp, "a rejected update of a missing record")
+	}
+}
+
+// checkOrder reports the first pair of records out of order.
+func (s *session) checkOrder(recs []*endpoint.Endpoint, after string) {
+	for i := 1; i < len(recs); i++ {
+		a, b := recs[i-1], recs[i]
+		if a == nil || b == nil {
+			s.fail("Records", "", "returned a nil endpoint", nil)
+			return
+		}
+		if compareRecords(a, b) > 0 {
+			s.fail("Records", keyOf(b), fmt.Sprintf("not sorted by (DNSName, SetIdentifier, RecordType) after %s: %s comes before it", after, keyOf(a)), nil)
+			return
+		}
+	}
+}
+
+func compareRecords(a, b *endpoint.Endpoint) int {
+	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.SetIdentifier, b.SetIdentifier); c != 0 {
+		return c
+	}
+	return strings.Compare(a.RecordType, b.RecordType)
+}
+
+func checkSortedRecords(s *session) {
+	eps := []*endpoint.Endpoint{
+		ep(s.name("sort-c"), typeA, 300, "192.0.2.90"),
+		ep(s.name("sort-a"), typeTXT, 300, "zs-conformance-text"),
+		ep(s.name("sort-b"), typeA, 300, "192.0.2.91"),
+		ep(s.name("sort-a"), typeA, 300, "192.0.2.92"),
+	}
+	if s.cfg.setIdentifier {
+		eps = append(eps,
+			ep(s.name("sort-a"), typeA, 300, "192.0.2.93").WithSetIdentifier("zs-2"),
+			ep(s.name("sort-a"), typeA, 300, "192.0.2.94").WithSetIdentifier("zs-1"),
+		)
+	}
+	if !s.create(eps...) {
+		return
+	}
+	recs, ok := s.records("create")
+	if !ok {
+		return
+	}
+	if len(recs) < len(eps) {
+		s.fail("Records", "", fmt.Sprintf("returned %d records after creating %d", len(recs), len(eps)), nil)
+	}
+	s.checkOrder(recs, "create")
+	more := []*endpoint.Endpoint{
+		ep(s.name("sort-0"), typeA, 300, "192.0.2.95"),
+		ep(s.name("sort-bb"), typeTXT, 300, "zs-conformance-text"),
+	}
+	if !s.create(more...) {
+		return
+	}
+	if recs, ok := s.records("a second create"); ok {
+		s.checkOrder(recs, "a second create")
+	}
+}
+
+func checkReturnedSlicesAreCopies(s *session) {
+	a := ep(s.name("copies-a"), typeA, 300, "192.0.2.100", "192.0.2.101")
+	b := ep(s.name("copies-b"), typeA, 300, "192.0.2.102")
+	want := []*endpoint.Endpoint{a.DeepCopy(), b.DeepCopy()}
+
+	changes := &plan.Changes{Create: []*endpoint.Endpoint{a, b}}
+	if !s.apply("create", changes, a) {
+		return
+	}
+	for i, e := range changes.Create {
+		if len(changes.Create) != len(want) || !e.Equal(want[i]) {
+			s.fail("ApplyChanges(create)", keyOf(want[min(i, len(want)-1)]), "modified the changes it was given", nil)
+			break
+		}
+	}
+	// The provider must not keep the caller's endpoints.
+	a.Targets[0] = "198.51.100.1"
+	a.RecordTTL = 1
+	b.DNSName = s.name("copies-mutated")
+	recs, ok := s.records("mutating applied endpoints")
+	if !ok {
+		return
+	}
+	for _, w := range want {
+		s.expect(recs, w, "the caller mutated the endpoints it had applied")
+	}
+
+	// Mutating one result must not change the next, and appending to one
+	// endpoint's targets must not overwrite another's.
+	var own []*endpoint.Endpoint
+	var snap []endpoint.Targets
+	for _, r := range recs {
+		if r != nil && strings.HasPrefix(endpoint.NormalizeDNSName(r.DNSName), s.prefix) {
+			own = append(own, r)
+			snap = append(snap, append(endpoint.Targets(nil), r.Targets...))
+		}
+	}
+	mine := len(own)
+	for i, r := range own {
+		r.Targets = append(r.Targets, "198.51.100.2")
+		for j, other := range own {
+			if j != i && !slices.Equal(other.Targets[:len(snap[j])], snap[j]) {
+				s.fail("Records", keyOf(other), "appending to the targets of "+keyOf(r)+" changed this endpoint's targets: returned endpoints share memory", nil)
+			}
+		}
+	}
+	for _, r := range own {
+		r.Targets[0] = "198.51.100.3"
+		r.RecordTTL = 2
+		r.SetProviderSpecificProperty("zs-conformance", "mutated")
+		r.WithLabel("zs-conformance", "mutated")
+	}
+	if mine != len(want) {
+		s.fail("Records", "", fmt.Sprintf("returned %d of the %d records created", mine, len(want)), nil)
+	}
+	for i := range recs {
+		recs[i] = nil
+	}
+	again, ok := s.records("the caller mutated the previous result")
+	if !ok {
+		return
+	}
+	for _, w := range want {
+		s.expect(again, w, "the caller mutated the previous result")
+		for _, g := range find(again, w) {
+			if _, set := g.GetProviderSpecificProperty("zs-conformance"); set {
+				s.fail("Records", keyOf(w), "provider-specific properties of a previous result show through", nil)
+			}
+			if _, set := g.Labels["zs-conformance"]; set {
+				s.fail("Records", keyOf(w), "labels of a previous result show through", nil)
+			}
+		}
+	}
+}
+
+func checkContextCanceled(s *session) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	cancel()
+	if _, err := s.p.Records(ctx); err == nil {
+		s.fail("Records", "", "succeeded with a cancelled context; it must fail", nil)
+	} else if !errors.Is(err, context.Canceled) {
+		s.fail("Records", "", "error for a cancelled context does not wrap context.Canceled", err)
+	}
+	e := ep(s.name("canceled"), typeA, 300, "192.0.2.110")
+	if err := s.p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{e}}); err == nil {
+		s.fail("ApplyChanges(create)", keyOf(e), "succeeded with a cancelled context; it must fail", nil)
+	} else if !errors.Is(err, context.Canceled) {
+		s.fail("ApplyChanges(create)", keyOf(e), "error for a cancelled context does not wrap context.Canceled", err)
+	}
+	if recs, ok := s.records("ApplyChanges with a cancelled context"); ok {
+		s.expectAbsent(recs, e, "ApplyChanges with a cancelled context")
+	}
+}
+
+func checkConcurrentApply(s *session) {
+	n := s.cfg.concurrency
+	created := make([]*endpoint.Endpoint, n)
+	updated := make([]*endpoint.Endpoint, n)
+	for i := range n {
+		created[i] = ep(s.name(fmt.Sprintf("concurrent-%d", i)), typeA, 300, fmt.Sprintf("192.0.2.%d", 120+i%100))
+		updated[i] = ep(created[i].DNSName, typeA, 300, fmt.Sprintf("198.51.100.%d", i%250))
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if !s.create(created[i]) {
+				return
+			}
+			if _, err := s.p.Records(s.ctx); err != nil {
+				s.fail("Records", "", "failed during concurrent changes", err)
+			}
+			s.update(created[i], updated[i])
+		})
+	}
+	wg.Wait()
+	recs, ok := s.records("concurrent creates and updates")
+	if !ok {
+		return
+	}
+	for _, u := range updated {
+		s.expect(recs, u, "concurrent creates and updates")
+	}
+	for i := range n {
+		wg.Go(func() {
+			s.apply("delete", &plan.Changes{Delete: []*endpoint.Endpoint{updated[i].DeepCopy()}}, updated[i])
+		})
+	}
+	wg.Wait()
+	if recs, ok := s.records("concurrent deletes"); ok {
+		for _, u := range updated {
+			s.expectAbsent(recs, u, "concurrent deletes")
+		}
+	}
+}

@@ -1,0 +1,77 @@
+// Package provider defines the [Provider] interface that every DNS backend
+// implements, the [BaseProvider] defaults, the [SoftError] classification of
+// transient failures, and helpers for zone-based providers
+// ([DomainFilterFromZones], [DomainFilterFromZoneLister], [ZoneMatcher]).
+//
+// Implementations live in sub-packages (provider/inmemory, provider/webhook,
+// provider/rfc2136) or in other modules; the blueprint package holds the
+// conformance suite that proves an implementation keeps the contract below,
+// and fakes for tests.
+//
+// # Contract
+//
+// Every Provider must keep these rules; callers (the registry, the
+// Reconciler) rely on them.
+//
+//   - Context. Records and ApplyChanges honour their context: when it is
+//     cancelled or its deadline passes they return promptly with an error
+//     that wraps ctx.Err() (errors.Is(err, context.Canceled) holds), and a
+//     call made with an already cancelled context changes nothing.
+//   - Concurrency. All methods are safe for concurrent use by several
+//     goroutines. Concurrent ApplyChanges calls touching different records
+//     must all take effect.
+//   - Slice ownership. Records returns a fresh slice of fresh endpoints on
+//     every call: the caller may modify the slice, the endpoints, their
+//     targets and their maps without affecting the provider or later results.
+//     ApplyChanges must not modify the [plan.Changes] it is given, nor the
+//     endpoints in it, and must not keep references to them after it
+//     returns (copy what is stored). AdjustEndpoints must not modify the
+//     endpoints it is given in place; it copies ([endpoint.Endpoint.DeepCopy])
+//     before changing one, and may return its input unchanged.
+//   - Order. Records returns endpoints sorted by DNSName, then SetIdentifier,
+//     then RecordType (plain string order), so that results are
+//     deterministic.
+//   - Names. DNS names are returned without a trailing dot, in the form of
+//     [endpoint.NormalizeDNSName] (lower case). One endpoint holds every
+//     target of its (name, type, set identifier).
+//   - What is stored. A provider stores what a DNS server stores: name, type,
+//     set identifier, TTL, targets and the provider-specific properties it
+//     understands. Labels are not record data: ownership is kept in TXT
+//     records written by the registry, so Records need not return labels.
+//     Provider-specific properties a provider does not know, such as
+//     [endpoint.ProviderSpecificForceUpdate] ("txt/force-update", which the
+//     TXT registry sets to request a rewrite), must be ignored, never
+//     rejected.
+//   - Changes. Creating a record that exists, and updating or deleting a
+//     record that does not exist, are errors. UpdateOld[i] and UpdateNew[i]
+//     are a pair describing one record before and after.
+//
+// # Errors
+//
+// Errors name the record at fault (name, type and set identifier, see
+// [endpoint.Endpoint.Key]) and wrap their cause with %w. Transient failures
+// (rate limits, timeouts, 5xx answers) are wrapped with [NewSoftError] so
+// that errors.Is(err, SoftError) holds and the caller retries at its next
+// cycle instead of giving up.
+//
+// An error from ApplyChanges does not say how much was applied. Each
+// provider documents whether it applies a change set atomically (the
+// inmemory provider does: a failing call changes nothing) or record by
+// record (most DNS APIs, which may have applied a prefix of the changes).
+// Callers must therefore treat the zone state as unknown after an error and
+// read it again with Records before planning the next change set; the
+// Reconciler does exactly that at every cycle.
+//
+// # Domain filters
+//
+// GetDomainFilter reports the names the provider can manage and never
+// returns nil (an empty [endpoint.DomainFilter] matches everything). The
+// Reconciler combines it (logical AND) with the filter the user configured, so a
+// provider that knows its zones protects names outside them even when the
+// user configured nothing. Providers without a notion of zones embed
+// [BaseProvider], whose filter matches everything; providers with a zone list
+// build the filter with [DomainFilterFromZones] or, when listing zones may
+// fail, [DomainFilterFromZoneLister], which falls back to the match-all
+// filter on error. [ZoneMatcher] assigns a record name to the most specific
+// zone that holds it.
+package provider
