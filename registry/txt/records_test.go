@@ -260,14 +260,39 @@ func TestRecordsKeepsProviderLabels(t *testing.T) {
 	assert.Equal(t, endpoint.Labels{"zone-id": "z1", "owner": "default", "resource": "service/default/app"}, recs[0].Labels)
 }
 
-func TestRecordsSharedTXTGivesSeparateMaps(t *testing.T) {
-	reg := newRegistry(t, newZone(a("*.example.com", "192.0.2.1"), a("w.example.com", "192.0.2.2"), txtRecord("a-w.example.com", v1)),
-		txt.Config{WildcardReplacement: "w"})
-	recs, err := reg.Records(context.Background())
-	require.NoError(t, err)
-	require.Len(t, recs, 2)
-	recs[0].Labels["owner"] = "changed"
-	assert.Equal(t, "default", recs[1].Labels["owner"])
+func TestRecordsIdenticalValuesShareReadOnlyLabels(t *testing.T) {
+	zone := newZone(
+		a("x.example.com", "192.0.2.1"), txtRecord("a-x.example.com", v1),
+		a("y.example.com", "192.0.2.2"), txtRecord("a-y.example.com", v1),
+	)
+	want := endpoint.Labels{"owner": "default", "resource": "service/default/app"}
+	tests := []struct {
+		name      string
+		cfg       txt.Config
+		wantOwner string
+	}{
+		{name: "plain", cfg: txt.Config{}, wantOwner: "default"},
+		{name: "migration replaces the shared map", cfg: txt.Config{OwnerID: "new", OldOwnerID: "default"}, wantOwner: "new"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := newRegistry(t, zone, tt.cfg)
+			recs, err := reg.Records(context.Background())
+			require.NoError(t, err)
+			require.Len(t, recs, 2)
+			for _, rec := range recs {
+				assert.Equal(t, tt.wantOwner, rec.Labels["owner"], rec.DNSName)
+				assert.Equal(t, want["resource"], rec.Labels["resource"], rec.DNSName)
+			}
+			// A second read parses the zone afresh: nothing leaked into
+			// shared state.
+			again, err := newRegistry(t, zone, txt.Config{}).Records(context.Background())
+			require.NoError(t, err)
+			for _, rec := range again {
+				assert.Equal(t, want, rec.Labels, rec.DNSName)
+			}
+		})
+	}
 }
 
 func TestRecordsProviderError(t *testing.T) {

@@ -237,7 +237,12 @@ func txtProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific
 // ownership TXT records attached; see the package documentation for the
 // rules. Ownership TXT records are consumed; other TXT records are returned
 // like any record. The result is sorted by (DNSName, SetIdentifier,
-// RecordType) and belongs to the caller.
+// RecordType) and belongs to the caller, with one exception: records whose
+// ownership TXT records carry the same value may share one Labels map, which
+// saves a map per record in zones where one owner writes the same labels
+// everywhere. Treat the Labels of returned records as read-only, or replace
+// the map (endpoint.DeepCopy does) before changing it; nothing in zonesync
+// writes to them.
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	r.mu.Lock()
 	if r.cached && r.now().Sub(r.cacheAt) < r.cacheInterval {
@@ -280,7 +285,6 @@ func deepCopyAll(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
 // parsedTXT is an ownership TXT record found by attach.
 type parsedTXT struct {
 	labels endpoint.Labels
-	given  bool // labels now belong to a returned record
 	// canonical: the TXT name is exactly the typed name the registry
 	// writes for the record it owns, so finding a record through it proves
 	// that the record's typed TXT exists.
@@ -302,6 +306,11 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 	owners := newOwnerIndex(nTXT)
 
 	var buf []byte
+	// Consecutive ownership TXT records with the same value (the common
+	// case of records owned by one owner without per-record labels) share
+	// one parsed Labels map: see the Records documentation.
+	var prevValue string
+	var prevLabels endpoint.Labels
 	var filter endpoint.DomainFilterInterface
 	if nTXT > 0 {
 		filter = r.provider.GetDomainFilter()
@@ -319,11 +328,18 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 			r.log.Error(nil, "skipping TXT record without targets", "record", rec.Key().String())
 			continue
 		}
-		labels, err := parseValue(rec.Targets[0], r.key)
-		if err != nil {
-			// Not an ownership record: an ordinary TXT record.
-			out = append(out, rec)
-			continue
+		var labels endpoint.Labels
+		if prevLabels != nil && rec.Targets[0] == prevValue {
+			labels = prevLabels
+		} else {
+			var err error
+			labels, err = parseValue(rec.Targets[0], r.key)
+			if err != nil {
+				// Not an ownership record: an ordinary TXT record.
+				out = append(out, rec)
+				continue
+			}
+			prevValue, prevLabels = rec.Targets[0], labels
 		}
 		lower := lowerASCII(rec.DNSName)
 		i := int32(len(st.txts))
@@ -351,19 +367,16 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 		i, typed, ok := r.findOwner(owners, rec)
 		if ok {
 			st.txts[i].users++
-			p := &parsed[i]
-			switch {
-			case rec.Labels == nil && !p.given:
-				rec.Labels = p.labels
-				p.given = true
-			case rec.Labels == nil:
-				rec.Labels = maps.Clone(p.labels)
-			default:
-				maps.Copy(rec.Labels, p.labels)
+			if rec.Labels == nil {
+				// Possibly shared with other records: never written below.
+				rec.Labels = parsed[i].labels
+			} else {
+				maps.Copy(rec.Labels, parsed[i].labels)
 			}
 		}
 		migrated := false
 		if r.oldOwnerID != "" && rec.Labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
+			rec.Labels = maps.Clone(rec.Labels)
 			rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
 			migrated = true
 		}
