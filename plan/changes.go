@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/zonesync/zonesync/endpoint"
+import (
+	"slices"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
 
 // Changes is a set of record changes for a provider to apply. Its JSON form
 // is the one external-dns sends to webhook providers: keys create, updateOld,
@@ -39,4 +43,47 @@ func (c *Changes) HasChanges() bool {
 		}
 	}
 	return false
+}
+
+// clone returns a Changes with copies of c's lists (the endpoints are
+// shared). A nil c gives an empty Changes.
+func (c *Changes) clone() *Changes {
+	if c == nil {
+		return &Changes{}
+	}
+	return &Changes{
+		Create:    slices.Clone(c.Create),
+		UpdateOld: slices.Clone(c.UpdateOld),
+		UpdateNew: slices.Clone(c.UpdateNew),
+		Delete:    slices.Clone(c.Delete),
+	}
+}
+
+// sorted returns c with every list sorted by (DNSName, SetIdentifier,
+// RecordType), update pairs kept together. Lists already in order are kept
+// as they are; the others are copied before sorting, so c's lists are never
+// reordered in place.
+func (c *Changes) sorted() *Changes {
+	out := *c
+	if !slices.IsSortedFunc(c.Create, compareKeys) {
+		out.Create = slices.Clone(c.Create)
+		slices.SortStableFunc(out.Create, compareKeys)
+	}
+	if !slices.IsSortedFunc(c.Delete, compareKeys) {
+		out.Delete = slices.Clone(c.Delete)
+		slices.SortStableFunc(out.Delete, compareKeys)
+	}
+	if len(c.UpdateOld) == len(c.UpdateNew) && !slices.IsSortedFunc(c.UpdateOld, compareKeys) {
+		pairs := make([]updatePair, len(c.UpdateOld))
+		for i := range pairs {
+			pairs[i] = updatePair{old: c.UpdateOld[i], new: c.UpdateNew[i]}
+		}
+		slices.SortStableFunc(pairs, func(a, b updatePair) int { return compareKeys(a.old, b.old) })
+		out.UpdateOld = make([]*endpoint.Endpoint, len(pairs))
+		out.UpdateNew = make([]*endpoint.Endpoint, len(pairs))
+		for i, p := range pairs {
+			out.UpdateOld[i], out.UpdateNew[i] = p.old, p.new
+		}
+	}
+	return &out
 }

@@ -1,0 +1,127 @@
+// Package plan decides which DNS changes bring the records a provider holds
+// in line with the records sources ask for.
+//
+// A [Plan] takes the current records (from a registry, with owner labels),
+// the desired records (from sources), and options: policies, a domain filter,
+// the managed record types, the owner id and a [ConflictResolver].
+// [Plan.Calculate] returns a copy of the plan with [Plan.Changes] — records
+// to create, update (old and new state, paired by position) and delete — and
+// [Plan.Skipped], every change it did not make with a [SkipReason].
+// [Changes] is also the wire format of the webhook provider protocol.
+//
+// # Usage
+//
+//	p := &plan.Plan{
+//		Current:  records,   // registry.Records(ctx)
+//		Desired:  endpoints, // source.Endpoints(ctx)
+//		Policies: []plan.Policy{policy.Sync},
+//		OwnerID:  "my-operator",
+//	}
+//	calculated := p.Calculate()
+//	fmt.Println(calculated) // table of changes and skipped changes
+//	err := registry.ApplyChanges(ctx, calculated.Changes)
+//
+// # Rows
+//
+// Records are grouped into rows keyed by the normalised DNS name
+// ([endpoint.NormalizeDNSName]: case, trailing dot and punycode ignored) and
+// the set identifier, then by record type. For every row and type:
+//
+//   - a desired record and no current record gives a create;
+//   - a current record and no desired record gives a delete;
+//   - both give an update when the targets differ ([endpoint.Targets.Same]
+//     ignores order and case), when the desired record configures a TTL that
+//     differs, or when the provider-specific properties differ in any way
+//     (a current record carrying txt/force-update, set by the TXT registry
+//     when its ownership record is missing, is therefore updated).
+//
+// A CNAME cannot share a name with other records: when the desired records of
+// a row ask for a CNAME and for A or AAAA records, the CNAME ones are dropped
+// ([SkipCNAMEConflict]), which also deletes a CNAME we own at that name.
+//
+// Only the record types in [Plan.ManagedRecords] (A, AAAA and CNAME when
+// empty) minus [Plan.ExcludeRecords], and only names the [Plan.DomainFilter]
+// matches, enter the plan; desired records outside report [SkipUnmanagedType]
+// or [SkipFilteredOut], current records outside are left alone. Ownership TXT
+// records (labelled [endpoint.OwnedRecordLabelKey]) never enter.
+//
+// A desired record that fails [endpoint.Endpoint.Validate] is skipped with
+// [SkipInvalid], and if its row holds current records the whole row is left
+// untouched (no create, update or delete there): bad input never removes or
+// alters what is in DNS.
+//
+// # Ownership
+//
+// With [Plan.OwnerID] set, a current record is ours when its owner label
+// ([endpoint.OwnerLabelKey]) equals OwnerID. Only our records are updated or
+// deleted; nothing is created at a name (and set identifier) that holds a
+// record that is not ours, whether another owner's ([SkipForeignOwner]) or
+// one without an owner ([SkipUnowned]). Records that are not ours and not
+// desired are not reported: they are simply not the plan's business. With an
+// empty OwnerID (the no-op registry) every record is ours.
+//
+// [Plan.OldOwnerID] takes over the records of a previous owner: they count as
+// ours and each gets an update, even when nothing else changed, whose new
+// state carries OwnerID, so that the registry rewrites their ownership.
+//
+// The new state of an update (UpdateNew) is a new endpoint: the current
+// record's name, type and set identifier; the desired targets and
+// provider-specific properties; the desired TTL when it is configured, else
+// the current TTL; the current labels overlaid with the desired labels (so
+// registry labels such as [endpoint.TxtEncryptionNonceLabelKey] are kept
+// unless the source sets them), and the owner label set to OwnerID.
+// Endpoints in UpdateOld and Delete are the current input endpoints, and
+// those in Create the desired ones (or what the resolver built, for
+// [MergeTargets]); Calculate never modifies an input endpoint.
+//
+// # Conflict resolution
+//
+// When several desired records (typically from several Kubernetes resources,
+// told apart by their [endpoint.ResourceLabelKey] label) ask for one name,
+// set identifier and type, [Plan.Resolver] picks what is planned.
+// [PerResource], the default, follows the multiple-targets design of
+// external-dns: resources do not merge; a new record goes to the candidate
+// with the smallest targets; an existing record stays with the resource named
+// in its resource label and follows that resource's changes; when that
+// resource is gone, the smallest remaining candidate takes over. A takeover
+// needs no change of its own: when the new resource asks for other data, the
+// update carries its resource label (and the registry records it); when it
+// asks for the same data, nothing changes and the record keeps the old label
+// until its next update, as in external-dns. [MergeTargets] unions
+// the targets of all candidates instead, as external-dns does since v0.21.
+// Candidates that lose are reported with [SkipLostConflict].
+//
+// # Policies
+//
+// [Plan.Policies] are applied in order to the calculated changes (package
+// policy has sync, upsert-only and create-only). Changes a policy drops are
+// reported with [SkipPolicy].
+//
+// # Order and performance
+//
+// Every list in the result, Skipped included, is sorted by (DNSName,
+// SetIdentifier, RecordType), whatever the order of the input. Calculate
+// keeps its rows in one slice behind a compact open-addressing hash table of
+// row indexes, with the record types of a row in a small fixed array and the
+// candidates of a record set in linked lists threaded through two slices
+// parallel to Current and Desired. It reads each endpoint's labels once,
+// normalises plain ASCII names without allocating, compares short target
+// lists in place and sorts only the change lists. Endpoints are processed in
+// small batches whose memory is touched first, so that with hundreds of
+// thousands of records the cache misses overlap instead of queueing. The
+// result: time linear in the number of records and a fixed handful of
+// allocations per call, plus what the changes themselves need.
+//
+// # Concurrency
+//
+// Calculate reads its Plan and the endpoints and writes nothing shared: any
+// number of goroutines may calculate plans over the same endpoints at once,
+// as long as nobody modifies them meanwhile. A [ConflictResolver] or [Policy]
+// used by several plans at once must be safe for that.
+//
+// # Errors
+//
+// Calculate does not fail: every problem with an individual record (invalid
+// data, foreign ownership, conflicts) becomes a [Skip] with a reason and a
+// detail naming the record and the cause, readable in a dry run.
+package plan

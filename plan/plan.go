@@ -1,0 +1,836 @@
+package plan
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// Policy filters a calculated set of changes, for example to drop deletes.
+// Apply must not modify its argument (the lists or the endpoints in them)
+// and returns the changes to keep; it may return its argument unchanged.
+// A change whose endpoint is absent from the returned lists is reported in
+// [Plan.Skipped] with [SkipPolicy]. Package policy holds the built-in ones.
+type Policy interface {
+	Apply(changes *Changes) *Changes
+}
+
+// Plan compares the records a provider holds (Current) with the records
+// sources ask for (Desired) and computes the [Changes] that bring the first
+// in line with the second. Fill in the inputs and call [Plan.Calculate].
+//
+// The zero values of the optional fields are useful: no policies, every name
+// in scope, A, AAAA and CNAME managed, no ownership checks (empty OwnerID,
+// as with the no-op registry) and the [PerResource] resolver.
+type Plan struct {
+	// Current holds the records in DNS, as the registry returns them (with
+	// owner labels when a registry tracks ownership).
+	Current []*endpoint.Endpoint
+	// Desired holds the records sources ask for.
+	Desired []*endpoint.Endpoint
+	// Policies filter the changes, in order, after they are calculated.
+	Policies []Policy
+	// DomainFilter limits the plan to the names it matches; nil matches all.
+	DomainFilter endpoint.DomainFilterInterface
+	// ManagedRecords lists the record types the plan manages; empty means
+	// A, AAAA and CNAME.
+	ManagedRecords []string
+	// ExcludeRecords lists record types removed from ManagedRecords.
+	ExcludeRecords []string
+	// OwnerID is the registry's owner id. When set, only records whose owner
+	// label equals it are updated or deleted, and no record is created at a
+	// name that holds a record of somebody else (or of nobody). When empty,
+	// every record counts as ours.
+	OwnerID string
+	// OldOwnerID, when set together with OwnerID, names a previous owner
+	// whose records are taken over: they count as ours and get an update
+	// that relabels them with OwnerID.
+	OldOwnerID string
+	// Resolver chooses between several desired endpoints for one record
+	// set; nil means [PerResource].
+	Resolver ConflictResolver
+	// Changes is set by Calculate: the changes to apply, after policies.
+	Changes *Changes
+	// Skipped is set by Calculate: every change not made, with its reason,
+	// sorted by (DNSName, SetIdentifier, RecordType).
+	Skipped []Skip
+}
+
+// inlineSlots is the number of record types whose slots live inside a row;
+// further types (when more than three are managed) live in planner.extra.
+const inlineSlots = 3
+
+// row holds one (normalised name, set identifier) row; its set identifier
+// is in planner.sets. Indexes are one-based so that the zero value means
+// "none". Rows are kept small: with 100,000 names their size decides how
+// much memory a plan touches.
+type row struct {
+	name    string // normalised DNS name
+	foreign int32  // a current record at the row that is not ours
+	invalid int32  // an invalid desired endpoint at the row
+	slots   [inlineSlots]slot
+}
+
+// slot is one record type of one row: one-based heads of linked lists
+// through Current (curInfo) and Desired (desInfo).
+type slot struct {
+	cur  int32
+	cand int32
+}
+
+// curInfo is what the planner remembers of a current record, read once from
+// its labels.
+type curInfo struct {
+	next    int32 // next current record in the same slot
+	owned   bool  // ours: may be updated or deleted
+	relabel bool  // owned by OldOwnerID: to be relabelled with OwnerID
+}
+
+// desInfo is what the planner remembers of a desired endpoint.
+type desInfo struct {
+	next int32 // next candidate in the same slot
+}
+
+// planner carries the state of one Calculate call.
+type planner struct {
+	p        *Plan
+	types    []string
+	cname    int // index of CNAME in types, or -1
+	a, aaaa  int
+	resolver ConflictResolver
+	// builtin: the resolver is PerResource or MergeTargets, which return a
+	// single candidate unchanged, so single candidates skip the call.
+	builtin bool
+
+	// table is an open-addressing hash table of rows: each entry holds the
+	// upper 32 bits of the key's hash and the row index + 1 (0 = empty).
+	table   []uint64
+	mask    uint64
+	seed    maphash.Seed
+	rows    []row
+	sets    []string // set identifier of each row; nil while all are empty
+	extra   []slot   // slots beyond inlineSlots: row r has extra[r*(n-inlineSlots):]
+	curInfo []curInfo
+	desInfo []desInfo
+
+	sink uint64 // keeps the loads of prepare from being optimised away
+
+	scratch []*endpoint.Endpoint
+	creates []*endpoint.Endpoint
+	updates []updatePair
+	deletes []*endpoint.Endpoint
+	skipped []Skip
+}
+
+type updatePair struct {
+	old, new *endpoint.Endpoint
+}
+
+// Calculate computes the changes from Current to Desired and returns a new
+// Plan: a copy of p with Changes (never nil) and Skipped set. p itself is
+// not modified, and neither are the endpoints in Current and Desired:
+// endpoints in Create and Delete may be the input endpoints themselves,
+// while every UpdateNew endpoint is a new one.
+//
+// Records are grouped into rows by normalised name ([endpoint.NormalizeDNSName])
+// and set identifier, then by record type; see the package documentation
+// for the rules applied to each row. Every list in the result is sorted by
+// (DNSName, SetIdentifier, RecordType). Calculate runs in time linear in the
+// number of records (plus sorting the changes) and allocates little beyond
+// the result.
+func (p *Plan) Calculate() *Plan {
+	pl := newPlanner(p)
+	pl.indexCurrent()
+	pl.indexDesired()
+	pl.planRows()
+	raw := pl.rawChanges()
+	changes := raw
+	if len(p.Policies) > 0 {
+		changes = pl.applyPolicies(raw)
+	}
+	slices.SortFunc(pl.skipped, compareSkips)
+
+	out := *p
+	out.Changes = changes
+	out.Skipped = pl.skipped
+	return &out
+}
+
+func newPlanner(p *Plan) *planner {
+	managed := p.ManagedRecords
+	if len(managed) == 0 {
+		managed = endpoint.DefaultManagedRecordTypes()
+	}
+	types := make([]string, 0, len(managed))
+	for _, t := range managed {
+		if t == "" || slices.Contains(types, t) || slices.Contains(p.ExcludeRecords, t) {
+			continue
+		}
+		types = append(types, t)
+	}
+	resolver := p.Resolver
+	if resolver == nil {
+		resolver = PerResource{}
+	}
+	var builtin bool
+	switch resolver.(type) {
+	case PerResource, MergeTargets:
+		builtin = true
+	}
+	// Rows usually number about as many as the larger input; the table
+	// starts at twice that and doubles when it gets three quarters full.
+	expected := max(len(p.Current), len(p.Desired))
+	size := 16
+	for size < 2*expected {
+		size <<= 1
+	}
+	return &planner{
+		p:        p,
+		types:    types,
+		cname:    slices.Index(types, endpoint.RecordTypeCNAME),
+		a:        slices.Index(types, endpoint.RecordTypeA),
+		aaaa:     slices.Index(types, endpoint.RecordTypeAAAA),
+		resolver: resolver,
+		builtin:  builtin,
+		table:    make([]uint64, size),
+		mask:     uint64(size - 1),
+		seed:     maphash.MakeSeed(),
+		rows:     make([]row, 0, expected+min(len(p.Current), len(p.Desired))/8),
+		curInfo:  make([]curInfo, len(p.Current)),
+		desInfo:  make([]desInfo, len(p.Desired)),
+	}
+}
+
+// typeIndex returns the position of t in the managed types, or -1.
+func (pl *planner) typeIndex(t string) int {
+	for i, m := range pl.types {
+		if m == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// slot returns slot t of row r.
+func (pl *planner) slot(r, t int) *slot {
+	if t < inlineSlots {
+		return &pl.rows[r].slots[t]
+	}
+	return &pl.extra[r*(len(pl.types)-inlineSlots)+t-inlineSlots]
+}
+
+// rowSet returns the set identifier of row r.
+func (pl *planner) rowSet(r int) string {
+	if pl.sets == nil {
+		return ""
+	}
+	return pl.sets[r]
+}
+
+// rowHasCurrent reports whether row r holds a current record.
+func (pl *planner) rowHasCurrent(r int) bool {
+	for t := range pl.types {
+		if pl.slot(r, t).cur != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hashKey returns the hash of a row key.
+func (pl *planner) hashKey(name, set string) uint64 {
+	h := maphash.String(pl.seed, name)
+	if set != "" {
+		h ^= bits.RotateLeft64(maphash.String(pl.seed, set), 31) * 0x9e3779b97f4a7c15
+	}
+	return h
+}
+
+// findRow returns the index of the row (name, set) whose key hashes to h,
+// creating it when it does not exist.
+func (pl *planner) findRow(name, set string, h uint64) int {
+	tag := h >> 32 << 32
+	for i := h & pl.mask; ; i = (i + 1) & pl.mask {
+		entry := pl.table[i]
+		if entry == 0 {
+			r := len(pl.rows)
+			if 4*(r+1) > 3*len(pl.table) {
+				pl.grow()
+				return pl.findRow(name, set, h)
+			}
+			pl.table[i] = tag | uint64(r+1)
+			pl.rows = append(pl.rows, row{name: name})
+			if pl.sets != nil {
+				pl.sets = append(pl.sets, set)
+			} else if set != "" {
+				pl.sets = make([]string, r, cap(pl.rows))
+				pl.sets = append(pl.sets, set)
+			}
+			if extra := len(pl.types) - inlineSlots; extra > 0 {
+				pl.extra = append(pl.extra, make([]slot, extra)...)
+			}
+			return r
+		}
+		if entry&^0xffffffff == tag {
+			r := int(uint32(entry)) - 1
+			if pl.rows[r].name == name && pl.rowSet(r) == set {
+				return r
+			}
+		}
+	}
+}
+
+// grow doubles the hash table and re-inserts every row.
+func (pl *planner) grow() {
+	pl.table = make([]uint64, 2*len(pl.table))
+	pl.mask = uint64(len(pl.table) - 1)
+	for r := range pl.rows {
+		h := pl.hashKey(pl.rows[r].name, pl.rowSet(r))
+		i := h & pl.mask
+		for pl.table[i] != 0 {
+			i = (i + 1) & pl.mask
+		}
+		pl.table[i] = h>>32<<32 | uint64(r+1)
+	}
+}
+
+// batchSize is the number of endpoints whose row lookups are prepared
+// together. With tens of thousands of rows the hash table and the rows do
+// not fit in the CPU caches; touching the memory of a whole batch first lets
+// the CPU fetch it in parallel instead of waiting for one miss at a time.
+const batchSize = 32
+
+// pendingKey is an endpoint of a batch, ready for its row lookup.
+type pendingKey struct {
+	name    string // normalised DNS name
+	h       uint64 // hash of (name, set identifier)
+	t       int    // type index, or -1 when the endpoint stays out of the plan
+	owned   bool   // current records: see curInfo
+	relabel bool
+}
+
+// prepare fills keys for the batch eps: the type index (or -1 for endpoints
+// that stay out, recording why for desired ones), what the labels say, the
+// normalised name and the hash; then it touches the table entries and the
+// rows they point to. Each step is a separate loop over the batch so that
+// the memory loads of different endpoints overlap.
+func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired bool) {
+	pl.touchEndpoints(eps)
+	for j, e := range eps {
+		keys[j] = pendingKey{t: pl.admitType(e, desired)}
+	}
+	for j, e := range eps {
+		k := &keys[j]
+		if k.t < 0 || len(e.Labels) == 0 {
+			continue
+		}
+		if _, ok := e.Labels[endpoint.OwnedRecordLabelKey]; ok {
+			if desired {
+				pl.skip(ActionCreate, e, SkipUnmanagedType, "ownership record of the registry (label "+endpoint.OwnedRecordLabelKey+")")
+			}
+			k.t = -1
+			continue
+		}
+		if !desired {
+			k.owned, k.relabel = pl.ownership(e)
+		}
+	}
+	if !desired && pl.p.OwnerID == "" {
+		for j := range keys {
+			keys[j].owned = true
+		}
+	}
+	for j, e := range eps {
+		k := &keys[j]
+		if k.t < 0 {
+			continue
+		}
+		if !pl.inScope(e) {
+			if desired {
+				pl.skip(ActionCreate, e, SkipFilteredOut, "name not matched by the domain filter")
+			}
+			k.t = -1
+			continue
+		}
+		k.name = endpoint.NormalizeDNSName(e.DNSName)
+		k.h = pl.hashKey(k.name, e.SetIdentifier)
+	}
+	var sink uint64
+	for j := range keys {
+		if keys[j].t >= 0 {
+			sink += pl.table[keys[j].h&pl.mask]
+		}
+	}
+	for j := range keys {
+		if keys[j].t < 0 {
+			continue
+		}
+		entry := pl.table[keys[j].h&pl.mask]
+		if entry != 0 && entry&^0xffffffff == keys[j].h>>32<<32 {
+			if name := pl.rows[int(uint32(entry))-1].name; name != "" {
+				sink += uint64(name[0])
+			}
+		}
+	}
+	pl.sink += sink
+}
+
+// touchEndpoints reads a little of every endpoint of a batch, its name and
+// its first target in tight loops whose loads do not depend on each other,
+// so that the CPU fetches their memory in parallel; the work that follows
+// then finds it in cache.
+func (pl *planner) touchEndpoints(eps []*endpoint.Endpoint) {
+	var sink uint64
+	for _, e := range eps {
+		if e != nil {
+			sink += uint64(len(e.DNSName)+len(e.Targets)) + uint64(len(e.Labels))
+		}
+	}
+	for _, e := range eps {
+		if e == nil {
+			continue
+		}
+		if len(e.DNSName) > 0 {
+			sink += uint64(e.DNSName[0])
+		}
+		if len(e.Targets) > 0 {
+			sink += uint64(len(e.Targets[0]))
+		}
+	}
+	for _, e := range eps {
+		if e != nil && len(e.Targets) > 0 && len(e.Targets[0]) > 0 {
+			sink += uint64(e.Targets[0][0])
+		}
+	}
+	pl.sink += sink
+}
+
+// admitType returns the type index of e, or -1 when e is nil or of an
+// unmanaged type; for desired endpoints it records why.
+func (pl *planner) admitType(e *endpoint.Endpoint, desired bool) int {
+	if e == nil {
+		if desired {
+			pl.skip(ActionCreate, nil, SkipInvalid, "desired endpoint is nil")
+		}
+		return -1
+	}
+	t := pl.typeIndex(e.RecordType)
+	if t < 0 && desired {
+		pl.skip(ActionCreate, e, SkipUnmanagedType, pl.unmanagedDetail(e.RecordType))
+	}
+	return t
+}
+
+func (pl *planner) inScope(e *endpoint.Endpoint) bool {
+	return pl.p.DomainFilter == nil || pl.p.DomainFilter.Match(e.DNSName)
+}
+
+// ownership reports whether the plan may update or delete the current record
+// e, and whether it must relabel it because it belongs to OldOwnerID.
+func (pl *planner) ownership(e *endpoint.Endpoint) (owned, relabel bool) {
+	if pl.p.OwnerID == "" {
+		return true, false
+	}
+	owner, ok := e.Labels[endpoint.OwnerLabelKey]
+	if !ok {
+		return false, false
+	}
+	if owner == pl.p.OwnerID {
+		return true, false
+	}
+	if pl.p.OldOwnerID != "" && owner == pl.p.OldOwnerID {
+		return true, true
+	}
+	return false, false
+}
+
+// indexCurrent puts every managed, in-scope current record into its slot.
+func (pl *planner) indexCurrent() {
+	var keys [batchSize]pendingKey
+	all := pl.p.Current
+	for start := 0; start < len(all); start += batchSize {
+		eps := all[start:min(start+batchSize, len(all))]
+		pl.prepare(eps, keys[:len(eps)], false)
+		for j, e := range eps {
+			k := &keys[j]
+			if k.t < 0 {
+				continue
+			}
+			i := start + j
+			r := pl.findRow(k.name, e.SetIdentifier, k.h)
+			if rw := &pl.rows[r]; rw.foreign == 0 && !k.owned {
+				rw.foreign = int32(i + 1)
+			}
+			s := pl.slot(r, k.t)
+			pl.curInfo[i] = curInfo{next: s.cur, owned: k.owned, relabel: k.relabel}
+			s.cur = int32(i + 1)
+		}
+	}
+}
+
+// indexDesired puts every managed, in-scope, valid desired endpoint into its
+// slot and records why the others are left out.
+func (pl *planner) indexDesired() {
+	var keys [batchSize]pendingKey
+	all := pl.p.Desired
+	for start := 0; start < len(all); start += batchSize {
+		eps := all[start:min(start+batchSize, len(all))]
+		pl.prepare(eps, keys[:len(eps)], true)
+		for j, e := range eps {
+			k := &keys[j]
+			if k.t < 0 {
+				continue
+			}
+			i := start + j
+			r := pl.findRow(k.name, e.SetIdentifier, k.h)
+			s := pl.slot(r, k.t)
+			if err := e.Validate(); err != nil {
+				if pl.rows[r].invalid == 0 {
+					pl.rows[r].invalid = int32(i + 1)
+				}
+				pl.skip(actionFor(s.cur != 0), e, SkipInvalid, err.Error())
+				continue
+			}
+			pl.desInfo[i] = desInfo{next: s.cand}
+			s.cand = int32(i + 1)
+		}
+	}
+}
+
+func (pl *planner) unmanagedDetail(recordType string) string {
+	return fmt.Sprintf("record type %q is not managed (managed: %s)", recordType, strings.Join(pl.types, ", "))
+}
+
+func (pl *planner) skip(action string, e *endpoint.Endpoint, reason SkipReason, detail string) {
+	pl.skipped = append(pl.skipped, Skip{Action: action, Endpoint: e, Reason: reason, Detail: detail})
+}
+
+// planRows decides the changes of every row.
+func (pl *planner) planRows() {
+	nt := len(pl.types)
+	for r := range pl.rows {
+		if r%batchSize == 0 {
+			pl.touchRows(r, min(r+batchSize, len(pl.rows)))
+		}
+		rw := &pl.rows[r]
+		protected := rw.invalid != 0 && pl.rowHasCurrent(r)
+		cnameDropped := pl.cname >= 0 && pl.slot(r, pl.cname).cand != 0 &&
+			(pl.a >= 0 && pl.slot(r, pl.a).cand != 0 || pl.aaaa >= 0 && pl.slot(r, pl.aaaa).cand != 0)
+		for t := range nt {
+			s := *pl.slot(r, t)
+			if s.cur == 0 && s.cand == 0 {
+				continue
+			}
+			cur := pl.pickCurrent(s.cur)
+			if t == pl.cname && cnameDropped {
+				pl.dropCNAMEs(r, s.cand, cur != 0)
+				s.cand = 0
+			}
+			var win *endpoint.Endpoint
+			if s.cand != 0 {
+				win = pl.resolve(cur, s.cand)
+			}
+			pl.planSlot(rw, protected, cur, win)
+		}
+	}
+}
+
+// touchRows reads the targets of the records in the inline slots of rows
+// [from, to) in tight loops, so that the CPU fetches them in parallel before
+// planRows compares them (see touchEndpoints).
+func (pl *planner) touchRows(from, to int) {
+	var sink uint64
+	n := min(len(pl.types), inlineSlots)
+	for level := range 3 {
+		for r := from; r < to; r++ {
+			for t := range n {
+				s := pl.rows[r].slots[t]
+				if s.cur != 0 {
+					sink += touchTargets(pl.p.Current[s.cur-1], level)
+				}
+				if s.cand != 0 {
+					sink += touchTargets(pl.p.Desired[s.cand-1], level)
+				}
+			}
+		}
+	}
+	pl.sink += sink
+}
+
+// touchTargets reads one level of e's memory: 0 the endpoint, 1 the target
+// list, 2 the first target's bytes.
+func touchTargets(e *endpoint.Endpoint, level int) uint64 {
+	switch {
+	case level == 0:
+		return uint64(len(e.Targets))
+	case len(e.Targets) == 0:
+		return 0
+	case level == 1:
+		return uint64(len(e.Targets[0]))
+	case len(e.Targets[0]) > 0:
+		return uint64(e.Targets[0][0])
+	}
+	return 0
+}
+
+// pickCurrent returns the one-based index of the current record of a slot.
+// Providers should hold one record per name, type and set identifier; if one
+// holds several, the one owned by us (then the smallest) is used, so the
+// choice does not depend on input order.
+func (pl *planner) pickCurrent(head int32) int32 {
+	if head == 0 || pl.curInfo[head-1].next == 0 {
+		return head
+	}
+	best := head
+	for i := pl.curInfo[head-1].next; i != 0; i = pl.curInfo[i-1].next {
+		eo, bo := pl.curInfo[i-1].owned, pl.curInfo[best-1].owned
+		if eo && !bo || eo == bo && compareEndpointData(pl.p.Current[i-1], pl.p.Current[best-1]) < 0 {
+			best = i
+		}
+	}
+	return best
+}
+
+func actionFor(hasCur bool) string {
+	if hasCur {
+		return ActionUpdate
+	}
+	return ActionCreate
+}
+
+func (pl *planner) dropCNAMEs(r int, head int32, hasCur bool) {
+	other := endpoint.RecordTypeA
+	if pl.a < 0 || pl.slot(r, pl.a).cand == 0 {
+		other = endpoint.RecordTypeAAAA
+	}
+	detail := "the name also gets " + other + " records, which cannot coexist with a CNAME"
+	for i := head; i != 0; i = pl.desInfo[i-1].next {
+		pl.skip(actionFor(hasCur), pl.p.Desired[i-1], SkipCNAMEConflict, detail)
+	}
+}
+
+// resolve runs the conflict resolver on the candidates of a slot, records
+// the losers and returns the winner.
+func (pl *planner) resolve(cur, head int32) *endpoint.Endpoint {
+	if pl.builtin && pl.desInfo[head-1].next == 0 {
+		return pl.p.Desired[head-1]
+	}
+	var current *endpoint.Endpoint
+	if cur != 0 {
+		current = pl.p.Current[cur-1]
+	}
+	cands := pl.scratch[:0]
+	for i := head; i != 0; i = pl.desInfo[i-1].next {
+		cands = append(cands, pl.p.Desired[i-1])
+	}
+	pl.scratch = cands
+	win, losers := pl.resolver.Resolve(current, cands)
+	clear(cands)
+	if len(losers) > 0 {
+		detail := lostDetail(win)
+		for _, l := range losers {
+			pl.skip(actionFor(cur != 0), l, SkipLostConflict, detail)
+		}
+	}
+	return win
+}
+
+func lostDetail(win *endpoint.Endpoint) string {
+	if win == nil {
+		return "the conflict resolver chose no endpoint"
+	}
+	if res := win.Labels[endpoint.ResourceLabelKey]; res != "" {
+		return fmt.Sprintf("%s wins with targets %s", res, win.Targets)
+	}
+	return fmt.Sprintf("an endpoint with targets %s wins", win.Targets)
+}
+
+// planSlot decides the change of one record type of one row. protected
+// tells that the row holds current records and an invalid desired endpoint;
+// curIdx is the one-based index of the current record (0 for none), win the
+// chosen desired endpoint (nil for none).
+func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint.Endpoint) {
+	if curIdx == 0 {
+		if win == nil {
+			return
+		}
+		switch {
+		case protected:
+			pl.skip(ActionCreate, win, SkipInvalid, pl.invalidDetail(rw))
+		case rw.foreign != 0:
+			reason, detail := pl.foreignDetail(pl.p.Current[rw.foreign-1], "the name holds ")
+			pl.skip(ActionCreate, win, reason, detail)
+		default:
+			pl.creates = append(pl.creates, win)
+		}
+		return
+	}
+	cur, info := pl.p.Current[curIdx-1], &pl.curInfo[curIdx-1]
+	if win == nil {
+		switch {
+		case !info.owned:
+		case protected:
+			pl.skip(ActionDelete, cur, SkipInvalid, pl.invalidDetail(rw))
+		default:
+			pl.deletes = append(pl.deletes, cur)
+		}
+		return
+	}
+	// An owned record of OldOwnerID needs an update even when its data is
+	// right, to be relabelled with OwnerID.
+	if !dataDiffers(cur, win) && !(info.owned && info.relabel) {
+		return
+	}
+	switch {
+	case !info.owned:
+		reason, detail := pl.foreignDetail(cur, "")
+		pl.skip(ActionUpdate, win, reason, detail)
+	case protected:
+		pl.skip(ActionUpdate, win, SkipInvalid, pl.invalidDetail(rw))
+	default:
+		pl.updates = append(pl.updates, updatePair{old: cur, new: pl.updateNew(cur, win)})
+	}
+}
+
+func (pl *planner) invalidDetail(rw *row) string {
+	bad := pl.p.Desired[rw.invalid-1]
+	return "held back: an invalid desired endpoint at this name protects its records: " + bad.Validate().Error()
+}
+
+// foreignDetail classifies a record that is not ours.
+func (pl *planner) foreignDetail(e *endpoint.Endpoint, prefix string) (SkipReason, string) {
+	what := prefix + e.RecordType + " record "
+	if prefix == "" {
+		what = "the record is "
+	}
+	if owner, ok := e.Labels[endpoint.OwnerLabelKey]; ok && owner != "" {
+		return SkipForeignOwner, fmt.Sprintf("%sowned by %q, not %q", what, owner, pl.p.OwnerID)
+	}
+	if prefix == "" {
+		return SkipUnowned, "the record has no owner"
+	}
+	return SkipUnowned, what + "with no owner"
+}
+
+// dataDiffers reports whether the record data of cur must change to match
+// win: targets, a configured TTL, or provider-specific properties.
+func dataDiffers(cur, win *endpoint.Endpoint) bool {
+	return !win.Targets.Same(cur.Targets) ||
+		win.RecordTTL.IsConfigured() && win.RecordTTL != cur.RecordTTL ||
+		!win.ProviderSpecific.Same(cur.ProviderSpecific)
+}
+
+// updateNew builds the new state of cur: the name, type and set identifier
+// of cur; targets and provider-specific properties of win; the TTL of win
+// when configured, else that of cur; the labels of cur overlaid with those
+// of win, and the owner label set to OwnerID when there is one.
+func (pl *planner) updateNew(cur, win *endpoint.Endpoint) *endpoint.Endpoint {
+	n := &endpoint.Endpoint{
+		DNSName:          cur.DNSName,
+		RecordType:       cur.RecordType,
+		SetIdentifier:    cur.SetIdentifier,
+		Targets:          slices.Clone(win.Targets),
+		RecordTTL:        cur.RecordTTL,
+		ProviderSpecific: slices.Clone(win.ProviderSpecific),
+	}
+	if win.RecordTTL.IsConfigured() {
+		n.RecordTTL = win.RecordTTL
+	}
+	if size := len(cur.Labels) + len(win.Labels); size > 0 || pl.p.OwnerID != "" {
+		n.Labels = make(endpoint.Labels, size+1)
+		for k, v := range cur.Labels {
+			n.Labels[k] = v
+		}
+		for k, v := range win.Labels {
+			n.Labels[k] = v
+		}
+		if pl.p.OwnerID != "" {
+			n.Labels[endpoint.OwnerLabelKey] = pl.p.OwnerID
+		}
+	}
+	return n
+}
+
+// rawChanges returns the calculated changes, sorted.
+func (pl *planner) rawChanges() *Changes {
+	c := &Changes{}
+	if len(pl.creates) > 0 {
+		slices.SortFunc(pl.creates, compareKeys)
+		c.Create = pl.creates
+	}
+	if len(pl.updates) > 0 {
+		slices.SortFunc(pl.updates, func(a, b updatePair) int { return compareKeys(a.old, b.old) })
+		c.UpdateOld = make([]*endpoint.Endpoint, len(pl.updates))
+		c.UpdateNew = make([]*endpoint.Endpoint, len(pl.updates))
+		for i, u := range pl.updates {
+			c.UpdateOld[i], c.UpdateNew[i] = u.old, u.new
+		}
+	}
+	if len(pl.deletes) > 0 {
+		slices.SortFunc(pl.deletes, compareKeys)
+		c.Delete = pl.deletes
+	}
+	return c
+}
+
+// applyPolicies runs the policies in order, records what they dropped and
+// returns their result, sorted.
+func (pl *planner) applyPolicies(raw *Changes) *Changes {
+	// Policies get a copy of the lists, so that raw stays intact for the
+	// comparison below even if a policy misbehaves.
+	changes := raw.clone()
+	for _, pol := range pl.p.Policies {
+		if pol == nil {
+			continue
+		}
+		changes = pol.Apply(changes)
+		if changes == nil {
+			changes = &Changes{}
+		}
+	}
+	n := len(raw.Create) + len(raw.UpdateNew) + len(raw.Delete)
+	if n > 0 {
+		kept := make(map[*endpoint.Endpoint]struct{}, len(changes.Create)+len(changes.UpdateNew)+len(changes.Delete))
+		for _, list := range [][]*endpoint.Endpoint{changes.Create, changes.UpdateNew, changes.Delete} {
+			for _, e := range list {
+				kept[e] = struct{}{}
+			}
+		}
+		detail := "dropped by " + pl.policyNames()
+		pl.policySkips(ActionCreate, raw.Create, kept, detail)
+		pl.policySkips(ActionUpdate, raw.UpdateNew, kept, detail)
+		pl.policySkips(ActionDelete, raw.Delete, kept, detail)
+	}
+	return changes.sorted()
+}
+
+func (pl *planner) policySkips(action string, list []*endpoint.Endpoint, kept map[*endpoint.Endpoint]struct{}, detail string) {
+	for _, e := range list {
+		if _, ok := kept[e]; !ok {
+			pl.skip(action, e, SkipPolicy, detail)
+		}
+	}
+}
+
+// policyNames describes the plan's policies for a skip detail: "policy x"
+// or "policies x, y", each named by its String method or else its type.
+func (pl *planner) policyNames() string {
+	var names []string
+	for _, pol := range pl.p.Policies {
+		switch v := pol.(type) {
+		case nil:
+		case fmt.Stringer:
+			names = append(names, v.String())
+		default:
+			names = append(names, fmt.Sprintf("%T", pol))
+		}
+	}
+	if len(names) == 1 {
+		return "policy " + names[0]
+	}
+	return "policies " + strings.Join(names, ", ")
+}

@@ -1,0 +1,177 @@
+package plan
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// SkipReason says why a change was not made. Its values are short, stable
+// strings meant for logs, metrics labels and dry-run output.
+type SkipReason string
+
+// Reasons for skipping a change. See [Skip].
+const (
+	// SkipForeignOwner: the record, or another record at the same name,
+	// is owned by a different owner id.
+	SkipForeignOwner SkipReason = "foreign-owner"
+	// SkipUnowned: the record, or another record at the same name, carries
+	// no owner label at all (created by hand or by another tool).
+	SkipUnowned SkipReason = "unowned"
+	// SkipFilteredOut: the desired endpoint's name is not matched by the
+	// plan's domain filter.
+	SkipFilteredOut SkipReason = "filtered-out"
+	// SkipUnmanagedType: the desired endpoint's record type is not managed
+	// (see [Plan.ManagedRecords] and [Plan.ExcludeRecords]), or it is an
+	// ownership record of the registry.
+	SkipUnmanagedType SkipReason = "unmanaged-type"
+	// SkipLostConflict: another desired endpoint for the same name, set
+	// identifier and type was chosen by the [ConflictResolver].
+	SkipLostConflict SkipReason = "lost-conflict"
+	// SkipCNAMEConflict: a CNAME was asked for at a name that also gets A
+	// or AAAA records; the CNAME is dropped.
+	SkipCNAMEConflict SkipReason = "cname-conflict"
+	// SkipInvalid: the desired endpoint failed [endpoint.Endpoint.Validate],
+	// or the change was held back because an invalid desired endpoint shares
+	// its name and set identifier (bad input never removes or alters what is
+	// in DNS).
+	SkipInvalid SkipReason = "invalid"
+	// SkipPolicy: a [Policy] dropped the change.
+	SkipPolicy SkipReason = "policy"
+)
+
+// Skip actions: what the skipped change would have done.
+const (
+	ActionCreate = "create"
+	ActionUpdate = "update"
+	ActionDelete = "delete"
+)
+
+// Skip describes one change the plan did not make and why.
+type Skip struct {
+	// Action is what the change would have done: "create", "update" or
+	// "delete" (see [ActionCreate], [ActionUpdate], [ActionDelete]).
+	// A desired endpoint that never entered the plan (filtered out,
+	// unmanaged type) is reported as a create.
+	Action string
+	// Endpoint is the record concerned: the desired endpoint for a create
+	// or an update, the current record for a delete. It may be the caller's
+	// input endpoint: do not modify it.
+	Endpoint *endpoint.Endpoint
+	// Reason is the machine-readable cause.
+	Reason SkipReason
+	// Detail explains the cause for humans, naming the other record, owner
+	// or error involved.
+	Detail string
+}
+
+// String renders the skip as "action name/type[/set]: reason (detail)".
+func (s Skip) String() string {
+	var b strings.Builder
+	b.WriteString(s.Action)
+	b.WriteByte(' ')
+	if s.Endpoint == nil {
+		b.WriteString("<nil>")
+	} else {
+		b.WriteString(s.Endpoint.Key().String())
+	}
+	b.WriteString(": ")
+	b.WriteString(string(s.Reason))
+	if s.Detail != "" {
+		b.WriteString(" (")
+		b.WriteString(s.Detail)
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// compareKeys orders endpoints by (DNSName, SetIdentifier, RecordType); nil
+// sorts first.
+func compareKeys(a, b *endpoint.Endpoint) int {
+	if a == nil || b == nil {
+		switch {
+		case a == b:
+			return 0
+		case a == nil:
+			return -1
+		default:
+			return 1
+		}
+	}
+	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.SetIdentifier, b.SetIdentifier); c != 0 {
+		return c
+	}
+	return strings.Compare(a.RecordType, b.RecordType)
+}
+
+// compareSkips orders skips by endpoint key, then action, reason, the
+// endpoint's data and the detail, so that the list does not depend on the
+// order of the plan's input.
+func compareSkips(a, b Skip) int {
+	if c := compareKeys(a.Endpoint, b.Endpoint); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Action, b.Action); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.Reason), string(b.Reason)); c != 0 {
+		return c
+	}
+	if a.Endpoint != nil && b.Endpoint != nil {
+		if c := compareEndpointData(a.Endpoint, b.Endpoint); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a.Detail, b.Detail)
+}
+
+// compareEndpointData is a total order on the data of two endpoints of the
+// same record set: targets (as [endpoint.Targets.IsLess], then exact
+// strings), resource label, TTL, provider-specific properties, the DNS name
+// as written and finally the other labels.
+func compareEndpointData(a, b *endpoint.Endpoint) int {
+	if a.Targets.IsLess(b.Targets) {
+		return -1
+	}
+	if b.Targets.IsLess(a.Targets) {
+		return 1
+	}
+	if c := slices.Compare(a.Targets, b.Targets); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Labels[endpoint.ResourceLabelKey], b.Labels[endpoint.ResourceLabelKey]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.RecordTTL, b.RecordTTL); c != 0 {
+		return c
+	}
+	if c := slices.CompareFunc(a.ProviderSpecific, b.ProviderSpecific, func(x, y endpoint.ProviderSpecificProperty) int {
+		if c := strings.Compare(x.Name, y.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Value, y.Value)
+	}); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(a.Labels), len(b.Labels)); c != 0 || len(a.Labels) == 0 {
+		return c
+	}
+	return slices.Compare(sortedLabels(a.Labels), sortedLabels(b.Labels))
+}
+
+func sortedLabels(l endpoint.Labels) []string {
+	out := make([]string, 0, len(l))
+	for k, v := range l {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
