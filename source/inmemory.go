@@ -1,0 +1,153 @@
+package source
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// InMemory is a [Source] that serves a list of endpoints held in memory. The
+// program replaces the list with [InMemory.Set], which notifies every handler
+// registered with [InMemory.AddEventHandler]. It is meant for programs whose
+// desired records are computed in-process, for examples and for tests.
+//
+// InMemory keeps its own copies: neither the endpoints passed to
+// [NewInMemory] or Set nor those returned by [InMemory.Endpoints] are shared
+// with it. It is safe for concurrent use; the zero value is an empty source
+// ready to use.
+type InMemory struct {
+	mu       sync.Mutex
+	eps      []*endpoint.Endpoint // sorted, owned by the source, never mutated
+	handlers map[uint64]func()
+	nextID   uint64
+}
+
+var _ Source = (*InMemory)(nil)
+
+// NewInMemory returns a source that serves copies of eps.
+func NewInMemory(eps ...*endpoint.Endpoint) *InMemory {
+	return &InMemory{eps: copySorted(eps)}
+}
+
+// Endpoints returns deep copies of the endpoints, sorted by (DNSName,
+// SetIdentifier, RecordType). It returns ctx.Err() when ctx is done.
+func (s *InMemory) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	eps := s.eps
+	s.mu.Unlock()
+	// s.eps is replaced, never modified, so copying outside the lock is safe.
+	return copyEndpoints(eps), nil
+}
+
+// Set replaces the endpoints with copies of eps and then calls every
+// registered handler, in registration order, on the calling goroutine.
+func (s *InMemory) Set(eps ...*endpoint.Endpoint) {
+	sorted := copySorted(eps)
+	s.mu.Lock()
+	s.eps = sorted
+	ids := make([]uint64, 0, len(s.handlers))
+	for id := range s.handlers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	handlers := make([]func(), len(ids))
+	for i, id := range ids {
+		handlers[i] = s.handlers[id]
+	}
+	s.mu.Unlock()
+	for _, h := range handlers {
+		h()
+	}
+}
+
+// AddEventHandler registers handler to be called after every [InMemory.Set]
+// until ctx is done. A nil handler, or a ctx that is already done, registers
+// nothing.
+func (s *InMemory) AddEventHandler(ctx context.Context, handler func()) {
+	if handler == nil || ctx.Err() != nil {
+		return
+	}
+	s.mu.Lock()
+	if s.handlers == nil {
+		s.handlers = make(map[uint64]func())
+	}
+	id := s.nextID
+	s.nextID++
+	s.handlers[id] = handler
+	s.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		delete(s.handlers, id)
+		s.mu.Unlock()
+	})
+}
+
+// copySorted deep-copies eps (skipping nil entries) and sorts the copies.
+func copySorted(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
+	nonNil := make([]*endpoint.Endpoint, 0, len(eps))
+	for _, ep := range eps {
+		if ep != nil {
+			nonNil = append(nonNil, ep)
+		}
+	}
+	out := copyEndpoints(nonNil)
+	slices.SortStableFunc(out, func(a, b *endpoint.Endpoint) int {
+		return cmp.Or(
+			cmp.Compare(a.DNSName, b.DNSName),
+			cmp.Compare(a.SetIdentifier, b.SetIdentifier),
+			cmp.Compare(a.RecordType, b.RecordType),
+		)
+	})
+	return out
+}
+
+// copyEndpoints deep-copies eps. The endpoint structs, target strings and
+// provider-specific properties of all copies share three backing arrays
+// (each copy's slices are capped, so appending to one never writes into
+// another); only labels need one map per endpoint. That keeps the cost of
+// serving a large source to a few allocations instead of several per record.
+func copyEndpoints(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
+	if len(eps) == 0 {
+		return []*endpoint.Endpoint{}
+	}
+	var nTargets, nProps int
+	for _, ep := range eps {
+		nTargets += len(ep.Targets)
+		nProps += len(ep.ProviderSpecific)
+	}
+	structs := make([]endpoint.Endpoint, len(eps))
+	targets := make([]string, 0, nTargets)
+	var props []endpoint.ProviderSpecificProperty
+	if nProps > 0 {
+		props = make([]endpoint.ProviderSpecificProperty, 0, nProps)
+	}
+	out := make([]*endpoint.Endpoint, len(eps))
+	for i, ep := range eps {
+		c := &structs[i]
+		*c = *ep
+		if ep.Targets != nil {
+			start := len(targets)
+			targets = append(targets, ep.Targets...)
+			c.Targets = endpoint.Targets(targets[start:len(targets):len(targets)])
+		}
+		if ep.ProviderSpecific != nil {
+			start := len(props)
+			props = append(props, ep.ProviderSpecific...)
+			c.ProviderSpecific = endpoint.ProviderSpecific(props[start:len(props):len(props)])
+		}
+		if ep.Labels != nil {
+			c.Labels = make(endpoint.Labels, len(ep.Labels))
+			for k, v := range ep.Labels {
+				c.Labels[k] = v
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
