@@ -1,0 +1,101 @@
+// Package zonesync keeps DNS records in step with what a program wants them
+// to be. It does the job of kubernetes-sigs/external-dns — collect desired
+// records from sources, compare them with what a DNS provider holds, plan
+// the changes under a policy, and track which records it owns — as a set of
+// small packages that any Go program or Kubernetes operator can embed.
+//
+// This package holds the [Reconciler], the thin loop that wires the others
+// together. The rest of the library is a map of one-noun packages, each
+// usable on its own; imports flow one way, from the data model up:
+//
+//	endpoint ← plan ← policy, registry, provider ← source ← zonesync
+//
+// # The packages
+//
+//   - [github.com/zonesync/zonesync/endpoint]: the data model. An
+//     [endpoint.Endpoint] is one record set (name, type, targets, TTL, set
+//     identifier, labels, provider-specific properties); also the ownership
+//     [endpoint.Labels] and their TXT encoding, and the domain filters
+//     ([endpoint.DomainFilter], [endpoint.MatchAllDomainFilters]).
+//     Standard library only.
+//   - [github.com/zonesync/zonesync/plan]: the heart. [plan.Plan] compares
+//     current and desired records and calculates [plan.Changes] (creates,
+//     updates, deletes) under ownership rules, with a pluggable
+//     [plan.ConflictResolver]; every change it does not make is reported in
+//     [plan.Plan.Skipped] with a reason.
+//   - [github.com/zonesync/zonesync/policy]: [policy.Sync], [policy.UpsertOnly]
+//     and [policy.CreateOnly] filter the changes; [policy.ByName] looks them up.
+//   - [github.com/zonesync/zonesync/provider]: the [provider.Provider]
+//     interface a DNS service implements, and [provider.SoftError] for
+//     transient failures. [github.com/zonesync/zonesync/provider/inmemory] is
+//     a zone-aware in-memory provider, the embedded default and reference
+//     implementation.
+//   - [github.com/zonesync/zonesync/registry]: the [registry.Registry]
+//     interface, a provider that also knows who owns each record.
+//     [github.com/zonesync/zonesync/registry/txt] keeps ownership in TXT
+//     records compatible with external-dns, so zones it manages today can be
+//     taken over without churn; [github.com/zonesync/zonesync/registry/noop]
+//     keeps none.
+//   - [github.com/zonesync/zonesync/source]: the two-method [source.Source]
+//     interface that yields desired endpoints, and [source.InMemory].
+//   - [github.com/zonesync/zonesync/blueprint]: for provider authors — the
+//     conformance suite ([blueprint.TestProvider], [blueprint.CheckProvider]),
+//     fault injection ([blueprint.Intercept], [blueprint.FailRandomly]) and
+//     [blueprint.ZoneCache].
+//
+// Runnable programs live in the examples directory: quickstart (this
+// package in thirty lines), customsource (a Source of one's own),
+// providertest (proving a provider with the conformance suite) and operator
+// (a controller-runtime manager with leader election, in its own module).
+//
+// # Usage
+//
+// A Reconciler needs a source and a registry over a provider:
+//
+//	zone := inmemory.New(inmemory.WithZone("example.com"))
+//	reg, err := txt.New(zone, txt.Config{OwnerID: "my-operator"})
+//	if err != nil { ... }
+//	rec := &zonesync.Reconciler{
+//		Source:   mySource,
+//		Registry: reg,
+//		Logger:   logger, // any logr.Logger; the zero value discards
+//	}
+//
+// An operator calls [Reconciler.RunOnce] from its own reconcile loop; a
+// standalone program calls [Reconciler.Run], which runs a cycle every
+// Interval and soon after the source reports a change (never sooner than
+// MinEventSyncInterval after the previous cycle). [Reconciler.Plan] shows
+// what a cycle would do, and why it would not do more, without applying
+// anything; DryRun makes RunOnce do the same.
+//
+// # Safety
+//
+// Ownership is enforced by the plan: with a TXT registry, records owned by
+// another owner id or by nobody are never updated or deleted. On top of
+// that, the [SafetyThreshold] (on by default) refuses a plan that would
+// delete or update more than 30% of the owned records once at least 10 are
+// owned, the classic accident of a source that briefly looks empty; the
+// error matches [ErrUnsafePlan] and carries the counts ([UnsafePlanError]).
+//
+// # Observability
+//
+// Logs go to the Reconciler's [logr.Logger]: one line per cycle at V(0) and
+// one per change at V(1); the logger is passed to the source, registry and
+// provider with [logr.NewContext]. Metrics go through an [Observer], called
+// at the start and end of every cycle with counts and durations. There is
+// no package-level state: two Reconcilers in one process share nothing.
+//
+// # Concurrency
+//
+// A Reconciler's cycles never overlap: concurrent RunOnce calls are
+// serialised. [Reconciler.ScheduleRunOnce] may be called from any
+// goroutine, typically from a source's event handler. Only one Run may be
+// active at a time.
+//
+// # Errors
+//
+// Errors name the step that failed (reading the registry, reading the
+// source, adjusting, applying) and wrap their cause: errors.Is(err,
+// provider.SoftError) marks transient failures that Run retries with
+// exponential backoff; any other error ends Run.
+package zonesync

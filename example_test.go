@@ -1,0 +1,173 @@
+package zonesync_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/zonesync/zonesync"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/registry/txt"
+	"github.com/zonesync/zonesync/source"
+)
+
+func ExampleReconciler_RunOnce() {
+	ctx := context.Background()
+	zone := inmemory.New(inmemory.WithZone("example.com"))
+	reg, err := txt.New(zone, txt.Config{OwnerID: "example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	src := source.NewInMemory(
+		endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"),
+		endpoint.NewEndpointWithTTL("api.example.com", endpoint.RecordTypeCNAME, 300, "www.example.com"),
+	)
+	rec := &zonesync.Reconciler{Source: src, Registry: reg}
+
+	changes, err := rec.RunOnce(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(changes)
+
+	changes, err = rec.RunOnce(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("second cycle:", changes)
+
+	records, _ := zone.Records(ctx)
+	for _, r := range records {
+		fmt.Println(r.DNSName, r.RecordType, r.Targets)
+	}
+	// Output:
+	// ACTION  NAME             TYPE   SET  TTL  TARGETS
+	// create  api.example.com  CNAME  -    300  www.example.com
+	// create  www.example.com  A      -    -    192.0.2.10
+	// second cycle: no changes
+	// a-www.example.com TXT "heritage=external-dns,external-dns/owner=example"
+	// api.example.com CNAME www.example.com
+	// cname-api.example.com TXT "heritage=external-dns,external-dns/owner=example"
+	// www.example.com A 192.0.2.10
+}
+
+// printCycles is an Observer that prints each cycle and calls after with
+// the cycle's number.
+type printCycles struct {
+	n     int
+	after func(n int)
+}
+
+func (o *printCycles) CycleStarted(context.Context, time.Time) {}
+
+func (o *printCycles) CycleFinished(_ context.Context, c zonesync.Cycle) {
+	o.n++
+	fmt.Printf("cycle %d: %d desired, %d created, %d updated, %d deleted\n", o.n, c.Desired, c.Creates, c.Updates, c.Deletes)
+	o.after(o.n)
+}
+
+func ExampleReconciler_Run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	zone := inmemory.New(inmemory.WithZone("example.com"))
+	reg, err := txt.New(zone, txt.Config{OwnerID: "example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	src := source.NewInMemory(endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"))
+	rec := &zonesync.Reconciler{
+		Source:               src,
+		Registry:             reg,
+		Interval:             time.Hour,             // regular resync
+		MinEventSyncInterval: 10 * time.Millisecond, // events wait at least this long after a cycle
+		Observer: &printCycles{after: func(n int) {
+			switch n {
+			case 1:
+				// Run registered an event handler on src: this Set
+				// schedules the next cycle, long before the hour is up.
+				src.Set(endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.20"))
+			case 2:
+				cancel()
+			}
+		}},
+	}
+	err = rec.Run(ctx) // the first cycle runs at once
+	fmt.Println("Run returned", err)
+	// Output:
+	// cycle 1: 1 desired, 1 created, 0 updated, 0 deleted
+	// cycle 2: 1 desired, 0 created, 1 updated, 0 deleted
+	// Run returned <nil>
+}
+
+func ExampleReconciler_Plan() {
+	ctx := context.Background()
+	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(
+		// A record another owner manages, with its ownership TXT.
+		endpoint.NewEndpoint("shop.example.com", endpoint.RecordTypeA, "198.51.100.7"),
+		endpoint.NewEndpoint("a-shop.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=team-b"`),
+	))
+	reg, err := txt.New(zone, txt.Config{OwnerID: "team-a"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rec := &zonesync.Reconciler{
+		Source: source.NewInMemory(
+			endpoint.NewEndpoint("shop.example.com", endpoint.RecordTypeA, "192.0.2.1"),
+			endpoint.NewEndpoint("blog.example.com", endpoint.RecordTypeA, "192.0.2.2"),
+		),
+		Registry: reg,
+	}
+	p, err := rec.Plan(ctx) // nothing is applied
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Changes)
+	for _, sk := range p.Skipped {
+		fmt.Println("skipped:", sk.Action, sk.Endpoint.DNSName, sk.Reason)
+	}
+	// Output:
+	// ACTION  NAME              TYPE  SET  TTL  TARGETS
+	// create  blog.example.com  A     -    -    192.0.2.2
+	// skipped: update shop.example.com foreign-owner
+}
+
+func ExampleUnsafePlanError() {
+	ctx := context.Background()
+	var seed []*endpoint.Endpoint
+	for i := range 10 {
+		name := fmt.Sprintf("svc-%d.example.com", i)
+		seed = append(seed,
+			endpoint.NewEndpoint(name, endpoint.RecordTypeA, "192.0.2.1"),
+			endpoint.NewEndpoint("a-"+name, endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=example"`))
+	}
+	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(seed...))
+	reg, err := txt.New(zone, txt.Config{OwnerID: "example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The source briefly returns nothing: the plan would delete everything.
+	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg}
+	_, err = rec.RunOnce(ctx)
+
+	var unsafe *zonesync.UnsafePlanError
+	if errors.As(err, &unsafe) {
+		fmt.Printf("refused: %d deletes of %d owned records\n", unsafe.Deletes, unsafe.Owned)
+	}
+	fmt.Println(errors.Is(err, zonesync.ErrUnsafePlan))
+	records, _ := zone.Records(ctx)
+	fmt.Println(len(records), "records still in the zone")
+	// Output:
+	// refused: 10 deletes of 10 owned records
+	// true
+	// 20 records still in the zone
+}
