@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/zonesync/zonesync"
+)
+
+// dnsRequest is the single work item of the DNS controller: every Service
+// event maps to it, so a burst of events collapses into one cycle.
+var dnsRequest = reconcile.Request{NamespacedName: types.NamespacedName{Name: "zonesync-dns"}}
+
+// dnsController runs a zonesync cycle whenever a Service changes, and every
+// resync interval.
+type dnsController struct {
+	dns    *zonesync.Reconciler
+	resync time.Duration
+}
+
+var _ reconcile.Reconciler = (*dnsController)(nil)
+
+// Reconcile runs one zonesync cycle. Errors are returned so that the work
+// queue retries with its rate limiter (a bad annotation is retried too: the
+// fix arrives as a Service event). A plan refused by the safety threshold
+// is logged and retried at the next resync instead, since a human (or a
+// recovering source) has to resolve it.
+func (c *dnsController) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	logger := log.FromContext(ctx)
+	changes, err := c.dns.RunOnce(ctx)
+	if errors.Is(err, zonesync.ErrUnsafePlan) {
+		logger.Error(err, "DNS plan refused by the safety threshold")
+		return reconcile.Result{RequeueAfter: c.resync}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	logger.V(1).Info("DNS in sync", "created", len(changes.Create), "updated", len(changes.UpdateNew), "deleted", len(changes.Delete))
+	return reconcile.Result{RequeueAfter: c.resync}, nil
+}
+
+// setupWithManager registers the controller: it watches Services and maps
+// every event to the one DNS request.
+func (c *dnsController) setupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("zonesync-dns").
+		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(
+			func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{dnsRequest} })).
+		Complete(c)
+}

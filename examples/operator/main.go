@@ -1,0 +1,116 @@
+// Command operator shows zonesync embedded in a controller-runtime manager: a
+// controller watches Services and, on every change, runs one zonesync cycle
+// that publishes the Services' hostnames (annotation
+// external-dns.alpha.kubernetes.io/hostname) with the addresses of their load
+// balancers.
+//
+// The manager runs with leader election on, so that of several replicas only
+// the leader writes DNS: the controller (and with it every DNS write) starts
+// only once the lease is acquired.
+//
+// To keep the example self-contained, the DNS zone is zonesync's in-memory
+// provider; a real operator uses a provider for its DNS service (e.g. the
+// webhook client). It needs a cluster (kubeconfig or in-cluster config) to
+// run; its tests use controller-runtime's fake client instead.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/zonesync/zonesync"
+	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/registry/txt"
+)
+
+// config is what the operator needs to know.
+type config struct {
+	zone      string // DNS zone managed
+	ownerID   string // TXT registry owner id
+	namespace string // leader election lease namespace
+	resync    time.Duration
+}
+
+func defaultConfig() config {
+	return config{zone: "example.com", ownerID: "zonesync-operator", namespace: "default", resync: time.Minute}
+}
+
+// managerOptions returns the manager options: leader election on, metrics
+// server off (the example serves nothing).
+func managerOptions(cfg config) manager.Options {
+	return manager.Options{
+		LeaderElection:          true,
+		LeaderElectionID:        "zonesync-operator-dns",
+		LeaderElectionNamespace: cfg.namespace,
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+	}
+}
+
+// newDNSController wires a zonesync Reconciler that reads Services through
+// reader and writes to a TXT registry over p.
+func newDNSController(reader client.Reader, p *inmemory.Provider, cfg config, logger logr.Logger) (*dnsController, error) {
+	reg, err := txt.New(p, txt.Config{OwnerID: cfg.ownerID})
+	if err != nil {
+		return nil, fmt.Errorf("creating TXT registry: %w", err)
+	}
+	return &dnsController{
+		dns: &zonesync.Reconciler{
+			Source:   &serviceSource{reader: reader},
+			Registry: reg,
+			Logger:   logger,
+		},
+		resync: cfg.resync,
+	}, nil
+}
+
+// setup creates the manager with its DNS controller.
+func setup(restCfg *rest.Config, cfg config, logger logr.Logger) (manager.Manager, error) {
+	mgr, err := ctrl.NewManager(restCfg, managerOptions(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	c, err := newDNSController(mgr.GetClient(), inmemory.New(inmemory.WithZone(cfg.zone)), cfg, logger.WithName("dns"))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.setupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("registering DNS controller: %w", err)
+	}
+	return mgr, nil
+}
+
+func run(ctx context.Context, stderr io.Writer) error {
+	logger := funcr.New(func(prefix, args string) { fmt.Fprintln(stderr, prefix, args) }, funcr.Options{})
+	ctrl.SetLogger(logger)
+	restCfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	mgr, err := setup(restCfg, defaultConfig(), logger)
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "operator:", err)
+		os.Exit(1)
+	}
+}

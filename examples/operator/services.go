@@ -1,0 +1,122 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
+)
+
+// Annotations read from Services (the keys external-dns uses).
+const (
+	hostnameAnnotation = "external-dns.alpha.kubernetes.io/hostname"
+	ttlAnnotation      = "external-dns.alpha.kubernetes.io/ttl"
+)
+
+// serviceSource is a [source.Source] over the Services of a controller-runtime
+// client (in a manager, the cache). A Service annotated with hostnames gets,
+// for each hostname, an A record with the IPv4 addresses, an AAAA record with
+// the IPv6 addresses and a CNAME with the host name of its load balancer
+// status (a CNAME only when there are no addresses).
+type serviceSource struct {
+	reader    client.Reader
+	namespace string // "" = all namespaces
+}
+
+var _ source.Source = (*serviceSource)(nil)
+
+// Endpoints lists the Services and returns their endpoints, sorted.
+func (s *serviceSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	var list corev1.ServiceList
+	if err := s.reader.List(ctx, &list, client.InNamespace(s.namespace)); err != nil {
+		return nil, fmt.Errorf("listing services: %w", err)
+	}
+	var eps []*endpoint.Endpoint
+	for i := range list.Items {
+		svcEps, err := serviceEndpoints(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		eps = append(eps, svcEps...)
+	}
+	slices.SortFunc(eps, func(a, b *endpoint.Endpoint) int {
+		return cmp.Or(
+			cmp.Compare(a.DNSName, b.DNSName),
+			cmp.Compare(a.SetIdentifier, b.SetIdentifier),
+			cmp.Compare(a.RecordType, b.RecordType),
+			cmp.Compare(a.Labels[endpoint.ResourceLabelKey], b.Labels[endpoint.ResourceLabelKey]),
+		)
+	})
+	if eps == nil {
+		eps = []*endpoint.Endpoint{}
+	}
+	return eps, nil
+}
+
+// AddEventHandler does nothing: in a manager, the controller's watch on
+// Services triggers the cycles.
+func (*serviceSource) AddEventHandler(context.Context, func()) {}
+
+// serviceEndpoints builds the endpoints of one Service.
+func serviceEndpoints(svc *corev1.Service) ([]*endpoint.Endpoint, error) {
+	hostnames := svc.Annotations[hostnameAnnotation]
+	if hostnames == "" || svc.DeletionTimestamp != nil {
+		return nil, nil
+	}
+	ref := "service/" + svc.Namespace + "/" + svc.Name
+	var ttl endpoint.TTL
+	if v, ok := svc.Annotations[ttlAnnotation]; ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 || n > 2147483647 {
+			return nil, fmt.Errorf("service %s/%s: annotation %s: invalid TTL %q", svc.Namespace, svc.Name, ttlAnnotation, v)
+		}
+		ttl = endpoint.TTL(n)
+	}
+	var v4, v6, hosts []string
+	for _, ing := range svc.Status.LoadBalancer.Ingress {
+		if ing.IP != "" {
+			addr, err := netip.ParseAddr(ing.IP)
+			if err != nil {
+				return nil, fmt.Errorf("service %s/%s: load balancer ingress IP %q: %w", svc.Namespace, svc.Name, ing.IP, err)
+			}
+			if addr.Is4() {
+				v4 = append(v4, addr.String())
+			} else {
+				v6 = append(v6, addr.String())
+			}
+		}
+		if ing.Hostname != "" {
+			hosts = append(hosts, ing.Hostname)
+		}
+	}
+	var eps []*endpoint.Endpoint
+	for _, h := range strings.Split(hostnames, ",") {
+		h = strings.TrimSuffix(strings.TrimSpace(h), ".")
+		if h == "" {
+			continue
+		}
+		if err := endpoint.ValidateDNSName(h); err != nil {
+			return nil, fmt.Errorf("service %s/%s: annotation %s: %w", svc.Namespace, svc.Name, hostnameAnnotation, err)
+		}
+		add := func(recordType string, targets []string) {
+			if len(targets) > 0 {
+				eps = append(eps, endpoint.NewEndpointWithTTL(h, recordType, ttl, targets...).WithLabel(endpoint.ResourceLabelKey, ref))
+			}
+		}
+		add(endpoint.RecordTypeA, v4)
+		add(endpoint.RecordTypeAAAA, v6)
+		if len(v4) == 0 && len(v6) == 0 && len(hosts) > 0 {
+			add(endpoint.RecordTypeCNAME, hosts[:1])
+		}
+	}
+	return eps, nil
+}

@@ -1,0 +1,60 @@
+// Command providertest shows how a provider author proves a provider with
+// zonesync's conformance suite, without any cloud account: it runs
+// blueprint.CheckProvider against mapProvider, a small provider written in
+// this example, and prints the result.
+//
+// In tests, use blueprint.TestProvider instead (see provider_test.go): it
+// runs every behaviour as a subtest on a fresh provider.
+//
+// Run it from the repository root:
+//
+//	go run ./examples/providertest
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/zonesync/zonesync/blueprint"
+)
+
+func run(ctx context.Context, w io.Writer) error {
+	p := newMapProvider("example.org")
+	err := blueprint.CheckProvider(ctx, p, blueprint.WithZone("example.org"))
+	if err != nil {
+		var v *blueprint.Violation
+		n := 0
+		for _, e := range flatten(err) {
+			if errors.As(e, &v) {
+				n++
+			}
+			fmt.Fprintln(w, "violation:", e)
+		}
+		return fmt.Errorf("mapProvider failed the conformance suite (%d violations)", n)
+	}
+	recs, err := p.Records(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "mapProvider passes the zonesync conformance suite")
+	fmt.Fprintf(w, "records left behind by the suite: %d\n", len(recs))
+	return nil
+}
+
+// flatten unpacks the errors.Join of CheckProvider.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "providertest:", err)
+		os.Exit(1)
+	}
+}
