@@ -11,6 +11,8 @@ import (
 type Registry interface {
 	// Records returns the provider's records with ownership labels attached
 	// (endpoint.OwnerLabelKey and the labels stored with the ownership).
+	// The slice and endpoints are the caller's; the Labels maps may be
+	// shared between records and are read-only.
 	Records(ctx context.Context) ([]*endpoint.Endpoint, error)
 	// ApplyChanges applies changes and writes the matching ownership data.
 	ApplyChanges(ctx context.Context, changes *plan.Changes) error
