@@ -90,7 +90,12 @@ func ValidateDNSName(name string) error {
 	if len(trimmed) > maxNameLength {
 		return fmt.Errorf("DNS name %q is %d octets long (at most %d allowed)", name, len(trimmed), maxNameLength)
 	}
-	for label := range strings.SplitSeq(trimmed, ".") {
+	start := 0
+	for i := 0; i <= len(trimmed); i++ {
+		if i < len(trimmed) && trimmed[i] != '.' {
+			continue
+		}
+		label := trimmed[start:i]
 		if label == "" {
 			return fmt.Errorf("DNS name %q has an empty label", name)
 		}
@@ -98,6 +103,7 @@ func ValidateDNSName(name string) error {
 			return fmt.Errorf("DNS name %q has label %q of %d octets (at most %d allowed)",
 				name, label, len(label), maxLabelLength)
 		}
+		start = i + 1
 	}
 	return nil
 }
