@@ -1,6 +1,7 @@
 // Command operator shows zonesync embedded in a controller-runtime manager: a
 // controller watches Services and, on every change, runs one zonesync cycle
 // that publishes the Services' hostnames (annotation
+// external-dns.kubernetes.io/hostname, or the older
 // external-dns.alpha.kubernetes.io/hostname) with the addresses of their load
 // balancers.
 //

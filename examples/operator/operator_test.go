@@ -29,6 +29,11 @@ func service(ns, name string, annotations map[string]string, ingress ...corev1.L
 	}
 }
 
+const (
+	current = "external-dns.kubernetes.io/"
+	alpha   = "external-dns.alpha.kubernetes.io/"
+)
+
 func TestServiceEndpoints(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -43,8 +48,8 @@ func TestServiceEndpoints(t *testing.T) {
 		{
 			name: "IPv4 and IPv6, two hostnames, TTL",
 			svc: service("default", "web", map[string]string{
-				hostnameAnnotation: "web.example.com, www.example.com.",
-				ttlAnnotation:      "300",
+				alpha + hostnameAnnotation: "web.example.com, www.example.com.",
+				alpha + ttlAnnotation:      "300",
 			}, corev1.LoadBalancerIngress{IP: "192.0.2.10"}, corev1.LoadBalancerIngress{IP: "2001:db8::10"}),
 			want: []string{
 				"web.example.com A 192.0.2.10 300", "web.example.com AAAA 2001:db8::10 300",
@@ -52,24 +57,33 @@ func TestServiceEndpoints(t *testing.T) {
 			},
 		},
 		{
+			name: "current annotation prefix wins over the alpha one",
+			svc: service("default", "web", map[string]string{
+				current + hostnameAnnotation: "new.example.com",
+				alpha + hostnameAnnotation:   "old.example.com",
+				current + ttlAnnotation:      "60",
+			}, corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
+			want: []string{"new.example.com A 192.0.2.10 60"},
+		},
+		{
 			name: "load balancer host name gives a CNAME",
-			svc: service("team", "api", map[string]string{hostnameAnnotation: "api.example.com"},
+			svc: service("team", "api", map[string]string{alpha + hostnameAnnotation: "api.example.com"},
 				corev1.LoadBalancerIngress{Hostname: "lb-1.elb.example.net"}),
 			want: []string{"api.example.com CNAME lb-1.elb.example.net 0"},
 		},
 		{
 			name: "no status yet",
-			svc:  service("default", "web", map[string]string{hostnameAnnotation: "web.example.com"}),
+			svc:  service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"}),
 		},
 		{
 			name: "bad TTL",
-			svc: service("default", "web", map[string]string{hostnameAnnotation: "web.example.com", ttlAnnotation: "soon"},
+			svc: service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com", alpha + ttlAnnotation: "soon"},
 				corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
 			wantErr: `service default/web: annotation external-dns.alpha.kubernetes.io/ttl: invalid TTL "soon"`,
 		},
 		{
 			name: "bad hostname",
-			svc: service("default", "web", map[string]string{hostnameAnnotation: "web..example.com"},
+			svc: service("default", "web", map[string]string{alpha + hostnameAnnotation: "web..example.com"},
 				corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
 			wantErr: "service default/web: annotation external-dns.alpha.kubernetes.io/hostname",
 		},
@@ -111,7 +125,7 @@ func zoneRecords(t *testing.T, p *inmemory.Provider) []string {
 func TestDNSControllerReconcile(t *testing.T) {
 	ctx := context.Background()
 	cl := fake.NewClientBuilder().WithObjects(
-		service("default", "web", map[string]string{hostnameAnnotation: "web.example.com"},
+		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
 	).Build()
 	p := inmemory.New(inmemory.WithZone("example.com"))
@@ -132,7 +146,7 @@ func TestDNSControllerReconcile(t *testing.T) {
 	require.NoError(t, cl.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &web))
 	web.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.20"}}
 	require.NoError(t, cl.Status().Update(ctx, &web))
-	require.NoError(t, cl.Create(ctx, service("default", "api", map[string]string{hostnameAnnotation: "api.example.com"},
+	require.NoError(t, cl.Create(ctx, service("default", "api", map[string]string{alpha + hostnameAnnotation: "api.example.com"},
 		corev1.LoadBalancerIngress{Hostname: "lb.example.net"})))
 	_, err = c.Reconcile(ctx, dnsRequest)
 	require.NoError(t, err)
@@ -160,7 +174,7 @@ func TestDNSControllerReconcile(t *testing.T) {
 
 func TestDNSControllerSourceError(t *testing.T) {
 	cl := fake.NewClientBuilder().WithObjects(
-		service("default", "web", map[string]string{hostnameAnnotation: "web.example.com", ttlAnnotation: "-1"},
+		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com", alpha + ttlAnnotation: "-1"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
 	).Build()
 	c, err := newDNSController(cl, inmemory.New(inmemory.WithZone("example.com")), defaultConfig(), testr.New(t))
@@ -197,7 +211,7 @@ func TestDNSControllerUnsafePlanRequeues(t *testing.T) {
 	var objs []client.Object
 	for i := range 12 {
 		name := "svc-" + strconv.Itoa(i)
-		objs = append(objs, service("default", name, map[string]string{hostnameAnnotation: name + ".example.com"},
+		objs = append(objs, service("default", name, map[string]string{alpha + hostnameAnnotation: name + ".example.com"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.10"}))
 	}
 	cl := fake.NewClientBuilder().WithObjects(objs...).Build()

@@ -16,11 +16,30 @@ import (
 	"github.com/zonesync/zonesync/source"
 )
 
-// Annotations read from Services (the keys external-dns uses).
+// Annotations read from Services: the keys external-dns uses, under its
+// current prefix (v0.22+) or the older alpha prefix, so Services annotated
+// for any external-dns release work unchanged.
 const (
-	hostnameAnnotation = "external-dns.alpha.kubernetes.io/hostname"
-	ttlAnnotation      = "external-dns.alpha.kubernetes.io/ttl"
+	hostnameAnnotation = "hostname"
+	ttlAnnotation      = "ttl"
 )
+
+// Annotation prefixes, tried in this order: the first key present wins.
+const (
+	currentPrefix = "external-dns.kubernetes.io/"
+	alphaPrefix   = "external-dns.alpha.kubernetes.io/"
+)
+
+// annotation returns the value of the annotation name under the first
+// prefix that has it, and the full key found.
+func annotation(svc *corev1.Service, name string) (key, value string, ok bool) {
+	for _, prefix := range [...]string{currentPrefix, alphaPrefix} {
+		if v, found := svc.Annotations[prefix+name]; found {
+			return prefix + name, v, true
+		}
+	}
+	return "", "", false
+}
 
 // serviceSource is a [source.Source] over the Services of a controller-runtime
 // client (in a manager, the cache). A Service annotated with hostnames gets,
@@ -68,16 +87,16 @@ func (*serviceSource) AddEventHandler(context.Context, func()) {}
 
 // serviceEndpoints builds the endpoints of one Service.
 func serviceEndpoints(svc *corev1.Service) ([]*endpoint.Endpoint, error) {
-	hostnames := svc.Annotations[hostnameAnnotation]
+	hostnameKey, hostnames, _ := annotation(svc, hostnameAnnotation)
 	if hostnames == "" || svc.DeletionTimestamp != nil {
 		return nil, nil
 	}
 	ref := "service/" + svc.Namespace + "/" + svc.Name
 	var ttl endpoint.TTL
-	if v, ok := svc.Annotations[ttlAnnotation]; ok {
+	if ttlKey, v, ok := annotation(svc, ttlAnnotation); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 || n > 2147483647 {
-			return nil, fmt.Errorf("service %s/%s: annotation %s: invalid TTL %q", svc.Namespace, svc.Name, ttlAnnotation, v)
+			return nil, fmt.Errorf("service %s/%s: annotation %s: invalid TTL %q", svc.Namespace, svc.Name, ttlKey, v)
 		}
 		ttl = endpoint.TTL(n)
 	}
@@ -105,7 +124,7 @@ func serviceEndpoints(svc *corev1.Service) ([]*endpoint.Endpoint, error) {
 			continue
 		}
 		if err := endpoint.ValidateDNSName(h); err != nil {
-			return nil, fmt.Errorf("service %s/%s: annotation %s: %w", svc.Namespace, svc.Name, hostnameAnnotation, err)
+			return nil, fmt.Errorf("service %s/%s: annotation %s: %w", svc.Namespace, svc.Name, hostnameKey, err)
 		}
 		add := func(recordType string, targets []string) {
 			if len(targets) > 0 {
