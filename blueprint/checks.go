@@ -224,21 +224,11 @@ func (s *session) checkOrder(recs []*endpoint.Endpoint, after string) {
 			s.fail("Records", "", "returned a nil endpoint", nil)
 			return
 		}
-		if compareRecords(a, b) > 0 {
+		if endpoint.Compare(a, b) > 0 {
 			s.fail("Records", keyOf(b), fmt.Sprintf("not sorted by (DNSName, SetIdentifier, RecordType) after %s: %s comes before it", after, keyOf(a)), nil)
 			return
 		}
 	}
-}
-
-func compareRecords(a, b *endpoint.Endpoint) int {
-	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.SetIdentifier, b.SetIdentifier); c != 0 {
-		return c
-	}
-	return strings.Compare(a.RecordType, b.RecordType)
 }
 
 func checkSortedRecords(s *session) {

@@ -311,3 +311,26 @@ func (k EndpointKey) String() string {
 	}
 	return k.DNSName + "/" + k.RecordType + "/" + k.SetIdentifier
 }
+
+// Compare orders endpoints by (DNSName, SetIdentifier, RecordType), the
+// order in which zonesync returns records and changes everywhere, comparing
+// the strings byte by byte; nil sorts first. Use it with slices.SortFunc.
+func Compare(a, b *Endpoint) int {
+	if a == nil || b == nil {
+		switch {
+		case a == b:
+			return 0
+		case a == nil:
+			return -1
+		default:
+			return 1
+		}
+	}
+	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.SetIdentifier, b.SetIdentifier); c != 0 {
+		return c
+	}
+	return strings.Compare(a.RecordType, b.RecordType)
+}

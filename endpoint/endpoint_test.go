@@ -288,3 +288,26 @@ func TestKnownAndDefaultRecordTypes(t *testing.T) {
 	def[0] = "changed"
 	assert.Equal(t, "A", endpoint.DefaultManagedRecordTypes()[0])
 }
+
+func TestCompare(t *testing.T) {
+	a := endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1")
+	tests := []struct {
+		name string
+		x, y *endpoint.Endpoint
+		want int
+	}{
+		{name: "equal keys", x: a, y: endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.9"), want: 0},
+		{name: "name first", x: endpoint.NewEndpoint("b.example.com", endpoint.RecordTypeA, "192.0.2.1"), y: endpoint.NewEndpoint("c.example.com", endpoint.RecordTypeA, "192.0.2.1"), want: -1},
+		{name: "set identifier before type", x: endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeCNAME, "x.example.com"), y: endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1").WithSetIdentifier("eu"), want: -1},
+		{name: "type last", x: endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeAAAA, "2001:db8::1"), y: a, want: 1},
+		{name: "nil first", x: nil, y: a, want: -1},
+		{name: "nil after", x: a, y: nil, want: 1},
+		{name: "both nil", want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, endpoint.Compare(tt.x, tt.y))
+			assert.Equal(t, -tt.want, endpoint.Compare(tt.y, tt.x))
+		})
+	}
+}

@@ -65,20 +65,20 @@ func (c *Changes) clone() *Changes {
 // reordered in place.
 func (c *Changes) sorted() *Changes {
 	out := *c
-	if !slices.IsSortedFunc(c.Create, compareKeys) {
+	if !slices.IsSortedFunc(c.Create, endpoint.Compare) {
 		out.Create = slices.Clone(c.Create)
-		slices.SortStableFunc(out.Create, compareKeys)
+		slices.SortStableFunc(out.Create, endpoint.Compare)
 	}
-	if !slices.IsSortedFunc(c.Delete, compareKeys) {
+	if !slices.IsSortedFunc(c.Delete, endpoint.Compare) {
 		out.Delete = slices.Clone(c.Delete)
-		slices.SortStableFunc(out.Delete, compareKeys)
+		slices.SortStableFunc(out.Delete, endpoint.Compare)
 	}
-	if len(c.UpdateOld) == len(c.UpdateNew) && !slices.IsSortedFunc(c.UpdateOld, compareKeys) {
+	if len(c.UpdateOld) == len(c.UpdateNew) && !slices.IsSortedFunc(c.UpdateOld, endpoint.Compare) {
 		pairs := make([]updatePair, len(c.UpdateOld))
 		for i := range pairs {
 			pairs[i] = updatePair{old: c.UpdateOld[i], new: c.UpdateNew[i]}
 		}
-		slices.SortStableFunc(pairs, func(a, b updatePair) int { return compareKeys(a.old, b.old) })
+		slices.SortStableFunc(pairs, func(a, b updatePair) int { return endpoint.Compare(a.old, b.old) })
 		out.UpdateOld = make([]*endpoint.Endpoint, len(pairs))
 		out.UpdateNew = make([]*endpoint.Endpoint, len(pairs))
 		for i, p := range pairs {

@@ -759,11 +759,11 @@ func (pl *planner) updateNew(cur, win *endpoint.Endpoint) *endpoint.Endpoint {
 func (pl *planner) rawChanges() *Changes {
 	c := &Changes{}
 	if len(pl.creates) > 0 {
-		slices.SortFunc(pl.creates, compareKeys)
+		slices.SortFunc(pl.creates, endpoint.Compare)
 		c.Create = pl.creates
 	}
 	if len(pl.updates) > 0 {
-		slices.SortFunc(pl.updates, func(a, b updatePair) int { return compareKeys(a.old, b.old) })
+		slices.SortFunc(pl.updates, func(a, b updatePair) int { return endpoint.Compare(a.old, b.old) })
 		c.UpdateOld = make([]*endpoint.Endpoint, len(pl.updates))
 		c.UpdateNew = make([]*endpoint.Endpoint, len(pl.updates))
 		for i, u := range pl.updates {
@@ -771,7 +771,7 @@ func (pl *planner) rawChanges() *Changes {
 		}
 	}
 	if len(pl.deletes) > 0 {
-		slices.SortFunc(pl.deletes, compareKeys)
+		slices.SortFunc(pl.deletes, endpoint.Compare)
 		c.Delete = pl.deletes
 	}
 	return c

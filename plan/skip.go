@@ -87,33 +87,11 @@ func (s Skip) String() string {
 	return b.String()
 }
 
-// compareKeys orders endpoints by (DNSName, SetIdentifier, RecordType); nil
-// sorts first.
-func compareKeys(a, b *endpoint.Endpoint) int {
-	if a == nil || b == nil {
-		switch {
-		case a == b:
-			return 0
-		case a == nil:
-			return -1
-		default:
-			return 1
-		}
-	}
-	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.SetIdentifier, b.SetIdentifier); c != 0 {
-		return c
-	}
-	return strings.Compare(a.RecordType, b.RecordType)
-}
-
 // compareSkips orders skips by endpoint key, then action, reason, the
 // endpoint's data and the detail, so that the list does not depend on the
 // order of the plan's input.
 func compareSkips(a, b Skip) int {
-	if c := compareKeys(a.Endpoint, b.Endpoint); c != 0 {
+	if c := endpoint.Compare(a.Endpoint, b.Endpoint); c != 0 {
 		return c
 	}
 	if c := strings.Compare(a.Action, b.Action); c != 0 {

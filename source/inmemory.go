@@ -1,7 +1,6 @@
 package source
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -97,13 +96,7 @@ func copySorted(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
 		}
 	}
 	out := copyEndpoints(nonNil)
-	slices.SortStableFunc(out, func(a, b *endpoint.Endpoint) int {
-		return cmp.Or(
-			cmp.Compare(a.DNSName, b.DNSName),
-			cmp.Compare(a.SetIdentifier, b.SetIdentifier),
-			cmp.Compare(a.RecordType, b.RecordType),
-		)
-	})
+	slices.SortStableFunc(out, endpoint.Compare)
 	return out
 }
 

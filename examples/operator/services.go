@@ -69,9 +69,7 @@ func (s *serviceSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 	}
 	slices.SortFunc(eps, func(a, b *endpoint.Endpoint) int {
 		return cmp.Or(
-			cmp.Compare(a.DNSName, b.DNSName),
-			cmp.Compare(a.SetIdentifier, b.SetIdentifier),
-			cmp.Compare(a.RecordType, b.RecordType),
+			endpoint.Compare(a, b),
 			cmp.Compare(a.Labels[endpoint.ResourceLabelKey], b.Labels[endpoint.ResourceLabelKey]),
 		)
 	})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,13 +56,7 @@ func (p *mapProvider) Records(ctx context.Context) ([]*endpoint.Endpoint, error)
 		out = append(out, ep.DeepCopy())
 	}
 	p.mu.RUnlock()
-	slices.SortFunc(out, func(a, b *endpoint.Endpoint) int {
-		return cmp.Or(
-			cmp.Compare(a.DNSName, b.DNSName),
-			cmp.Compare(a.SetIdentifier, b.SetIdentifier),
-			cmp.Compare(a.RecordType, b.RecordType),
-		)
-	})
+	slices.SortFunc(out, endpoint.Compare)
 	return out, nil
 }
 

@@ -230,7 +230,7 @@ func (s *store) compact() {
 			order = append(order, i)
 		}
 	}
-	slices.SortFunc(order, func(a, b int) int { return compareEndpoints(s.pending[a], s.pending[b]) })
+	slices.SortFunc(order, func(a, b int) int { return endpoint.Compare(s.pending[a], s.pending[b]) })
 	newArena := uint32(len(old.arenas))
 	var ab arenaBuilder
 	var pendSpans []span
@@ -383,16 +383,6 @@ func (sn *snapshot) compareTo(r *rec, e *endpoint.Endpoint) int {
 		return c
 	}
 	return strings.Compare(sn.types[r.typ], e.RecordType)
-}
-
-func compareEndpoints(a, b *endpoint.Endpoint) int {
-	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.SetIdentifier, b.SetIdentifier); c != 0 {
-		return c
-	}
-	return strings.Compare(a.RecordType, b.RecordType)
 }
 
 // copyOut materialises the snapshot as new endpoints: one slab of

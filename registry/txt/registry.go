@@ -1,7 +1,6 @@
 package txt
 
 import (
-	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -358,8 +357,8 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 	}
 	// Records hidden above are dropped from the shared backing array.
 	clear(recs[len(out):])
-	if !slices.IsSortedFunc(out, compareEndpoints) {
-		slices.SortStableFunc(out, compareEndpoints)
+	if !slices.IsSortedFunc(out, endpoint.Compare) {
+		slices.SortStableFunc(out, endpoint.Compare)
 	}
 	owners.finish()
 
@@ -489,16 +488,6 @@ func lowerASCII(s string) string {
 		}
 	}
 	return s
-}
-
-func compareEndpoints(a, b *endpoint.Endpoint) int {
-	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.SetIdentifier, b.SetIdentifier); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.RecordType, b.RecordType)
 }
 
 // ApplyChanges applies changes together with the ownership TXT records
