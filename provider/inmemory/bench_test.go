@@ -49,56 +49,44 @@ func BenchmarkRecords(b *testing.B) {
 }
 
 // BenchmarkApplyChanges updates 1% of the names (at least one) per call,
-// alternating between two targets, and reads the records once per call so
-// the cost of merging the changes into the sorted snapshot is included.
+// alternating between two targets; the thenRecords variant also reads the
+// records after each call, so the cost of merging the changes into the
+// sorted snapshot is included.
 func BenchmarkApplyChanges(b *testing.B) {
-	ctx := context.Background()
 	for _, n := range benchSizes {
 		k := max(n/100, 1)
-		b.Run(fmt.Sprintf("names=%d/changes=%d", n, k), func(b *testing.B) {
-			p := benchProvider(n)
-			olds := make([][]*endpoint.Endpoint, 2)
-			for v := range olds {
-				olds[v] = make([]*endpoint.Endpoint, k)
-				for i := range k {
-					name := "svc-" + strconv.Itoa(i*(n/k)) + ".bench.example.com"
-					olds[v][i] = endpoint.NewEndpoint(name, endpoint.RecordTypeA, fmt.Sprintf("192.0.2.%d", v+1))
-				}
+		b.Run(fmt.Sprintf("names=%d/changes=%d", n, k), func(b *testing.B) { benchApply(b, n, k, false) })
+		b.Run(fmt.Sprintf("names=%d/changes=%d/thenRecords", n, k), func(b *testing.B) { benchApply(b, n, k, true) })
+	}
+}
+
+// benchApply updates k of n names per iteration, flipping their target
+// between two values, and with thenRecords reads the records after each
+// apply.
+func benchApply(b *testing.B, n, k int, thenRecords bool) {
+	ctx := context.Background()
+	p := benchProvider(n)
+	olds := make([][]*endpoint.Endpoint, 2)
+	for v := range olds {
+		olds[v] = make([]*endpoint.Endpoint, k)
+		for i := range k {
+			name := "svc-" + strconv.Itoa(i*(n/k)) + ".bench.example.com"
+			olds[v][i] = endpoint.NewEndpoint(name, endpoint.RecordTypeA, fmt.Sprintf("192.0.2.%d", v+1))
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	v := 0
+	for b.Loop() {
+		c := &plan.Changes{UpdateOld: olds[v], UpdateNew: olds[1-v]}
+		if err := p.ApplyChanges(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+		if thenRecords {
+			if _, err := p.Records(ctx); err != nil {
+				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			v := 0
-			for b.Loop() {
-				c := &plan.Changes{UpdateOld: olds[v], UpdateNew: olds[1-v]}
-				if err := p.ApplyChanges(ctx, c); err != nil {
-					b.Fatal(err)
-				}
-				v = 1 - v
-			}
-		})
-		b.Run(fmt.Sprintf("names=%d/changes=%d/thenRecords", n, k), func(b *testing.B) {
-			p := benchProvider(n)
-			olds := make([][]*endpoint.Endpoint, 2)
-			for v := range olds {
-				olds[v] = make([]*endpoint.Endpoint, k)
-				for i := range k {
-					name := "svc-" + strconv.Itoa(i*(n/k)) + ".bench.example.com"
-					olds[v][i] = endpoint.NewEndpoint(name, endpoint.RecordTypeA, fmt.Sprintf("192.0.2.%d", v+1))
-				}
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			v := 0
-			for b.Loop() {
-				c := &plan.Changes{UpdateOld: olds[v], UpdateNew: olds[1-v]}
-				if err := p.ApplyChanges(ctx, c); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := p.Records(ctx); err != nil {
-					b.Fatal(err)
-				}
-				v = 1 - v
-			}
-		})
+		}
+		v = 1 - v
 	}
 }
