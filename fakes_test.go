@@ -13,64 +13,6 @@ import (
 	"github.com/zonesync/zonesync/plan"
 )
 
-// fakeClock is a manual zonesync.Clock: time moves only with Advance, and
-// every NewTimer is announced on timers so tests can wait for Run to block.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	pending []*fakeTimer
-	timers  chan time.Duration
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), timers: make(chan time.Duration, 1000)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) NewTimer(d time.Duration) zonesync.Timer {
-	c.mu.Lock()
-	t := &fakeTimer{c: make(chan time.Time, 1), at: c.now.Add(d)}
-	if d <= 0 {
-		t.c <- c.now
-	} else {
-		c.pending = append(c.pending, t)
-	}
-	c.mu.Unlock()
-	c.timers <- d
-	return t
-}
-
-// Advance moves the clock by d and fires the timers that are due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	c.pending = slices.DeleteFunc(c.pending, func(t *fakeTimer) bool {
-		if t.stopped.Load() {
-			return true
-		}
-		if !t.at.After(c.now) {
-			t.c <- c.now
-			return true
-		}
-		return false
-	})
-}
-
-type fakeTimer struct {
-	c       chan time.Time
-	at      time.Time
-	stopped atomic.Bool
-}
-
-func (t *fakeTimer) C() <-chan time.Time { return t.c }
-func (t *fakeTimer) Stop() bool          { return !t.stopped.Swap(true) }
-
 // cycleObserver sends every finished cycle on a channel.
 type cycleObserver struct {
 	started  atomic.Int64

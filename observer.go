@@ -25,7 +25,7 @@ type Observer interface {
 // Cycle describes one reconcile cycle for an [Observer].
 type Cycle struct {
 	// Start is when the cycle began and Duration how long it took, both
-	// from the Reconciler's [Clock].
+	// from [Reconciler.Clock].
 	Start    time.Time
 	Duration time.Duration
 	// RecordsDuration, SourceDuration, PlanDuration and ApplyDuration time

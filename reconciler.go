@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/policy"
@@ -86,8 +87,9 @@ type Reconciler struct {
 	Logger logr.Logger
 	// Observer receives cycle metrics; nil means [NopObserver].
 	Observer Observer
-	// Clock drives Run's schedule; nil means the real clock.
-	Clock Clock
+	// Clock drives Run's schedule and times the cycles; nil means
+	// [clock.Real].
+	Clock clock.Clock
 
 	initOnce sync.Once
 	sem      chan struct{} // holds one token: the right to run a cycle
@@ -108,12 +110,7 @@ func (r *Reconciler) init() {
 	})
 }
 
-func (r *Reconciler) clock() Clock {
-	if r.Clock == nil {
-		return realClock{}
-	}
-	return r.Clock
-}
+func (r *Reconciler) clock() clock.Clock { return clock.OrReal(r.Clock) }
 
 func (r *Reconciler) observer() Observer {
 	if r.Observer == nil {
@@ -265,7 +262,7 @@ func (r *Reconciler) Plan(ctx context.Context) (*plan.Plan, error) {
 // calculate reads the registry and the source and calculates the plan,
 // filling in the counts and phase durations of c. It returns the plan and
 // the time its calculation ended.
-func (r *Reconciler) calculate(ctx context.Context, clk Clock, c *Cycle) (*plan.Plan, time.Time, error) {
+func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, c *Cycle) (*plan.Plan, time.Time, error) {
 	t := clk.Now()
 	current, err := r.Registry.Records(ctx)
 	if err != nil {
@@ -321,7 +318,7 @@ func (r *Reconciler) calculate(ctx context.Context, clk Clock, c *Cycle) (*plan.
 	return p, now, nil
 }
 
-func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk Clock, c *Cycle) (*plan.Changes, error) {
+func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock, c *Cycle) (*plan.Changes, error) {
 	p, t, err := r.calculate(ctx, clk, c)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package zonesync_test
 import (
 	"context"
 	"errors"
+	"github.com/zonesync/zonesync/clock/clocktest"
 	"sync"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ const waitLimit = 10 * time.Second
 // runHarness runs a Reconciler's Run in the background on a fake clock.
 type runHarness struct {
 	t     *testing.T
-	clock *fakeClock
+	clock *clocktest.FakeClock
 	obs   *cycleObserver
 	reg   *fakeRegistry
 	src   *source.InMemory
@@ -34,7 +35,7 @@ type runHarness struct {
 func startRun(t *testing.T, reg *fakeRegistry, configure func(*zonesync.Reconciler)) *runHarness {
 	t.Helper()
 	h := &runHarness{
-		t: t, clock: newFakeClock(), obs: newCycleObserver(), reg: reg,
+		t: t, clock: clocktest.New(time.Time{}), obs: newCycleObserver(), reg: reg,
 		src:  source.NewInMemory(endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1")),
 		done: make(chan error, 1),
 	}
@@ -78,7 +79,7 @@ func (h *runHarness) timer(d time.Duration) {
 	deadline := time.After(waitLimit)
 	for {
 		select {
-		case got := <-h.clock.timers:
+		case got := <-h.clock.Timers():
 			if got == d {
 				return
 			}

@@ -19,6 +19,7 @@ const (
 	RecordTypeMX    = "MX"
 	RecordTypeNAPTR = "NAPTR"
 	RecordTypeDNAME = "DNAME"
+	RecordTypeTLSA  = "TLSA"
 )
 
 // KnownRecordTypes returns the record types zonesync knows, in the order
@@ -28,6 +29,7 @@ func KnownRecordTypes() []string {
 	return []string{
 		RecordTypeA, RecordTypeAAAA, RecordTypeCNAME, RecordTypeNS, RecordTypeMX,
 		RecordTypePTR, RecordTypeSRV, RecordTypeNAPTR, RecordTypeTXT, RecordTypeDNAME,
+		RecordTypeTLSA,
 	}
 }
 
@@ -224,8 +226,22 @@ func (e *Endpoint) IsOwnedBy(ownerID string) bool {
 }
 
 // Key returns the identity of the record set: name, type and set identifier.
-func (e *Endpoint) Key() EndpointKey {
-	return EndpointKey{DNSName: e.DNSName, RecordType: e.RecordType, SetIdentifier: e.SetIdentifier}
+func (e *Endpoint) Key() Key {
+	return Key{DNSName: e.DNSName, RecordType: e.RecordType, SetIdentifier: e.SetIdentifier}
+}
+
+// DeepCopyAll returns a new slice holding a deep copy of every endpoint of
+// eps (see [Endpoint.DeepCopy]); nil entries stay nil. It returns nil for a
+// nil slice.
+func DeepCopyAll(eps []*Endpoint) []*Endpoint {
+	if eps == nil {
+		return nil
+	}
+	out := make([]*Endpoint, len(eps))
+	for i, ep := range eps {
+		out[i] = ep.DeepCopy()
+	}
+	return out
 }
 
 // DeepCopy returns a copy of e that shares no memory with it. A nil e gives nil.
@@ -297,15 +313,15 @@ func (e *Endpoint) String() string {
 	return b.String()
 }
 
-// EndpointKey identifies a record set: its name, type and set identifier.
-type EndpointKey struct {
+// Key identifies a record set: its name, type and set identifier.
+type Key struct {
 	DNSName       string
 	RecordType    string
 	SetIdentifier string
 }
 
 // String renders the key as "name/type" or "name/type/set-identifier".
-func (k EndpointKey) String() string {
+func (k Key) String() string {
 	if k.SetIdentifier == "" {
 		return k.DNSName + "/" + k.RecordType
 	}

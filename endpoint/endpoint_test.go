@@ -184,12 +184,12 @@ func TestIsOwnedBy(t *testing.T) {
 
 func TestKeyAndString(t *testing.T) {
 	ep := endpoint.NewEndpointWithTTL("a.example.com", endpoint.RecordTypeA, 60, "192.0.2.1", "192.0.2.2")
-	assert.Equal(t, endpoint.EndpointKey{DNSName: "a.example.com", RecordType: "A"}, ep.Key())
+	assert.Equal(t, endpoint.Key{DNSName: "a.example.com", RecordType: "A"}, ep.Key())
 	assert.Equal(t, "a.example.com/A", ep.Key().String())
 	assert.Equal(t, "a.example.com 60 IN A  192.0.2.1;192.0.2.2", ep.String())
 
 	ep.WithSetIdentifier("eu").WithProviderSpecific("alias", "true")
-	assert.Equal(t, endpoint.EndpointKey{DNSName: "a.example.com", RecordType: "A", SetIdentifier: "eu"}, ep.Key())
+	assert.Equal(t, endpoint.Key{DNSName: "a.example.com", RecordType: "A", SetIdentifier: "eu"}, ep.Key())
 	assert.Equal(t, "a.example.com/A/eu", ep.Key().String())
 	assert.Equal(t, "a.example.com 60 IN A eu 192.0.2.1;192.0.2.2 [{alias true}]", ep.String())
 
@@ -279,7 +279,7 @@ func TestEqual(t *testing.T) {
 
 func TestKnownAndDefaultRecordTypes(t *testing.T) {
 	known := endpoint.KnownRecordTypes()
-	assert.Equal(t, []string{"A", "AAAA", "CNAME", "NS", "MX", "PTR", "SRV", "NAPTR", "TXT", "DNAME"}, known)
+	assert.Equal(t, []string{"A", "AAAA", "CNAME", "NS", "MX", "PTR", "SRV", "NAPTR", "TXT", "DNAME", "TLSA"}, known)
 	known[0] = "changed"
 	assert.Equal(t, "A", endpoint.KnownRecordTypes()[0], "a new slice on every call")
 

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
@@ -11,10 +12,12 @@ import (
 type Registry interface {
 	// Records returns the provider's records with ownership labels attached
 	// (endpoint.OwnerLabelKey and the labels stored with the ownership).
-	// The slice and endpoints are the caller's; the Labels maps may be
-	// shared between records and are read-only.
+	// The slice, the endpoints and their Labels maps belong to the caller.
 	Records(ctx context.Context) ([]*endpoint.Endpoint, error)
 	// ApplyChanges applies changes and writes the matching ownership data.
+	// A change the registry will not apply (an update or delete of a record
+	// it does not own) is never dropped silently: the call fails with an
+	// error that names the record and matches [ErrNotOwned].
 	ApplyChanges(ctx context.Context, changes *plan.Changes) error
 	// AdjustEndpoints passes desired endpoints to the provider's
 	// AdjustEndpoints.
@@ -24,3 +27,34 @@ type Registry interface {
 	// OwnerID returns the id this registry writes as owner ("" = none).
 	OwnerID() string
 }
+
+// Ownership is the ownership configuration of a registry: the settings that
+// the planner must share with it. They are configured once, on the registry;
+// a Reconciler reads them from there (see [OwnershipReporter]).
+type Ownership struct {
+	// OwnerID is the owner id the registry writes ("" = none: every
+	// record counts as ours).
+	OwnerID string
+	// OldOwnerID is the owner id whose records the registry takes over
+	// ("" = no migration).
+	OldOwnerID string
+	// ManagedRecordTypes are the record types the registry manages, in
+	// upper case, exclusions already removed; empty means the registry
+	// does not restrict them.
+	ManagedRecordTypes []string
+}
+
+// OwnershipReporter is implemented by registries that know more of their
+// ownership configuration than the owner id. A Reconciler uses it as the
+// one source of truth: it plans with the registry's old owner id and
+// managed record types, and refuses to run when its own settings
+// contradict them.
+type OwnershipReporter interface {
+	// Ownership returns the registry's ownership configuration. The
+	// slices are new on every call.
+	Ownership() Ownership
+}
+
+// ErrNotOwned is matched (errors.Is) by the error of an ApplyChanges call
+// that asked a registry to update or delete a record it does not own.
+var ErrNotOwned = errors.New("record not owned by this registry")

@@ -2,6 +2,11 @@ package source
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/zonesync/zonesync/endpoint"
 )
@@ -12,10 +17,14 @@ import (
 // Endpoints from its loop while an event handler registration is in flight.
 type Source interface {
 	// Endpoints returns the desired endpoints. It returns a new slice on
-	// every call, sorted by (DNSName, SetIdentifier, RecordType); the caller
-	// owns the slice and the endpoints in it and may modify them. Errors
-	// name the object at fault (for Kubernetes objects: namespace/name) and
-	// wrap their cause with %w.
+	// every call, in any order; the caller owns the slice and the
+	// endpoints in it and may modify them. Errors name the object at fault
+	// (for Kubernetes objects: kind/namespace/name) and wrap their cause
+	// with %w.
+	//
+	// A source that could build the endpoints of some objects but not of
+	// others returns the endpoints it built together with a
+	// [*PartialError] naming the others; see [PartialError].
 	Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error)
 	// AddEventHandler registers handler to be called when the source's
 	// endpoints may have changed. Handlers must be cheap and must not
@@ -23,4 +32,123 @@ type Source interface {
 	// registration ends when ctx is done. A source whose endpoints never
 	// change may ignore the handler.
 	AddEventHandler(ctx context.Context, handler func())
+}
+
+// Syncer is implemented by sources that can be not ready yet, typically
+// because their informer caches have not synced: until then their
+// Endpoints would return an incomplete list, and a plan made from it would
+// delete records that are still wanted. A Reconciler does not plan while
+// its source reports false.
+//
+// Sources that combine others ([Multi] and the wrappers of this package)
+// implement Syncer and report true only when every source they hold that
+// implements it does. A source that does not implement Syncer is always
+// ready.
+type Syncer interface {
+	// HasSynced reports whether the source's Endpoints is complete. It
+	// must be cheap and safe for concurrent use; once true it should stay
+	// true.
+	HasSynced() bool
+}
+
+// HasSynced reports whether s is ready: false only when s implements
+// [Syncer] and reports false.
+func HasSynced(s Source) bool {
+	if sy, ok := s.(Syncer); ok {
+		return sy.HasSynced()
+	}
+	return true
+}
+
+// PartialError is the error of an Endpoints call that built the endpoints of
+// some objects but failed on others (a bad annotation, a template that does
+// not execute). The endpoints returned with it are complete for every object
+// not named in Failed. A Reconciler plans them and protects the records of
+// the failed objects: records whose resource label
+// ([endpoint.ResourceLabelKey]) names a key of Failed are neither updated
+// nor deleted in that cycle.
+//
+// Return it as a *PartialError, possibly wrapped; callers find it with
+// errors.As.
+type PartialError struct {
+	// Failed maps the resource key of each object whose endpoints could
+	// not be built ("kind/namespace/name", the value its endpoints carry
+	// in the resource label) to the cause.
+	Failed map[string]error
+}
+
+// Error names the failed objects in key order with their causes.
+func (e *PartialError) Error() string {
+	if e == nil || len(e.Failed) == 0 {
+		return "source: no object failed"
+	}
+	keys := slices.Sorted(maps.Keys(e.Failed))
+	var b strings.Builder
+	fmt.Fprintf(&b, "source: endpoints of %d object(s) could not be built: ", len(keys))
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(k)
+		b.WriteString(": ")
+		if err := e.Failed[k]; err != nil {
+			b.WriteString(err.Error())
+		} else {
+			b.WriteString("unknown error")
+		}
+	}
+	return b.String()
+}
+
+// Unwrap returns the causes in key order, so that errors.Is and errors.As
+// see them.
+func (e *PartialError) Unwrap() []error {
+	if e == nil {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(e.Failed))
+	out := make([]error, 0, len(keys))
+	for _, k := range keys {
+		if err := e.Failed[k]; err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// Add records that the object with resource key key failed with err, and
+// returns e. A nil e is allocated; a key recorded twice keeps both causes.
+func (e *PartialError) Add(key string, err error) *PartialError {
+	if e == nil {
+		e = &PartialError{}
+	}
+	if e.Failed == nil {
+		e.Failed = map[string]error{}
+	}
+	if prev, ok := e.Failed[key]; ok && prev != nil {
+		err = errors.Join(prev, err)
+	}
+	e.Failed[key] = err
+	return e
+}
+
+// Merge adds every failed object of other to e and returns e (allocated
+// when nil). A nil or empty other leaves e unchanged.
+func (e *PartialError) Merge(other *PartialError) *PartialError {
+	if other == nil {
+		return e
+	}
+	for _, k := range slices.Sorted(maps.Keys(other.Failed)) {
+		e = e.Add(k, other.Failed[k])
+	}
+	return e
+}
+
+// OrNil returns e as an error, or nil when e names no object. It lets a
+// source build a PartialError as it goes and return it unconditionally.
+func (e *PartialError) OrNil() error {
+	if e == nil || len(e.Failed) == 0 {
+		return nil
+	}
+	return e
 }

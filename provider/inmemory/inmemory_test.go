@@ -492,11 +492,11 @@ func TestRandomOperationsMatchModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := New(WithZone("example.org"))
 	ctx := context.Background()
-	model := map[endpoint.EndpointKey]*endpoint.Endpoint{}
+	model := map[endpoint.Key]*endpoint.Endpoint{}
 	types := []string{endpoint.RecordTypeA, endpoint.RecordTypeTXT}
 	for round := range 300 {
 		var c plan.Changes
-		touched := map[endpoint.EndpointKey]bool{}
+		touched := map[endpoint.Key]bool{}
 		for range rng.IntN(20) + 1 {
 			name := fmt.Sprintf("n%03d.example.org", rng.IntN(200))
 			typ := types[rng.IntN(2)]

@@ -1,9 +1,15 @@
-package zonesync
+// Package clock is the one source of time in zonesync: the [Clock]
+// interface that the Reconciler's schedule, the TXT registry's read cache
+// and blueprint's ZoneCache take, and [Real], the clock backed by package
+// time. Tests drive time by hand with [clocktest.FakeClock]
+// (package clock/clocktest).
+//
+// A nil Clock anywhere in zonesync means [Real].
+package clock
 
 import "time"
 
-// Clock is the source of time for [Reconciler.Run]. Tests inject a fake to
-// drive the schedule without sleeping; nil means the real clock.
+// Clock tells the time and makes timers.
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time
@@ -12,7 +18,7 @@ type Clock interface {
 	NewTimer(d time.Duration) Timer
 }
 
-// Timer is the part of [time.Timer] that [Reconciler.Run] uses.
+// Timer is the part of [time.Timer] that zonesync uses.
 type Timer interface {
 	// C returns the channel on which the time is delivered.
 	C() <-chan time.Time
@@ -20,7 +26,17 @@ type Timer interface {
 	Stop() bool
 }
 
-// realClock is the Clock backed by package time.
+// Real returns the Clock backed by package time.
+func Real() Clock { return realClock{} }
+
+// OrReal returns c, or [Real] when c is nil.
+func OrReal(c Clock) Clock {
+	if c == nil {
+		return realClock{}
+	}
+	return c
+}
+
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
