@@ -143,18 +143,30 @@ func TestChangesString(t *testing.T) {
 		{
 			name: "all kinds",
 			changes: &plan.Changes{
-				Create:    []*endpoint.Endpoint{withTTL(ep("new.example.com", a, "192.0.2.1", "192.0.2.2"), 300)},
-				UpdateOld: []*endpoint.Endpoint{withTTL(ep("upd.example.com", cname, "a.example.net"), 60), ep("same.example.com", a, "192.0.2.5")},
-				UpdateNew: []*endpoint.Endpoint{withTTL(ep("upd.example.com", cname, "b.example.net"), 120), ep("same.example.com", a, "192.0.2.5")},
-				Delete:    []*endpoint.Endpoint{withSet(ep("old.example.com", aaaa, "2001:db8::1"), "eu"), nil},
+				Create: []*endpoint.Endpoint{withTTL(ep("new.example.com", a, "192.0.2.1", "192.0.2.2"), 300)},
+				UpdateOld: []*endpoint.Endpoint{
+					withTTL(ep("upd.example.com", cname, "a.example.net"), 60),
+					ep("same.example.com", a, "192.0.2.5"),
+					ep("fmt.example.com", a, "192.0.2.6", "@owner=me").WithProviderSpecific(endpoint.ProviderSpecificForceUpdate, "true"),
+					ep("mig.example.com", a, "192.0.2.7", "@owner=old"),
+				},
+				UpdateNew: []*endpoint.Endpoint{
+					withTTL(ep("upd.example.com", cname, "b.example.net"), 120),
+					ep("same.example.com", a, "192.0.2.5"),
+					ep("fmt.example.com", a, "192.0.2.6", "@owner=me"),
+					ep("mig.example.com", a, "192.0.2.7", "@owner=me"),
+				},
+				Delete: []*endpoint.Endpoint{withSet(ep("old.example.com", aaaa, "2001:db8::1"), "eu"), nil},
 			},
 			want: "" +
-				"ACTION  NAME              TYPE   SET  TTL        TARGETS\n" +
-				"create  new.example.com   A      -    300        192.0.2.1,192.0.2.2\n" +
-				"update  upd.example.com   CNAME  -    60 -> 120  a.example.net -> b.example.net\n" +
-				"update  same.example.com  A      -    -          192.0.2.5\n" +
-				"delete  old.example.com   AAAA   eu   -          2001:db8::1\n" +
-				"delete  <nil>             -      -    -          -",
+				"ACTION  NAME              TYPE   SET  TTL        TARGETS                         WHY\n" +
+				"create  new.example.com   A      -    300        192.0.2.1,192.0.2.2             -\n" +
+				"update  upd.example.com   CNAME  -    60 -> 120  a.example.net -> b.example.net  targets,ttl\n" +
+				"update  same.example.com  A      -    -          192.0.2.5                       none\n" +
+				"update  fmt.example.com   A      -    -          192.0.2.6                       ownership-format\n" +
+				"update  mig.example.com   A      -    -          192.0.2.7                       owner\n" +
+				"delete  old.example.com   AAAA   eu   -          2001:db8::1                     -\n" +
+				"delete  <nil>             -      -    -          -                               -",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,8 +186,8 @@ func TestPlanString(t *testing.T) {
 		},
 	}).Calculate()
 	want := "" +
-		"ACTION  NAME             TYPE  SET  TTL  TARGETS\n" +
-		"create  new.example.com  A     -    -    192.0.2.1\n" +
+		"ACTION  NAME             TYPE  SET  TTL  TARGETS    WHY\n" +
+		"create  new.example.com  A     -    -    192.0.2.1  -\n" +
 		"skipped:\n" +
 		"ACTION  NAME                TYPE  SET  REASON         DETAIL\n" +
 		"create  bad.example.com     A     -    invalid        invalid endpoint bad.example.com/A: targets[0]: A target \"\" is not an IPv4 address\n" +

@@ -26,10 +26,10 @@ func ExamplePlan_Calculate() {
 	fmt.Println(calculated)
 	fmt.Println("has changes:", calculated.Changes.HasChanges())
 	// Output:
-	// ACTION  NAME             TYPE   SET  TTL       TARGETS
-	// create  new.example.com  CNAME  -    -         app.example.com
-	// update  app.example.com  A      -    - -> 300  192.0.2.1 -> 192.0.2.10
-	// delete  old.example.com  A      -    -         192.0.2.2
+	// ACTION  NAME             TYPE   SET  TTL       TARGETS                  WHY
+	// create  new.example.com  CNAME  -    -         app.example.com          -
+	// update  app.example.com  A      -    - -> 300  192.0.2.1 -> 192.0.2.10  targets,ttl
+	// delete  old.example.com  A      -    -         192.0.2.2                -
 	// skipped:
 	// ACTION  NAME            TYPE  SET  REASON         DETAIL
 	// update  db.example.com  A     -    foreign-owner  the record is owned by "someone-else", not "my-operator"
@@ -55,8 +55,8 @@ func ExamplePerResource() {
 		fmt.Println(s)
 	}
 	// Output:
-	// ACTION  NAME              TYPE  SET  TTL  TARGETS
-	// update  shop.example.com  A     -    -    192.0.2.20 -> 192.0.2.21
+	// ACTION  NAME              TYPE  SET  TTL  TARGETS                   WHY
+	// update  shop.example.com  A     -    -    192.0.2.20 -> 192.0.2.21  targets
 	// update shop.example.com/A: lost-conflict (ingress/default/b wins with targets 192.0.2.21)
 }
 

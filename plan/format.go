@@ -11,20 +11,24 @@ import (
 // String renders the changes as a compact table, one line per change in
 // the order create, update, delete:
 //
-//	ACTION  NAME             TYPE  SET  TTL  TARGETS
-//	create  a.example.com    A     -    300  192.0.2.1
-//	update  b.example.com    A     -    -    192.0.2.2 -> 192.0.2.3
-//	delete  c.example.com    A     -    -    192.0.2.4
+//	ACTION  NAME           TYPE  SET  TTL  TARGETS                 WHY
+//	create  a.example.com  A     -    300  192.0.2.1               -
+//	update  b.example.com  A     -    -    192.0.2.2 -> 192.0.2.3  targets
+//	update  d.example.com  A     -    -    192.0.2.5               ownership-format
+//	delete  c.example.com  A     -    -    192.0.2.4               -
 //
 // Updates show the old and new value of the TTL and targets when they
-// differ. A nil or empty c renders as "no changes".
+// differ, and in the WHY column the reasons of the update ([Why]), so that
+// updates whose record data stay the same (a TXT ownership format upgrade,
+// an owner migration) say why they exist. A nil or empty c renders as
+// "no changes".
 func (c *Changes) String() string {
 	if c == nil || len(c.Create)+len(c.UpdateOld)+len(c.UpdateNew)+len(c.Delete) == 0 {
 		return "no changes"
 	}
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	w.Write([]byte("ACTION\tNAME\tTYPE\tSET\tTTL\tTARGETS\n"))
+	w.Write([]byte("ACTION\tNAME\tTYPE\tSET\tTTL\tTARGETS\tWHY\n"))
 	for _, e := range c.Create {
 		writeChangeLine(w, ActionCreate, e, nil)
 	}
@@ -50,9 +54,9 @@ func (c *Changes) String() string {
 
 // writeChangeLine writes one table line for e; old, when given, is the state
 // before an update.
-func writeChangeLine(w *tabwriter.Writer, action string, e, old *endpoint.Endpoint) {
+func writeChangeLine(w *tabwriter.Writer, action Action, e, old *endpoint.Endpoint) {
 	if e == nil {
-		w.Write([]byte(action + "\t<nil>\t-\t-\t-\t-\n"))
+		w.Write([]byte(string(action) + "\t<nil>\t-\t-\t-\t-\t-\n"))
 		return
 	}
 	ttl := ttlText(e.RecordTTL)
@@ -65,8 +69,12 @@ func writeChangeLine(w *tabwriter.Writer, action string, e, old *endpoint.Endpoi
 			targets = targetsText(old.Targets) + " -> " + targets
 		}
 	}
-	w.Write([]byte(action + "\t" + dash(e.DNSName) + "\t" + dash(e.RecordType) + "\t" +
-		dash(e.SetIdentifier) + "\t" + ttl + "\t" + targets + "\n"))
+	why := "-"
+	if old != nil {
+		why = Why(old, e).String()
+	}
+	w.Write([]byte(string(action) + "\t" + dash(e.DNSName) + "\t" + dash(e.RecordType) + "\t" +
+		dash(e.SetIdentifier) + "\t" + ttl + "\t" + targets + "\t" + why + "\n"))
 }
 
 func ttlText(ttl endpoint.TTL) string {
@@ -114,7 +122,7 @@ func (p *Plan) String() string {
 		if e := sk.Endpoint; e != nil {
 			name, typ, set = dash(e.DNSName), dash(e.RecordType), dash(e.SetIdentifier)
 		}
-		w.Write([]byte(dash(sk.Action) + "\t" + name + "\t" + typ + "\t" + set + "\t" +
+		w.Write([]byte(dash(string(sk.Action)) + "\t" + name + "\t" + typ + "\t" + set + "\t" +
 			dash(string(sk.Reason)) + "\t" + dash(oneLine(sk.Detail)) + "\n"))
 	}
 	w.Flush()

@@ -71,7 +71,16 @@ func skips(p *plan.Plan) []string {
 		if s.Endpoint != nil {
 			name = s.Endpoint.Key().String()
 		}
-		out = append(out, s.Action+" "+name+" "+string(s.Reason))
+		out = append(out, string(s.Action)+" "+name+" "+string(s.Reason))
+	}
+	return out
+}
+
+// keys renders endpoints as their keys.
+func keys(eps []*endpoint.Endpoint) []string {
+	var out []string
+	for _, e := range eps {
+		out = append(out, e.Key().String())
 	}
 	return out
 }

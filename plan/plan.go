@@ -19,6 +19,14 @@ type Policy interface {
 	Apply(changes *Changes) *Changes
 }
 
+// PolicyFunc adapts a function to a [Policy]. In skip details the policy is
+// named by its type, "plan.PolicyFunc"; give the function a type of its own
+// with a String method for a better name.
+type PolicyFunc func(changes *Changes) *Changes
+
+// Apply calls f(changes).
+func (f PolicyFunc) Apply(changes *Changes) *Changes { return f(changes) }
+
 // Plan compares the records a provider holds (Current) with the records
 // sources ask for (Desired) and computes the [Changes] that bring the first
 // in line with the second. Fill in the inputs and call [Plan.Calculate].
@@ -37,9 +45,10 @@ type Plan struct {
 	// DomainFilter limits the plan to the names it matches; nil matches all.
 	DomainFilter endpoint.DomainFilterInterface
 	// ManagedRecords lists the record types the plan manages; empty means
-	// A, AAAA and CNAME.
+	// A, AAAA and CNAME. Types are compared case-insensitively.
 	ManagedRecords []string
-	// ExcludeRecords lists record types removed from ManagedRecords.
+	// ExcludeRecords lists record types removed from ManagedRecords,
+	// compared case-insensitively.
 	ExcludeRecords []string
 	// OwnerID is the registry's owner id. When set, only records whose owner
 	// label equals it are updated or deleted, and no record is created at a
@@ -53,6 +62,14 @@ type Plan struct {
 	// Resolver chooses between several desired endpoints for one record
 	// set; nil means [PerResource].
 	Resolver ConflictResolver
+	// Protected maps resource keys (values of the resource label,
+	// [endpoint.ResourceLabelKey]) to the error that keeps their records
+	// from changing: current records whose resource label is a key are
+	// neither updated nor deleted, and each change not made is reported
+	// with [SkipSourceError]. A Reconciler fills it from a source's
+	// partial error, so that an object the source could not read does not
+	// lose its records. Nil protects nothing.
+	Protected map[string]error
 	// Changes is set by Calculate: the changes to apply, after policies.
 	Changes *Changes
 	// Skipped is set by Calculate: every change not made, with its reason,
@@ -100,7 +117,6 @@ type planner struct {
 	p        *Plan
 	types    []string
 	cname    int // index of CNAME in types, or -1
-	a, aaaa  int
 	resolver ConflictResolver
 	// builtin: the resolver is PerResource or MergeTargets, which return a
 	// single candidate unchanged, so single candidates skip the call.
@@ -167,7 +183,8 @@ func newPlanner(p *Plan) *planner {
 	}
 	types := make([]string, 0, len(managed))
 	for _, t := range managed {
-		if t == "" || slices.Contains(types, t) || slices.Contains(p.ExcludeRecords, t) {
+		t = upperASCII(t)
+		if t == "" || slices.Contains(types, t) || slices.ContainsFunc(p.ExcludeRecords, func(x string) bool { return strings.EqualFold(x, t) }) {
 			continue
 		}
 		types = append(types, t)
@@ -192,8 +209,6 @@ func newPlanner(p *Plan) *planner {
 		p:        p,
 		types:    types,
 		cname:    slices.Index(types, endpoint.RecordTypeCNAME),
-		a:        slices.Index(types, endpoint.RecordTypeA),
-		aaaa:     slices.Index(types, endpoint.RecordTypeAAAA),
 		resolver: resolver,
 		builtin:  builtin,
 		table:    make([]uint64, size),
@@ -205,14 +220,31 @@ func newPlanner(p *Plan) *planner {
 	}
 }
 
-// typeIndex returns the position of t in the managed types, or -1.
+// typeIndex returns the position of t in the managed types (compared
+// case-insensitively), or -1.
 func (pl *planner) typeIndex(t string) int {
 	for i, m := range pl.types {
 		if m == t {
 			return i
 		}
 	}
+	for i, m := range pl.types {
+		if strings.EqualFold(m, t) {
+			return i
+		}
+	}
 	return -1
+}
+
+// upperASCII upper-cases ASCII letters; it does not allocate when s has no
+// lower-case letter.
+func upperASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' {
+			return strings.ToUpper(s)
+		}
+	}
+	return s
 }
 
 // slot returns slot t of row r.
@@ -505,7 +537,7 @@ func (pl *planner) unmanagedDetail(recordType string) string {
 	return fmt.Sprintf("record type %q is not managed (managed: %s)", recordType, strings.Join(pl.types, ", "))
 }
 
-func (pl *planner) skip(action string, e *endpoint.Endpoint, reason SkipReason, detail string) {
+func (pl *planner) skip(action Action, e *endpoint.Endpoint, reason SkipReason, detail string) {
 	pl.skipped = append(pl.skipped, Skip{Action: action, Endpoint: e, Reason: reason, Detail: detail})
 }
 
@@ -518,16 +550,20 @@ func (pl *planner) planRows() {
 		}
 		rw := &pl.rows[r]
 		protected := rw.invalid != 0 && pl.rowHasCurrent(r)
-		cnameDropped := pl.cname >= 0 && pl.slot(r, pl.cname).cand != 0 &&
-			(pl.a >= 0 && pl.slot(r, pl.a).cand != 0 || pl.aaaa >= 0 && pl.slot(r, pl.aaaa).cand != 0)
+		// A CNAME cannot coexist with any other type at one name (RFC 1034
+		// §3.6.2): when other types are asked for too, the CNAME goes.
+		other := -1
+		if pl.cname >= 0 && pl.slot(r, pl.cname).cand != 0 {
+			other = pl.otherCandidateType(r)
+		}
 		for t := range nt {
 			s := *pl.slot(r, t)
 			if s.cur == 0 && s.cand == 0 {
 				continue
 			}
 			cur := pl.pickCurrent(s.cur)
-			if t == pl.cname && cnameDropped {
-				pl.dropCNAMEs(r, s.cand, cur != 0)
+			if t == pl.cname && other >= 0 {
+				pl.dropCNAMEs(pl.types[other], s.cand, cur != 0)
 				s.cand = 0
 			}
 			var win *endpoint.Endpoint
@@ -595,18 +631,25 @@ func (pl *planner) pickCurrent(head int32) int32 {
 	return best
 }
 
-func actionFor(hasCur bool) string {
+func actionFor(hasCur bool) Action {
 	if hasCur {
 		return ActionUpdate
 	}
 	return ActionCreate
 }
 
-func (pl *planner) dropCNAMEs(r int, head int32, hasCur bool) {
-	other := endpoint.RecordTypeA
-	if pl.a < 0 || pl.slot(r, pl.a).cand == 0 {
-		other = endpoint.RecordTypeAAAA
+// otherCandidateType returns the index of the first type other than CNAME
+// with candidates at row r, or -1.
+func (pl *planner) otherCandidateType(r int) int {
+	for t := range pl.types {
+		if t != pl.cname && pl.slot(r, t).cand != 0 {
+			return t
+		}
 	}
+	return -1
+}
+
+func (pl *planner) dropCNAMEs(other string, head int32, hasCur bool) {
 	detail := "the name also gets " + other + " records, which cannot coexist with a CNAME"
 	for i := head; i != 0; i = pl.desInfo[i-1].next {
 		pl.skip(actionFor(hasCur), pl.p.Desired[i-1], SkipCNAMEConflict, detail)
@@ -675,6 +718,8 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 		case !info.owned:
 		case protected:
 			pl.skip(ActionDelete, cur, SkipInvalid, pl.invalidDetail(rw))
+		case pl.sourceFailed(cur):
+			pl.skip(ActionDelete, cur, SkipSourceError, pl.sourceErrorDetail(cur))
 		default:
 			pl.deletes = append(pl.deletes, cur)
 		}
@@ -682,7 +727,7 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 	}
 	// An owned record of OldOwnerID needs an update even when its data is
 	// right, to be relabelled with OwnerID.
-	if !dataDiffers(cur, win) && !(info.owned && info.relabel) {
+	if !needsUpdate(cur, win) && !(info.owned && info.relabel) {
 		return
 	}
 	switch {
@@ -691,6 +736,8 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 		pl.skip(ActionUpdate, win, reason, detail)
 	case protected:
 		pl.skip(ActionUpdate, win, SkipInvalid, pl.invalidDetail(rw))
+	case pl.sourceFailed(cur):
+		pl.skip(ActionUpdate, win, SkipSourceError, pl.sourceErrorDetail(cur))
 	default:
 		pl.updates = append(pl.updates, updatePair{old: cur, new: pl.updateNew(cur, win)})
 	}
@@ -716,12 +763,37 @@ func (pl *planner) foreignDetail(e *endpoint.Endpoint, prefix string) (SkipReaso
 	return SkipUnowned, what + "with no owner"
 }
 
-// dataDiffers reports whether the record data of cur must change to match
-// win: targets, a configured TTL, or provider-specific properties.
-func dataDiffers(cur, win *endpoint.Endpoint) bool {
-	return !win.Targets.Same(cur.Targets) ||
-		win.RecordTTL.IsConfigured() && win.RecordTTL != cur.RecordTTL ||
-		!win.ProviderSpecific.Same(cur.ProviderSpecific)
+// needsUpdate reports whether cur must be updated to match win: its record
+// data differ (see [Why]), or the registry asked for an update to rewrite
+// its ownership record.
+func needsUpdate(cur, win *endpoint.Endpoint) bool {
+	if dataReasons(cur, win) != 0 {
+		return true
+	}
+	_, force := cur.ProviderSpecific.Get(endpoint.ProviderSpecificForceUpdate)
+	return force
+}
+
+// sourceFailed reports whether cur belongs to a resource in Plan.Protected.
+func (pl *planner) sourceFailed(cur *endpoint.Endpoint) bool {
+	if len(pl.p.Protected) == 0 {
+		return false
+	}
+	res, ok := cur.Labels[endpoint.ResourceLabelKey]
+	if !ok {
+		return false
+	}
+	_, failed := pl.p.Protected[res]
+	return failed
+}
+
+func (pl *planner) sourceErrorDetail(cur *endpoint.Endpoint) string {
+	res := cur.Labels[endpoint.ResourceLabelKey]
+	msg := "the source could not build the endpoints of " + res
+	if err := pl.p.Protected[res]; err != nil {
+		msg += ": " + err.Error()
+	}
+	return msg
 }
 
 // updateNew builds the new state of cur: the name, type and set identifier
@@ -808,7 +880,7 @@ func (pl *planner) applyPolicies(raw *Changes) *Changes {
 	return changes.sorted()
 }
 
-func (pl *planner) policySkips(action string, list []*endpoint.Endpoint, kept map[*endpoint.Endpoint]struct{}, detail string) {
+func (pl *planner) policySkips(action Action, list []*endpoint.Endpoint, kept map[*endpoint.Endpoint]struct{}, detail string) {
 	for _, e := range list {
 		if _, ok := kept[e]; !ok {
 			pl.skip(action, e, SkipPolicy, detail)

@@ -40,22 +40,29 @@ const (
 	SkipInvalid SkipReason = "invalid"
 	// SkipPolicy: a [Policy] dropped the change.
 	SkipPolicy SkipReason = "policy"
+	// SkipSourceError: the record belongs to a resource (its resource
+	// label) whose endpoints the source could not build in this cycle
+	// (see [Plan.Protected]); it is neither updated nor deleted until the
+	// source can build them again.
+	SkipSourceError SkipReason = "source-error"
 )
 
-// Skip actions: what the skipped change would have done.
+// Action is the kind of a change: create, update or delete.
+type Action string
+
+// The actions of changes and skips.
 const (
-	ActionCreate = "create"
-	ActionUpdate = "update"
-	ActionDelete = "delete"
+	ActionCreate Action = "create"
+	ActionUpdate Action = "update"
+	ActionDelete Action = "delete"
 )
 
 // Skip describes one change the plan did not make and why.
 type Skip struct {
-	// Action is what the change would have done: "create", "update" or
-	// "delete" (see [ActionCreate], [ActionUpdate], [ActionDelete]).
-	// A desired endpoint that never entered the plan (filtered out,
-	// unmanaged type) is reported as a create.
-	Action string
+	// Action is what the change would have done. A desired endpoint that
+	// never entered the plan (filtered out, unmanaged type) is reported as
+	// a create.
+	Action Action
 	// Endpoint is the record concerned: the desired endpoint for a create
 	// or an update, the current record for a delete. It may be the caller's
 	// input endpoint: do not modify it.
@@ -70,7 +77,7 @@ type Skip struct {
 // String renders the skip as "action name/type[/set]: reason (detail)".
 func (s Skip) String() string {
 	var b strings.Builder
-	b.WriteString(s.Action)
+	b.WriteString(string(s.Action))
 	b.WriteByte(' ')
 	if s.Endpoint == nil {
 		b.WriteString("<nil>")
@@ -94,7 +101,7 @@ func compareSkips(a, b Skip) int {
 	if c := endpoint.Compare(a.Endpoint, b.Endpoint); c != 0 {
 		return c
 	}
-	if c := strings.Compare(a.Action, b.Action); c != 0 {
+	if c := strings.Compare(string(a.Action), string(b.Action)); c != 0 {
 		return c
 	}
 	if c := strings.Compare(string(a.Reason), string(b.Reason)); c != 0 {

@@ -19,19 +19,19 @@ const (
 // plans and goroutines is safe.
 var (
 	// Sync keeps every change: DNS follows the sources exactly.
-	Sync plan.Policy = SyncPolicy{}
+	Sync plan.Policy = syncPolicy{}
 	// UpsertOnly keeps creates and updates and drops deletes: records are
 	// never removed.
-	UpsertOnly plan.Policy = UpsertOnlyPolicy{}
+	UpsertOnly plan.Policy = upsertOnlyPolicy{}
 	// CreateOnly keeps creates only: existing records are never touched.
-	CreateOnly plan.Policy = CreateOnlyPolicy{}
+	CreateOnly plan.Policy = createOnlyPolicy{}
 )
 
-// SyncPolicy is the type of [Sync].
-type SyncPolicy struct{}
+// syncPolicy is the type of Sync.
+type syncPolicy struct{}
 
 // Apply returns a copy of changes with every list kept.
-func (SyncPolicy) Apply(changes *plan.Changes) *plan.Changes {
+func (syncPolicy) Apply(changes *plan.Changes) *plan.Changes {
 	if changes == nil {
 		return &plan.Changes{}
 	}
@@ -44,13 +44,13 @@ func (SyncPolicy) Apply(changes *plan.Changes) *plan.Changes {
 }
 
 // String returns "sync".
-func (SyncPolicy) String() string { return NameSync }
+func (syncPolicy) String() string { return NameSync }
 
-// UpsertOnlyPolicy is the type of [UpsertOnly].
-type UpsertOnlyPolicy struct{}
+// upsertOnlyPolicy is the type of UpsertOnly.
+type upsertOnlyPolicy struct{}
 
 // Apply returns a copy of changes without the deletes.
-func (UpsertOnlyPolicy) Apply(changes *plan.Changes) *plan.Changes {
+func (upsertOnlyPolicy) Apply(changes *plan.Changes) *plan.Changes {
 	if changes == nil {
 		return &plan.Changes{}
 	}
@@ -62,13 +62,13 @@ func (UpsertOnlyPolicy) Apply(changes *plan.Changes) *plan.Changes {
 }
 
 // String returns "upsert-only".
-func (UpsertOnlyPolicy) String() string { return NameUpsertOnly }
+func (upsertOnlyPolicy) String() string { return NameUpsertOnly }
 
-// CreateOnlyPolicy is the type of [CreateOnly].
-type CreateOnlyPolicy struct{}
+// createOnlyPolicy is the type of CreateOnly.
+type createOnlyPolicy struct{}
 
 // Apply returns a copy of changes with only the creates.
-func (CreateOnlyPolicy) Apply(changes *plan.Changes) *plan.Changes {
+func (createOnlyPolicy) Apply(changes *plan.Changes) *plan.Changes {
 	if changes == nil {
 		return &plan.Changes{}
 	}
@@ -76,7 +76,7 @@ func (CreateOnlyPolicy) Apply(changes *plan.Changes) *plan.Changes {
 }
 
 // String returns "create-only".
-func (CreateOnlyPolicy) String() string { return NameCreateOnly }
+func (createOnlyPolicy) String() string { return NameCreateOnly }
 
 // Names returns the names [ByName] accepts, in order of permissiveness:
 // sync, upsert-only, create-only. The slice is new on every call.
