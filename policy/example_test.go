@@ -24,8 +24,8 @@ func ExampleByName() {
 	_, err = policy.ByName("delete-all")
 	fmt.Println(err)
 	// Output:
-	// ACTION  NAME             TYPE  SET  TTL  TARGETS
-	// create  new.example.com  A     -    -    192.0.2.2
+	// ACTION  NAME             TYPE  SET  TTL  TARGETS    WHY
+	// create  new.example.com  A     -    -    192.0.2.2  -
 	// skipped:
 	// ACTION  NAME             TYPE  SET  REASON  DETAIL
 	// delete  old.example.com  A     -    policy  dropped by policy upsert-only

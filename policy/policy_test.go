@@ -128,7 +128,7 @@ func TestPoliciesInPlan(t *testing.T) {
 				got = append(got, "delete "+e.DNSName)
 			}
 			for _, s := range res.Skipped {
-				skips = append(skips, s.Action+" "+s.Endpoint.Key().String()+" "+string(s.Reason))
+				skips = append(skips, string(s.Action)+" "+s.Endpoint.Key().String()+" "+string(s.Reason))
 			}
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.skips, skips)
