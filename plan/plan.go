@@ -331,9 +331,7 @@ func (pl *planner) grow() {
 }
 
 // batchSize is the number of endpoints whose row lookups are prepared
-// together. With tens of thousands of rows the hash table and the rows do
-// not fit in the CPU caches; touching the memory of a whole batch first lets
-// the CPU fetch it in parallel instead of waiting for one miss at a time.
+// together (see prefetch.go).
 const batchSize = 32
 
 // pendingKey is an endpoint of a batch, ready for its row lookup.
@@ -347,9 +345,9 @@ type pendingKey struct {
 
 // prepare fills keys for the batch eps: the type index (or -1 for endpoints
 // that stay out, recording why for desired ones), what the labels say, the
-// normalised name and the hash; then it touches the table entries and the
-// rows they point to. Each step is a separate loop over the batch so that
-// the memory loads of different endpoints overlap.
+// normalised name and the hash. Each step is a separate loop over the
+// batch so that the memory loads of different endpoints overlap (see
+// prefetch.go).
 func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired bool) {
 	pl.touchEndpoints(eps)
 	for j, e := range eps {
@@ -391,54 +389,7 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 		k.name = endpoint.NormalizeDNSName(e.DNSName)
 		k.h = pl.hashKey(k.name, e.SetIdentifier)
 	}
-	var sink uint64
-	for j := range keys {
-		if keys[j].t >= 0 {
-			sink += pl.table[keys[j].h&pl.mask]
-		}
-	}
-	for j := range keys {
-		if keys[j].t < 0 {
-			continue
-		}
-		entry := pl.table[keys[j].h&pl.mask]
-		if entry != 0 && entry&^0xffffffff == keys[j].h>>32<<32 {
-			if name := pl.rows[int(uint32(entry))-1].name; name != "" {
-				sink += uint64(name[0])
-			}
-		}
-	}
-	pl.sink += sink
-}
-
-// touchEndpoints reads a little of every endpoint of a batch, its name and
-// its first target in tight loops whose loads do not depend on each other,
-// so that the CPU fetches their memory in parallel; the work that follows
-// then finds it in cache.
-func (pl *planner) touchEndpoints(eps []*endpoint.Endpoint) {
-	var sink uint64
-	for _, e := range eps {
-		if e != nil {
-			sink += uint64(len(e.DNSName)+len(e.Targets)) + uint64(len(e.Labels))
-		}
-	}
-	for _, e := range eps {
-		if e == nil {
-			continue
-		}
-		if len(e.DNSName) > 0 {
-			sink += uint64(e.DNSName[0])
-		}
-		if len(e.Targets) > 0 {
-			sink += uint64(len(e.Targets[0]))
-		}
-	}
-	for _, e := range eps {
-		if e != nil && len(e.Targets) > 0 && len(e.Targets[0]) > 0 {
-			sink += uint64(e.Targets[0][0])
-		}
-	}
-	pl.sink += sink
+	pl.touchTable(keys)
 }
 
 // admitType returns the type index of e, or -1 when e is nil or of an
@@ -573,44 +524,6 @@ func (pl *planner) planRows() {
 			pl.planSlot(rw, protected, cur, win)
 		}
 	}
-}
-
-// touchRows reads the targets of the records in the inline slots of rows
-// [from, to) in tight loops, so that the CPU fetches them in parallel before
-// planRows compares them (see touchEndpoints).
-func (pl *planner) touchRows(from, to int) {
-	var sink uint64
-	n := min(len(pl.types), inlineSlots)
-	for level := range 3 {
-		for r := from; r < to; r++ {
-			for t := range n {
-				s := pl.rows[r].slots[t]
-				if s.cur != 0 {
-					sink += touchTargets(pl.p.Current[s.cur-1], level)
-				}
-				if s.cand != 0 {
-					sink += touchTargets(pl.p.Desired[s.cand-1], level)
-				}
-			}
-		}
-	}
-	pl.sink += sink
-}
-
-// touchTargets reads one level of e's memory: 0 the endpoint, 1 the target
-// list, 2 the first target's bytes.
-func touchTargets(e *endpoint.Endpoint, level int) uint64 {
-	switch {
-	case level == 0:
-		return uint64(len(e.Targets))
-	case len(e.Targets) == 0:
-		return 0
-	case level == 1:
-		return uint64(len(e.Targets[0]))
-	case len(e.Targets[0]) > 0:
-		return uint64(e.Targets[0][0])
-	}
-	return 0
 }
 
 // pickCurrent returns the one-based index of the current record of a slot.
