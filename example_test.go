@@ -46,9 +46,9 @@ func ExampleReconciler_RunOnce() {
 		fmt.Println(r.DNSName, r.RecordType, r.Targets)
 	}
 	// Output:
-	// ACTION  NAME             TYPE   SET  TTL  TARGETS
-	// create  api.example.com  CNAME  -    300  www.example.com
-	// create  www.example.com  A      -    -    192.0.2.10
+	// ACTION  NAME             TYPE   SET  TTL  TARGETS          WHY
+	// create  api.example.com  CNAME  -    300  www.example.com  -
+	// create  www.example.com  A      -    -    192.0.2.10       -
 	// second cycle: no changes
 	// a-www.example.com TXT "heritage=external-dns,external-dns/owner=example"
 	// api.example.com CNAME www.example.com
@@ -106,7 +106,7 @@ func ExampleReconciler_Run() {
 	// Run returned <nil>
 }
 
-func ExampleReconciler_Plan() {
+func ExampleReconciler_Preview() {
 	ctx := context.Background()
 	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(
 		// A record another owner manages, with its ownership TXT.
@@ -125,19 +125,19 @@ func ExampleReconciler_Plan() {
 		),
 		Registry: reg,
 	}
-	p, err := rec.Plan(ctx) // nothing is applied
+	preview, err := rec.Preview(ctx) // nothing is applied
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(p.Changes)
-	for _, sk := range p.Skipped {
-		fmt.Println("skipped:", sk.Action, sk.Endpoint.DNSName, sk.Reason)
-	}
+	fmt.Println(preview)
 	// Output:
-	// ACTION  NAME              TYPE  SET  TTL  TARGETS
-	// create  blog.example.com  A     -    -    192.0.2.2
-	// skipped: update shop.example.com foreign-owner
+	// ACTION  NAME              TYPE  SET  TTL  TARGETS    WHY
+	// create  blog.example.com  A     -    -    192.0.2.2  -
+	// skipped:
+	// ACTION  NAME              TYPE  SET  REASON         DETAIL
+	// update  shop.example.com  A     -    foreign-owner  the record is owned by "team-b", not "team-a"
+	// safety: ok (0 owned records)
 }
 
 func ExampleUnsafePlanError() {

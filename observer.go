@@ -3,6 +3,8 @@ package zonesync
 import (
 	"context"
 	"time"
+
+	"github.com/zonesync/zonesync/plan"
 )
 
 // Observer receives one notification when a reconcile cycle starts and one
@@ -51,6 +53,11 @@ type Cycle struct {
 	Applied bool
 	// DryRun reports whether the Reconciler was in dry-run mode.
 	DryRun bool
+	// Plan is the calculated plan: its changes and every change it
+	// skipped with the reason, so that an adapter can report per record or
+	// per object (events, status). Nil when the cycle failed before
+	// planning. Read-only: it holds the cycle's endpoints.
+	Plan *plan.Plan
 	// Err is the cycle's error, nil on success.
 	Err error
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,12 +53,21 @@ type Reconciler struct {
 	// the registry's own filter; nil matches every name.
 	DomainFilter endpoint.DomainFilterInterface
 	// ManagedRecordTypes lists the record types the Reconciler manages;
-	// empty means A, AAAA and CNAME. ExcludeRecordTypes removes types
-	// from that list.
+	// ExcludeRecordTypes removes types from that list. Types are compared
+	// case-insensitively.
+	//
+	// Leave both empty when the Registry reports its own managed types
+	// ([registry.OwnershipReporter], as the TXT registry does): the
+	// registry is the one place for ownership settings, and the Reconciler
+	// plans with its types. When both are set they must agree: a
+	// Reconciler whose types differ from its registry's refuses to run
+	// ([ErrInvalidConfig]) instead of planning updates that the registry
+	// would never complete. With a registry that reports no types, empty
+	// means A, AAAA and CNAME.
+	//
+	// The owner id and the old owner id of a migration are never set
+	// here: they are read from the Registry.
 	ManagedRecordTypes, ExcludeRecordTypes []string
-	// OldOwnerID, when set, lets this Reconciler take over the records
-	// owned by that id (owner migration; see [plan.Plan]).
-	OldOwnerID string
 
 	// Interval is the time between two regular cycles of Run; zero
 	// means [DefaultInterval].
@@ -82,8 +92,10 @@ type Reconciler struct {
 	// Logger receives one V(0) line per successful cycle with its counts,
 	// and at V(1) one line per change, per skipped change and per failed
 	// cycle (RunOnce returns its error rather than logging it; Run logs
-	// the errors it retries). The zero value discards. It is passed down
-	// to the source, registry and provider with [logr.NewContext].
+	// the errors it retries). The zero value discards. Every cycle puts it
+	// in the context it passes to the source, the registry and the
+	// provider ([logr.NewContext]); they log through
+	// [logr.FromContextOrDiscard], so one logger covers every component.
 	Logger logr.Logger
 	// Observer receives cycle metrics; nil means [NopObserver].
 	Observer Observer
@@ -149,38 +161,124 @@ func (r *Reconciler) backoff(n int) time.Duration {
 	return min(d, maxDelay)
 }
 
-func (r *Reconciler) validate() error {
-	if r.Source == nil {
-		return errors.New("zonesync: Reconciler.Source is nil")
-	}
-	if r.Registry == nil {
-		return errors.New("zonesync: Reconciler.Registry is nil")
-	}
-	return r.Safety.validate()
+// ErrInvalidConfig is matched (errors.Is) by the error of RunOnce, Run and
+// Preview when the Reconciler's fields are unusable: a missing Source or
+// Registry, a bad safety threshold, or ownership settings that contradict
+// the Registry's.
+var ErrInvalidConfig = errors.New("invalid Reconciler configuration")
+
+// settings is what a cycle needs from the configuration.
+type settings struct {
+	ownership registry.Ownership // ManagedRecordTypes: the effective list
 }
 
-// managedTypes returns the record types the plan manages.
-func (r *Reconciler) managedTypes() []string {
-	types := r.ManagedRecordTypes
-	if len(types) == 0 {
-		types = endpoint.DefaultManagedRecordTypes()
+// validate checks the configuration and derives the cycle settings.
+func (r *Reconciler) validate() (settings, error) {
+	if r.Source == nil {
+		return settings{}, fmt.Errorf("zonesync: %w: Source is nil", ErrInvalidConfig)
 	}
-	if len(r.ExcludeRecordTypes) == 0 {
-		return types
+	if r.Registry == nil {
+		return settings{}, fmt.Errorf("zonesync: %w: Registry is nil", ErrInvalidConfig)
 	}
-	return slices.DeleteFunc(slices.Clone(types), func(t string) bool {
-		return slices.Contains(r.ExcludeRecordTypes, t)
-	})
+	if err := r.Safety.validate(); err != nil {
+		return settings{}, fmt.Errorf("zonesync: %w: %w", ErrInvalidConfig, err)
+	}
+	own, err := r.ownership()
+	if err != nil {
+		return settings{}, fmt.Errorf("zonesync: %w: %w", ErrInvalidConfig, err)
+	}
+	return settings{ownership: own}, nil
 }
+
+// ownership returns the ownership settings of a cycle: the registry's, with
+// the managed record types the registry reports, or else the Reconciler's
+// (default A, AAAA, CNAME), upper-cased.
+func (r *Reconciler) ownership() (registry.Ownership, error) {
+	own := registry.Ownership{OwnerID: r.Registry.OwnerID()}
+	if rep, ok := r.Registry.(registry.OwnershipReporter); ok {
+		reported := rep.Ownership()
+		if reported.OwnerID != own.OwnerID {
+			return own, fmt.Errorf("the registry reports owner id %q in Ownership and %q in OwnerID", reported.OwnerID, own.OwnerID)
+		}
+		own = reported
+		own.ManagedRecordTypes = upperTypes(own.ManagedRecordTypes, nil)
+	}
+	mine := len(r.ManagedRecordTypes) > 0 || len(r.ExcludeRecordTypes) > 0
+	var types []string
+	if mine {
+		base := r.ManagedRecordTypes
+		if len(base) == 0 {
+			base = endpoint.DefaultManagedRecordTypes()
+		}
+		types = upperTypes(base, r.ExcludeRecordTypes)
+		if len(types) == 0 {
+			return own, fmt.Errorf("ManagedRecordTypes %v minus ExcludeRecordTypes %v leaves no type to manage", r.ManagedRecordTypes, r.ExcludeRecordTypes)
+		}
+	}
+	switch {
+	case len(own.ManagedRecordTypes) == 0 && mine:
+		own.ManagedRecordTypes = types
+	case len(own.ManagedRecordTypes) == 0:
+		own.ManagedRecordTypes = endpoint.DefaultManagedRecordTypes()
+	case mine && !sameTypes(types, own.ManagedRecordTypes):
+		return own, fmt.Errorf("the Reconciler manages record types %v but its registry manages %v: configure them in one place, the registry (leave ManagedRecordTypes and ExcludeRecordTypes empty)",
+			types, own.ManagedRecordTypes)
+	}
+	return own, nil
+}
+
+// upperTypes returns the upper-cased types minus the excluded ones (compared
+// case-insensitively), without duplicates or empty strings, in order.
+func upperTypes(types, exclude []string) []string {
+	out := make([]string, 0, len(types))
+	for _, t := range types {
+		t = strings.ToUpper(strings.TrimSpace(t))
+		if t == "" || slices.Contains(out, t) || slices.ContainsFunc(exclude, func(x string) bool { return strings.EqualFold(strings.TrimSpace(x), t) }) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// sameTypes reports whether two upper-case type lists hold the same set.
+func sameTypes(a, b []string) bool {
+	for _, t := range a {
+		if !slices.Contains(b, t) {
+			return false
+		}
+	}
+	for _, t := range b {
+		if !slices.Contains(a, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrSourceNotReady is matched (errors.Is) by the error of a cycle whose
+// Source reported that it is not ready ([source.Syncer], e.g. informer
+// caches not synced yet): nothing was read or planned, since an incomplete
+// source would turn into a plan that deletes records still wanted. The
+// error is soft (errors.Is(err, provider.SoftError)): Run retries.
+var ErrSourceNotReady = errors.New("zonesync: source not ready")
 
 // RunOnce runs one reconcile cycle: it reads the registry's records and the
 // source's endpoints, lets the registry adjust the endpoints, calculates the
 // plan (domain filter = [Reconciler.DomainFilter] AND the registry's filter,
-// the configured policy, managed and excluded types, the registry's owner
-// id), checks the safety threshold and, unless DryRun is set, applies the
-// changes through the registry. It returns the changes applied, or that
-// would have been applied in dry run; a plan without changes is not sent to
-// the registry.
+// the configured policy, the registry's ownership settings), checks the
+// safety threshold and, unless DryRun is set, applies the changes through
+// the registry. It returns the changes applied, or that would have been
+// applied in dry run; a plan without changes is not sent to the registry.
+//
+// A source that is not ready ([source.Syncer]) stops the cycle before
+// anything is read: RunOnce returns an error matching [ErrSourceNotReady]
+// and [provider.SoftError]. A source that returns a [*source.PartialError]
+// does not stop it: the endpoints it built are planned and applied, the
+// records of the objects it could not read are neither updated nor deleted
+// (each such change is skipped with [plan.SkipSourceError]), and RunOnce
+// returns the changes with an error from which errors.As extracts the
+// *source.PartialError.
 //
 // Cycles never overlap: a call made while another cycle runs waits for it
 // (or for ctx). Errors name the step that failed and wrap the cause, so
@@ -190,7 +288,8 @@ func (r *Reconciler) managedTypes() []string {
 // registry fails to apply them, the attempted changes are returned with the
 // error. Errors before the plan is calculated return nil changes.
 func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
-	if err := r.validate(); err != nil {
+	set, err := r.validate()
+	if err != nil {
 		return nil, err
 	}
 	r.init()
@@ -211,12 +310,12 @@ func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
 	r.eventPending = false // this cycle reads the source as it is now
 	r.mu.Unlock()
 
-	log := r.Logger.WithName("zonesync").WithValues("ownerID", r.Registry.OwnerID(), "dryRun", r.DryRun)
+	log := r.Logger.WithName("zonesync").WithValues("ownerID", set.ownership.OwnerID, "dryRun", r.DryRun)
 	ctx = logr.NewContext(ctx, log)
 	obs.CycleStarted(ctx, start)
 
 	cycle := Cycle{Start: start, DryRun: r.DryRun, Owned: -1}
-	changes, err := r.cycle(ctx, log, clk, &cycle)
+	changes, err := r.cycle(ctx, log, clk, set, &cycle)
 	end := clk.Now()
 	cycle.Duration = end.Sub(start)
 	cycle.Err = err
@@ -229,7 +328,8 @@ func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
 		// The error is returned: whoever handles it logs it (Run does).
 		log.V(1).Info("reconcile cycle failed", "error", err.Error(), "records", cycle.Records, "desired", cycle.Desired,
 			"create", cycle.Creates, "update", cycle.Updates, "delete", cycle.Deletes, "duration", cycle.Duration)
-	} else {
+	}
+	if cycle.Plan != nil && (err == nil || cycle.Applied || isPartial(err)) {
 		kv := make([]any, 0, 20)
 		kv = append(kv, "records", cycle.Records, "desired", cycle.Desired)
 		if cycle.Owned >= 0 {
@@ -243,43 +343,107 @@ func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
 	return changes, err
 }
 
-// Plan reads the registry and the source, as a cycle does, and returns the
-// calculated plan — its changes and the changes it skipped, with reasons —
-// without checking the safety threshold or applying anything. It is meant
-// for previews ("what would a cycle do, and why not more?"); it does not
-// wait for a running cycle and does not count as one for scheduling.
-func (r *Reconciler) Plan(ctx context.Context) (*plan.Plan, error) {
-	if err := r.validate(); err != nil {
+// Preview is what a cycle would do, computed without writing anything: see
+// [Reconciler.Preview].
+type Preview struct {
+	// Plan is the calculated plan: its Changes (after the policy) and
+	// every change it skipped with the reason ([plan.Plan.Skipped]).
+	Plan *plan.Plan
+	// Owned is the number of current records the plan may change (see
+	// [SafetyThreshold]).
+	Owned int
+	// Unsafe is non-nil when the safety threshold would refuse the plan;
+	// a real cycle would then apply nothing and return it.
+	Unsafe *UnsafePlanError
+	// SourceErr is the partial error of the source (a
+	// [*source.PartialError], possibly wrapped), nil when the source built
+	// every object. The records of the objects it names are protected in
+	// Plan.
+	SourceErr error
+}
+
+// String renders the preview: the plan's table ([plan.Plan.String]) and a
+// last line with the safety verdict, plus the source's partial error if
+// any.
+func (p *Preview) String() string {
+	if p == nil {
+		return "no preview"
+	}
+	var b strings.Builder
+	if p.Plan != nil {
+		b.WriteString(p.Plan.String())
+	} else {
+		b.WriteString("no changes")
+	}
+	b.WriteString("\nsafety: ")
+	if p.Unsafe != nil {
+		b.WriteString("refused: ")
+		b.WriteString(p.Unsafe.Error())
+	} else {
+		fmt.Fprintf(&b, "ok (%d owned records)", p.Owned)
+	}
+	if p.SourceErr != nil {
+		b.WriteString("\nsource: ")
+		b.WriteString(p.SourceErr.Error())
+	}
+	return b.String()
+}
+
+// Preview reads the registry and the source, as a cycle does, and returns
+// what a cycle would do — the calculated changes, every skipped change with
+// its reason, the safety verdict — without applying anything, whether or not
+// DryRun is set. A safety refusal is reported in [Preview.Unsafe], not as an
+// error, and so is a source's partial error ([Preview.SourceErr]). Errors
+// are those of RunOnce before the plan (configuration, a source that is not
+// ready, failed reads). Preview does not wait for a running cycle and does
+// not count as one for scheduling.
+func (r *Reconciler) Preview(ctx context.Context) (*Preview, error) {
+	set, err := r.validate()
+	if err != nil {
 		return nil, err
 	}
-	log := r.Logger.WithName("zonesync").WithValues("ownerID", r.Registry.OwnerID())
+	log := r.Logger.WithName("zonesync").WithValues("ownerID", set.ownership.OwnerID, "preview", true)
 	ctx = logr.NewContext(ctx, log)
-	var c Cycle
-	p, _, err := r.calculate(ctx, r.clock(), &c)
-	return p, err
+	c := Cycle{Owned: -1}
+	p, _, srcErr, err := r.calculate(ctx, r.clock(), set, &c, true)
+	if err != nil {
+		return nil, err
+	}
+	out := &Preview{Plan: p, Owned: c.Owned, SourceErr: srcErr}
+	out.Unsafe = r.Safety.check(c.Owned, p.Changes)
+	return out, nil
 }
 
 // calculate reads the registry and the source and calculates the plan,
-// filling in the counts and phase durations of c. It returns the plan and
-// the time its calculation ended.
-func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, c *Cycle) (*plan.Plan, time.Time, error) {
+// filling in the counts and phase durations of c. It returns the plan, the
+// time its calculation ended and the source's partial error, if any.
+// countOwned forces the count of owned records.
+func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set settings, c *Cycle, countOwned bool) (*plan.Plan, time.Time, error, error) {
 	t := clk.Now()
+	if !source.HasSynced(r.Source) {
+		return nil, t, nil, provider.NewSoftError(fmt.Errorf("%w: it reports that it has not synced yet; nothing is planned until it has", ErrSourceNotReady))
+	}
 	current, err := r.Registry.Records(ctx)
 	if err != nil {
-		return nil, t, fmt.Errorf("zonesync: reading records from the registry: %w", err)
+		return nil, t, nil, fmt.Errorf("zonesync: reading records from the registry: %w", err)
 	}
 	c.Records = len(current)
 	now := clk.Now()
 	c.RecordsDuration, t = now.Sub(t), now
 
-	desired, err := r.Source.Endpoints(ctx)
-	if err != nil {
-		return nil, t, fmt.Errorf("zonesync: reading endpoints from the source: %w", err)
+	desired, srcErr := r.Source.Endpoints(ctx)
+	var partial *source.PartialError
+	if srcErr != nil {
+		if !errors.As(srcErr, &partial) || partial == nil || len(partial.Failed) == 0 {
+			return nil, t, nil, fmt.Errorf("zonesync: reading endpoints from the source: %w", srcErr)
+		}
 	}
+	canonicalNames(desired)
 	desired, err = r.Registry.AdjustEndpoints(desired)
 	if err != nil {
-		return nil, t, fmt.Errorf("zonesync: adjusting endpoints: %w", err)
+		return nil, t, nil, fmt.Errorf("zonesync: adjusting endpoints: %w", err)
 	}
+	canonicalNames(desired)
 	c.Desired = len(desired)
 	now = clk.Now()
 	c.SourceDuration, t = now.Sub(t), now
@@ -288,38 +452,70 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, c *Cycle) (
 	if pol == nil {
 		pol = policy.Sync
 	}
-	managed := r.managedTypes()
+	own := set.ownership
 	filter := endpoint.MatchAllDomainFilters{r.DomainFilter, r.Registry.GetDomainFilter()}
-	ownerID := r.Registry.OwnerID()
-	p := (&plan.Plan{
+	pl := &plan.Plan{
 		Current:        current,
 		Desired:        desired,
 		Policies:       []plan.Policy{pol},
 		DomainFilter:   filter,
-		ManagedRecords: managed,
-		ExcludeRecords: r.ExcludeRecordTypes,
-		OwnerID:        ownerID,
-		OldOwnerID:     r.OldOwnerID,
+		ManagedRecords: own.ManagedRecordTypes,
+		OwnerID:        own.OwnerID,
+		OldOwnerID:     own.OldOwnerID,
 		Resolver:       r.Resolver,
-	}).Calculate()
+	}
+	if partial != nil {
+		pl.Protected = partial.Failed
+	}
+	p := pl.Calculate()
 	if p.Changes == nil {
 		p.Changes = &plan.Changes{}
 	}
 	// Counting owned records costs a domain-filter match per record; do it
 	// only when the safety threshold or an observer needs the number.
 	c.Owned = -1
-	if r.Observer != nil || (!r.Safety.Disabled && len(p.Changes.Delete)+len(p.Changes.UpdateNew) > 0) {
-		c.Owned = countOwned(current, ownerID, managed, filter)
+	if countOwned || r.Observer != nil || (!r.Safety.Disabled && len(p.Changes.Delete)+len(p.Changes.UpdateNew) > 0) {
+		c.Owned = ownedCount(current, own, filter)
 	}
+	c.Plan = p
 	c.Creates, c.Updates, c.Deletes = len(p.Changes.Create), len(p.Changes.UpdateNew), len(p.Changes.Delete)
 	c.Skipped = len(p.Skipped)
 	now = clk.Now()
 	c.PlanDuration = now.Sub(t)
-	return p, now, nil
+	if partial != nil {
+		srcErr = &partialError{err: fmt.Errorf("zonesync: planned without the objects the source could not read: %w", srcErr)}
+	}
+	return p, now, srcErr, nil
 }
 
-func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock, c *Cycle) (*plan.Changes, error) {
-	p, t, err := r.calculate(ctx, clk, c)
+// canonicalNames puts the DNS names of eps in the form written to DNS
+// ([endpoint.CanonicalDNSName]: lower-case A-labels, no trailing dot), so
+// that the planner, the registry's ownership records and the provider all
+// see one spelling.
+func canonicalNames(eps []*endpoint.Endpoint) {
+	for _, ep := range eps {
+		if ep != nil {
+			ep.DNSName = tmpCanonical(ep.DNSName)
+		}
+	}
+}
+
+// partialError marks the error of a cycle that planned and applied
+// everything but the objects a source could not read. Run keeps its regular
+// schedule after it.
+type partialError struct{ err error }
+
+func (e *partialError) Error() string { return e.err.Error() }
+func (e *partialError) Unwrap() error { return e.err }
+
+// isPartial reports whether err is only a source's partial error.
+func isPartial(err error) bool {
+	_, ok := err.(*partialError)
+	return ok
+}
+
+func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock, set settings, c *Cycle) (*plan.Changes, error) {
+	p, t, srcErr, err := r.calculate(ctx, clk, set, c, false)
 	if err != nil {
 		return nil, err
 	}
@@ -327,22 +523,30 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 	if v := log.V(1); v.Enabled() {
 		logChanges(v, changes)
 		for _, sk := range p.Skipped {
-			v.Info("skipped", "action", sk.Action, "record", skipRecord(sk), "reason", string(sk.Reason), "detail", sk.Detail)
+			v.Info("skipped", "action", string(sk.Action), "record", skipRecord(sk), "reason", string(sk.Reason), "detail", sk.Detail)
 		}
 	}
-	if err := r.Safety.check(c.Owned, changes); err != nil {
-		return changes, err
+	if unsafe := r.Safety.check(c.Owned, changes); unsafe != nil {
+		return changes, joinErrs(unsafe, srcErr)
 	}
 	if r.DryRun || !changes.HasChanges() {
-		return changes, nil
+		return changes, srcErr
 	}
 	if err := r.Registry.ApplyChanges(ctx, changes); err != nil {
-		return changes, fmt.Errorf("zonesync: applying %d creates, %d updates and %d deletes: %w",
-			c.Creates, c.Updates, c.Deletes, err)
+		return changes, joinErrs(fmt.Errorf("zonesync: applying %d creates, %d updates and %d deletes: %w",
+			c.Creates, c.Updates, c.Deletes, err), srcErr)
 	}
 	c.Applied = true
 	c.ApplyDuration = clk.Now().Sub(t)
-	return changes, nil
+	return changes, srcErr
+}
+
+// joinErrs returns err alone, or joined with the source's partial error.
+func joinErrs(err, srcErr error) error {
+	if srcErr == nil {
+		return err
+	}
+	return errors.Join(err, srcErr)
 }
 
 func skipRecord(sk plan.Skip) string {
@@ -352,15 +556,19 @@ func skipRecord(sk plan.Skip) string {
 	return sk.Endpoint.Key().String()
 }
 
-// countOwned counts the current records the plan may change: managed type,
-// matched by the filter, and owned by ownerID (any owner when ownerID is "").
-func countOwned(current []*endpoint.Endpoint, ownerID string, managed []string, filter endpoint.DomainFilterInterface) int {
+// ownedCount counts the current records the plan may change: managed type,
+// matched by the filter, and owned by the owner id or the old owner id
+// (every record when there is no owner id).
+func ownedCount(current []*endpoint.Endpoint, own registry.Ownership, filter endpoint.DomainFilterInterface) int {
 	n := 0
 	for _, ep := range current {
-		if ep == nil || !slices.Contains(managed, ep.RecordType) {
+		if ep == nil || !slices.ContainsFunc(own.ManagedRecordTypes, func(t string) bool { return strings.EqualFold(t, ep.RecordType) }) {
 			continue
 		}
-		if ownerID != "" && !ep.IsOwnedBy(ownerID) {
+		if _, ok := ep.Labels[endpoint.OwnedRecordLabelKey]; ok {
+			continue
+		}
+		if own.OwnerID != "" && !ep.IsOwnedBy(own.OwnerID) && (own.OldOwnerID == "" || !ep.IsOwnedBy(own.OldOwnerID)) {
 			continue
 		}
 		if !filter.Match(ep.DNSName) {
@@ -378,7 +586,8 @@ func logChanges(log logr.Logger, c *plan.Changes) {
 	for i, ep := range c.UpdateNew {
 		kv := []any{"record", ep.Key().String(), "targets", ep.Targets.String(), "ttl", int64(ep.RecordTTL)}
 		if i < len(c.UpdateOld) && c.UpdateOld[i] != nil {
-			kv = append(kv, "oldTargets", c.UpdateOld[i].Targets.String(), "oldTTL", int64(c.UpdateOld[i].RecordTTL))
+			kv = append(kv, "oldTargets", c.UpdateOld[i].Targets.String(), "oldTTL", int64(c.UpdateOld[i].RecordTTL),
+				"why", plan.Why(c.UpdateOld[i], ep).String())
 		}
 		log.Info("update", kv...)
 	}
@@ -440,7 +649,7 @@ func (r *Reconciler) nextDue(tick time.Time) time.Time {
 // nil when ctx is done, without waiting for more than the cycle in progress.
 // Only one Run may be active per Reconciler.
 func (r *Reconciler) Run(ctx context.Context) error {
-	if err := r.validate(); err != nil {
+	if _, err := r.validate(); err != nil {
 		return err
 	}
 	r.init()
@@ -480,7 +689,10 @@ func (r *Reconciler) Run(ctx context.Context) error {
 		}
 		end := clk.Now()
 		switch {
-		case err == nil:
+		case err == nil || isPartial(err):
+			if err != nil {
+				log.Error(err, "reconcile cycle left out objects the source could not read")
+			}
 			softErrors = 0
 			r.setBackoff(time.Time{})
 			tick = end.Add(r.interval())
@@ -501,3 +713,6 @@ func (r *Reconciler) setBackoff(until time.Time) {
 	r.backoffUntil = until
 	r.mu.Unlock()
 }
+
+// tmpCanonical is replaced by endpoint.CanonicalDNSName.
+func tmpCanonical(s string) string { return strings.ToLower(strings.TrimSuffix(s, ".")) }

@@ -158,8 +158,9 @@ func TestRunOnceNeverTouchesForeignRecords(t *testing.T) {
 				assert.Empty(t, changeLines(changes))
 			}
 			assert.Equal(t, before, zoneLines(t, p))
-			pl, err := rec.Plan(context.Background())
+			pv, err := rec.Preview(context.Background())
 			require.NoError(t, err)
+			pl := pv.Plan
 			for _, sk := range pl.Skipped {
 				assert.Contains(t, []plan.SkipReason{plan.SkipForeignOwner, plan.SkipUnowned}, sk.Reason, sk.String())
 			}
@@ -310,15 +311,17 @@ func TestRunOnceValidation(t *testing.T) {
 		rec     *zonesync.Reconciler
 		wantErr string
 	}{
-		{name: "no source", rec: &zonesync.Reconciler{Registry: reg}, wantErr: "zonesync: Reconciler.Source is nil"},
-		{name: "no registry", rec: &zonesync.Reconciler{Source: source.NewInMemory()}, wantErr: "zonesync: Reconciler.Registry is nil"},
+		{name: "no source", rec: &zonesync.Reconciler{Registry: reg}, wantErr: "zonesync: invalid Reconciler configuration: Source is nil"},
+		{name: "no registry", rec: &zonesync.Reconciler{Source: source.NewInMemory()}, wantErr: "zonesync: invalid Reconciler configuration: Registry is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.rec.RunOnce(context.Background())
 			require.EqualError(t, err, tt.wantErr)
-			_, err = tt.rec.Plan(context.Background())
+			require.ErrorIs(t, err, zonesync.ErrInvalidConfig)
+			_, err = tt.rec.Preview(context.Background())
 			require.EqualError(t, err, tt.wantErr)
+			require.ErrorIs(t, tt.rec.Run(context.Background()), zonesync.ErrInvalidConfig)
 		})
 	}
 }

@@ -296,7 +296,7 @@ func TestRunTwiceAtOnce(t *testing.T) {
 
 func TestRunValidates(t *testing.T) {
 	err := (&zonesync.Reconciler{Registry: &fakeRegistry{}}).Run(context.Background())
-	require.ErrorContains(t, err, "Reconciler.Source is nil")
+	require.ErrorContains(t, err, "Source is nil")
 }
 
 func TestConcurrentRunOnceNeverOverlap(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 )
 
@@ -71,8 +70,9 @@ func (s SafetyThreshold) validate() error {
 	return nil
 }
 
-// check returns an *UnsafePlanError when changes exceed the threshold.
-func (s SafetyThreshold) check(owned int, changes *plan.Changes) error {
+// check returns an *UnsafePlanError when changes exceed the threshold, nil
+// otherwise.
+func (s SafetyThreshold) check(owned int, changes *plan.Changes) *UnsafePlanError {
 	if s.Disabled || changes == nil {
 		return nil
 	}
@@ -91,44 +91,16 @@ func (s SafetyThreshold) check(owned int, changes *plan.Changes) error {
 	}
 }
 
-// countDataUpdates counts the update pairs that change targets, TTL or
-// provider-specific properties (ignoring txt/force-update).
+// countDataUpdates counts the update pairs that change record data (see
+// [plan.UpdateReason.ChangesData]); unpaired entries count as changes.
 func countDataUpdates(c *plan.Changes) int {
 	n := 0
 	for i, newEp := range c.UpdateNew {
-		if i >= len(c.UpdateOld) {
-			n++
-			continue
-		}
-		oldEp := c.UpdateOld[i]
-		if oldEp == nil || newEp == nil {
-			n++
-			continue
-		}
-		if oldEp.RecordTTL != newEp.RecordTTL || !oldEp.Targets.Same(newEp.Targets) ||
-			!sameIgnoringForceUpdate(oldEp.ProviderSpecific, newEp.ProviderSpecific) {
+		if i >= len(c.UpdateOld) || c.UpdateOld[i] == nil || newEp == nil || plan.Why(c.UpdateOld[i], newEp).ChangesData() {
 			n++
 		}
 	}
 	return n
-}
-
-func sameIgnoringForceUpdate(a, b endpoint.ProviderSpecific) bool {
-	_, fa := a.Get(endpoint.ProviderSpecificForceUpdate)
-	_, fb := b.Get(endpoint.ProviderSpecificForceUpdate)
-	if !fa && !fb {
-		return a.Same(b)
-	}
-	strip := func(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific {
-		out := make(endpoint.ProviderSpecific, 0, len(ps))
-		for _, p := range ps {
-			if p.Name != endpoint.ProviderSpecificForceUpdate {
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	return strip(a).Same(strip(b))
 }
 
 // UnsafePlanError is the error of a plan refused by the [SafetyThreshold].

@@ -63,5 +63,6 @@ func NewSoftError(err error) error {
 
 type softError struct{ err error }
 
-func (e *softError) Error() string   { return fmt.Sprintf("soft error: %v", e.err) }
-func (e *softError) Unwrap() []error { return []error{SoftError, e.err} }
+func (e *softError) Error() string        { return fmt.Sprintf("soft error: %v", e.err) }
+func (e *softError) Unwrap() error        { return e.err }
+func (e *softError) Is(target error) bool { return target == SoftError }

@@ -12,10 +12,10 @@ import (
 func TestRun(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, run(context.Background(), &out))
-	assert.Equal(t, `ACTION  NAME                  TYPE  SET  TTL  TARGETS
-create  nas.home.example      A     -    -    192.168.1.10
-create  printer.home.example  A     -    -    192.168.1.20
-create  router.home.example   A     -    -    192.168.1.1
+	assert.Equal(t, `ACTION  NAME                  TYPE  SET  TTL  TARGETS       WHY
+create  nas.home.example      A     -    -    192.168.1.10  -
+create  printer.home.example  A     -    -    192.168.1.20  -
+create  router.home.example   A     -    -    192.168.1.1   -
 
 a-nas.home.example TXT "heritage=external-dns,external-dns/owner=hosts"
 a-printer.home.example TXT "heritage=external-dns,external-dns/owner=hosts"

@@ -10,18 +10,18 @@ import (
 )
 
 const want = `== cycle 1: first sync
-ACTION  NAME             TYPE   SET  TTL  TARGETS
-create  api.example.com  CNAME  -    300  www.example.com
-create  old.example.com  A      -    -    192.0.2.99
-create  www.example.com  A      -    -    192.0.2.10,192.0.2.11
+ACTION  NAME             TYPE   SET  TTL  TARGETS                WHY
+create  api.example.com  CNAME  -    300  www.example.com        -
+create  old.example.com  A      -    -    192.0.2.99             -
+create  www.example.com  A      -    -    192.0.2.10,192.0.2.11  -
 
 == cycle 2: converged
 no changes
 
 == cycle 3: after the source changed
-ACTION  NAME             TYPE  SET  TTL  TARGETS
-update  www.example.com  A     -    -    192.0.2.10,192.0.2.11 -> 192.0.2.20
-delete  old.example.com  A     -    -    192.0.2.99
+ACTION  NAME             TYPE  SET  TTL  TARGETS                              WHY
+update  www.example.com  A     -    -    192.0.2.10,192.0.2.11 -> 192.0.2.20  targets
+delete  old.example.com  A     -    -    192.0.2.99                           -
 
 == zone example.com
 a-www.example.com TXT "heritage=external-dns,external-dns/owner=quickstart"
