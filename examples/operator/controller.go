@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,7 +16,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/zonesync/zonesync"
+	"github.com/zonesync/zonesync/source"
 )
+
+// onlyPartial reports whether err holds nothing but a source's partial error
+// (the cycle applied everything else).
+func onlyPartial(err error) bool {
+	for _, part := range zonesync.ErrorParts(err) {
+		var pe *source.PartialError
+		if !errors.As(part, &pe) {
+			return false
+		}
+	}
+	return true
+}
 
 // dnsRequest is the single work item of the DNS controller: every Service
 // event maps to it, so a burst of events collapses into one cycle.
@@ -30,16 +45,24 @@ type dnsController struct {
 var _ reconcile.Reconciler = (*dnsController)(nil)
 
 // Reconcile runs one zonesync cycle. Errors are returned so that the work
-// queue retries with its rate limiter (a bad annotation is retried too: the
-// fix arrives as a Service event). A plan refused by the safety threshold
-// is logged and retried at the next resync instead, since a human (or a
-// recovering source) has to resolve it.
+// queue retries with its rate limiter. Services with bad annotations do not
+// fail the cycle: the others are applied, the bad ones keep their records,
+// and they are logged (the fix arrives as a Service event). A plan refused
+// by the safety threshold is logged and retried at the next resync
+// instead, since a human (or a recovering source) has to resolve it.
 func (c *dnsController) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	logger := log.FromContext(ctx)
 	changes, err := c.dns.RunOnce(ctx)
 	if errors.Is(err, zonesync.ErrUnsafePlan) {
 		logger.Error(err, "DNS plan refused by the safety threshold")
 		return reconcile.Result{RequeueAfter: c.resync}, nil
+	}
+	var partial *source.PartialError
+	if errors.As(err, &partial) && onlyPartial(err) {
+		for _, key := range slices.Sorted(maps.Keys(partial.Failed)) {
+			logger.Error(partial.Failed[key], "Service left out of DNS until it is fixed; its records are kept", "resource", key)
+		}
+		err = nil
 	}
 	if err != nil {
 		return reconcile.Result{}, err

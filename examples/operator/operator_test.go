@@ -19,6 +19,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/source"
 )
 
 func service(ns, name string, annotations map[string]string, ingress ...corev1.LoadBalancerIngress) *corev1.Service {
@@ -172,15 +173,52 @@ func TestDNSControllerReconcile(t *testing.T) {
 	assert.False(t, changes.HasChanges())
 }
 
-func TestDNSControllerSourceError(t *testing.T) {
+// TestDNSControllerBadServiceIsIsolated: one Service with a bad annotation
+// neither fails every cycle nor loses its records.
+func TestDNSControllerBadServiceIsIsolated(t *testing.T) {
+	ctx := context.Background()
 	cl := fake.NewClientBuilder().WithObjects(
-		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com", alpha + ttlAnnotation: "-1"},
+		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
+		service("default", "api", map[string]string{alpha + hostnameAnnotation: "api.example.com"},
+			corev1.LoadBalancerIngress{IP: "192.0.2.30"}),
 	).Build()
-	c, err := newDNSController(cl, inmemory.New(inmemory.WithZone("example.com")), defaultConfig(), testr.New(t))
+	p := inmemory.New(inmemory.WithZone("example.com"))
+	c, err := newDNSController(cl, p, defaultConfig(), testr.New(t))
 	require.NoError(t, err)
-	_, err = c.Reconcile(context.Background(), dnsRequest)
-	require.ErrorContains(t, err, `service default/web: annotation external-dns.alpha.kubernetes.io/ttl: invalid TTL "-1"`)
+	_, err = c.Reconcile(ctx, dnsRequest)
+	require.NoError(t, err)
+
+	// web gets a bad TTL and moves; api moves too.
+	var web, api corev1.Service
+	require.NoError(t, cl.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &web))
+	web.Annotations[alpha+ttlAnnotation] = "-1"
+	require.NoError(t, cl.Update(ctx, &web))
+	web.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.20"}}
+	require.NoError(t, cl.Status().Update(ctx, &web))
+	require.NoError(t, cl.Get(ctx, client.ObjectKey{Namespace: "default", Name: "api"}, &api))
+	api.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.40"}}
+	require.NoError(t, cl.Status().Update(ctx, &api))
+
+	res, err := c.Reconcile(ctx, dnsRequest)
+	require.NoError(t, err, "the bad Service is logged, not retried in a loop")
+	assert.Equal(t, reconcile.Result{RequeueAfter: defaultConfig().resync}, res)
+	assert.Equal(t, []string{
+		`a-api.example.com TXT "heritage=external-dns,external-dns/owner=zonesync-operator,external-dns/resource=service/default/api"`,
+		`a-web.example.com TXT "heritage=external-dns,external-dns/owner=zonesync-operator,external-dns/resource=service/default/web"`,
+		"api.example.com A 192.0.2.40",
+		"web.example.com A 192.0.2.10",
+	}, zoneRecords(t, p), "api follows its Service; web keeps its record")
+
+	// The source reports the bad Service by its resource key.
+	src := &serviceSource{reader: cl}
+	eps, err := src.Endpoints(ctx)
+	var pe *source.PartialError
+	require.ErrorAs(t, err, &pe)
+	require.Contains(t, pe.Failed, "service/default/web")
+	assert.ErrorContains(t, pe.Failed["service/default/web"], `service default/web: annotation external-dns.alpha.kubernetes.io/ttl: invalid TTL "-1"`)
+	require.Len(t, eps, 1)
+	assert.Equal(t, "api.example.com", eps[0].DNSName)
 }
 
 func TestManagerOptionsLeaderElection(t *testing.T) {

@@ -53,17 +53,25 @@ type serviceSource struct {
 
 var _ source.Source = (*serviceSource)(nil)
 
-// Endpoints lists the Services and returns their endpoints, sorted.
+// Endpoints lists the Services and returns their endpoints, sorted. A
+// Service whose annotations are invalid is left out and named in a
+// *source.PartialError returned with the endpoints of the others; the
+// Reconciler then keeps that Service's records as they are.
 func (s *serviceSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	var list corev1.ServiceList
 	if err := s.reader.List(ctx, &list, client.InNamespace(s.namespace)); err != nil {
 		return nil, fmt.Errorf("listing services: %w", err)
 	}
 	var eps []*endpoint.Endpoint
+	var failed *source.PartialError
 	for i := range list.Items {
-		svcEps, err := serviceEndpoints(&list.Items[i])
+		svc := &list.Items[i]
+		svcEps, err := serviceEndpoints(svc)
 		if err != nil {
-			return nil, err
+			// One bad Service must neither block the others nor lose its
+			// records: report it by its resource key and go on.
+			failed = failed.Add(resourceKey(svc), err)
+			continue
 		}
 		eps = append(eps, svcEps...)
 	}
@@ -76,7 +84,12 @@ func (s *serviceSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 	if eps == nil {
 		eps = []*endpoint.Endpoint{}
 	}
-	return eps, nil
+	return eps, failed.OrNil()
+}
+
+// resourceKey is the value of the resource label of a Service's endpoints.
+func resourceKey(svc *corev1.Service) string {
+	return "service/" + svc.Namespace + "/" + svc.Name
 }
 
 // AddEventHandler does nothing: in a manager, the controller's watch on
@@ -89,7 +102,7 @@ func serviceEndpoints(svc *corev1.Service) ([]*endpoint.Endpoint, error) {
 	if hostnames == "" || svc.DeletionTimestamp != nil {
 		return nil, nil
 	}
-	ref := "service/" + svc.Namespace + "/" + svc.Name
+	ref := resourceKey(svc)
 	var ttl endpoint.TTL
 	if ttlKey, v, ok := annotation(svc, ttlAnnotation); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
