@@ -6,33 +6,22 @@ import (
 	"testing"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/endpoint"
-	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/registry/txt"
-	"github.com/zonesync/zonesync/source"
 )
 
-// workload builds W(n): n names svc-<i>.bench.example.com with one A target
-// each, all owned by "bench" through the TXT registry over the in-memory
-// provider, and a source that desires exactly those records.
-func workload(tb testing.TB, n int) *zonesync.Reconciler {
+// benchReconciler builds W(n) (internal/workload) and a Reconciler over it.
+func benchReconciler(tb testing.TB, n int) *zonesync.Reconciler {
 	tb.Helper()
-	seed := make([]*endpoint.Endpoint, 0, 2*n)
-	desired := make([]*endpoint.Endpoint, 0, n)
-	for i := range n {
-		name := "svc-" + strconv.Itoa(i) + ".bench.example.com"
-		target := "10." + strconv.Itoa(i>>16&255) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255)
-		seed = append(seed,
-			endpoint.NewEndpoint(name, endpoint.RecordTypeA, target),
-			endpoint.NewEndpoint("a-"+name, endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=bench"`))
-		desired = append(desired, endpoint.NewEndpoint(name, endpoint.RecordTypeA, target))
-	}
-	p := inmemory.New(inmemory.WithZone("bench.example.com"), inmemory.WithRecords(seed...))
-	reg, err := txt.New(p, txt.Config{OwnerID: "bench"})
+	p, err := workload.NewZone(context.Background(), n)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &zonesync.Reconciler{Source: source.NewInMemory(desired...), Registry: reg}
+	reg, err := txt.New(p, txt.Config{OwnerID: workload.Owner})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &zonesync.Reconciler{Source: workload.Source{N: n}, Registry: reg}
 }
 
 // BenchmarkRunOnceSteady measures one full cycle of W(N) in steady state
@@ -41,7 +30,7 @@ func workload(tb testing.TB, n int) *zonesync.Reconciler {
 func BenchmarkRunOnceSteady(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			rec := workload(b, n)
+			rec := benchReconciler(b, n)
 			ctx := context.Background()
 			if changes, err := rec.RunOnce(ctx); err != nil || changes.HasChanges() {
 				b.Fatalf("workload not in steady state: %v, %v", err, changes)

@@ -2,29 +2,19 @@ package plan_test
 
 import (
 	"fmt"
-	"strconv"
 	"testing"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/plan"
 )
 
-// benchTarget returns the A target of name i in workload W(N).
-func benchTarget(i int) string {
-	return "10." + strconv.Itoa(i>>16&0xff) + "." + strconv.Itoa(i>>8&0xff) + "." + strconv.Itoa(i&0xff)
-}
-
-func benchName(i int) string { return fmt.Sprintf("svc-%d.bench.example.com", i) }
-
-func benchResource(i int) string { return fmt.Sprintf("service/default/svc-%d", i) }
-
-// benchCurrent returns W(n) as the registry reports it: n owned A records.
+// benchCurrent returns W(n) (internal/workload) as the registry reports it:
+// n owned A records with their resource labels.
 func benchCurrent(n int) []*endpoint.Endpoint {
 	cur := make([]*endpoint.Endpoint, n)
 	for i := range cur {
-		cur[i] = endpoint.NewEndpoint(benchName(i), endpoint.RecordTypeA, benchTarget(i)).
-			WithLabel(endpoint.OwnerLabelKey, "bench").
-			WithLabel(endpoint.ResourceLabelKey, benchResource(i))
+		cur[i] = workload.Current(i)
 	}
 	return cur
 }
@@ -35,22 +25,20 @@ func benchCurrent(n int) []*endpoint.Endpoint {
 func benchDesired(n int, churn bool) []*endpoint.Endpoint {
 	des := make([]*endpoint.Endpoint, 0, n+n/10)
 	for i := range n {
-		target := benchTarget(i)
+		e := workload.Desired(i)
 		if churn {
 			switch i % 10 {
 			case 0:
 				continue // removed
 			case 1:
-				target = benchTarget(i + 3*n) // changed
+				e.Targets = endpoint.Targets{workload.Target(i + 3*n)} // changed
 			}
 		}
-		des = append(des, endpoint.NewEndpoint(benchName(i), endpoint.RecordTypeA, target).
-			WithLabel(endpoint.ResourceLabelKey, benchResource(i)))
+		des = append(des, e)
 	}
 	if churn {
 		for i := n; i < n+n/10; i++ {
-			des = append(des, endpoint.NewEndpoint(benchName(i), endpoint.RecordTypeA, benchTarget(i)).
-				WithLabel(endpoint.ResourceLabelKey, benchResource(i)))
+			des = append(des, workload.Desired(i))
 		}
 	}
 	return des

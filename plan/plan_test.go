@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/plan"
 )
 
@@ -913,13 +914,13 @@ func TestCalculateDisjoint(t *testing.T) {
 		for i := range n {
 			set := ""
 			if i%2 == 1 {
-				set = "set-" + benchTarget(i)
+				set = "set-" + workload.Target(i)
 			}
-			current = append(current, withSet(ep("old-"+benchName(i), a, benchTarget(i)), set))
-			desired = append(desired, withSet(ep("new-"+benchName(i), a, benchTarget(i)), set))
+			current = append(current, withSet(ep("old-"+workload.Name(i), a, workload.Target(i)), set))
+			desired = append(desired, withSet(ep("new-"+workload.Name(i), a, workload.Target(i)), set))
 			// Same name, another set identifier: no change.
-			current = append(current, withSet(ep("same-"+benchName(i), a, benchTarget(i)), set))
-			desired = append(desired, withSet(ep("same-"+benchName(i), a, benchTarget(i)), set))
+			current = append(current, withSet(ep("same-"+workload.Name(i), a, workload.Target(i)), set))
+			desired = append(desired, withSet(ep("same-"+workload.Name(i), a, workload.Target(i)), set))
 		}
 		res := (&plan.Plan{Current: current, Desired: desired}).Calculate()
 		assert.Len(t, res.Changes.Create, n)

@@ -1,6 +1,7 @@
-// Command runonce seeds the benchmark workload W(N) — N names
-// svc-<i>.bench.example.com with one A target each, all owned by "bench"
-// in the TXT registry over the in-memory provider, desired = current — and
+// Command runonce seeds the benchmark workload W(N) of internal/workload — N
+// names svc-<i>.bench.example.com with one A target each, all owned by
+// "bench" in the TXT registry over the in-memory provider, each ownership TXT
+// with its own resource label, desired = current — and
 // runs one steady-state Reconciler cycle, so that the peak memory of a
 // cycle can be measured from outside:
 //
@@ -22,69 +23,25 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/endpoint"
-	"github.com/zonesync/zonesync/plan"
-	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
-// workloadSource is the desired side of W(n): like a real source, it builds
-// its endpoints from its own state (here: just n) on every call instead of
-// keeping and copying a list.
-type workloadSource struct{ n int }
-
-func (s workloadSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	eps := make([]*endpoint.Endpoint, s.n)
-	for i := range s.n {
-		eps[i] = endpoint.NewEndpoint(workloadName(i), endpoint.RecordTypeA, workloadTarget(i))
-	}
-	return eps, nil
-}
-
-func (workloadSource) AddEventHandler(context.Context, func()) {}
-
-func workloadName(i int) string { return "svc-" + strconv.Itoa(i) + ".bench.example.com" }
-
-func workloadTarget(i int) string {
-	return "10." + strconv.Itoa(i>>16&255) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255)
-}
-
-// workload builds W(n) and a Reconciler over it. The zone is filled in
-// batches so that building it does not raise the peak memory above that of
-// the cycle being measured: each batch is read back (so the provider merges
-// it into its sorted storage) and collected before the next.
-func workload(ctx context.Context, n int) (*zonesync.Reconciler, error) {
-	p := inmemory.New(inmemory.WithZone("bench.example.com"))
-	const batch = 5_000
-	for lo := 0; lo < n; lo += batch {
-		seed := make([]*endpoint.Endpoint, 0, 2*batch)
-		for i := lo; i < min(lo+batch, n); i++ {
-			name := workloadName(i)
-			seed = append(seed,
-				endpoint.NewEndpoint(name, endpoint.RecordTypeA, workloadTarget(i)),
-				endpoint.NewEndpoint("a-"+name, endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=bench"`))
-		}
-		if err := p.ApplyChanges(ctx, &plan.Changes{Create: seed}); err != nil {
-			return nil, fmt.Errorf("seeding the zone: %w", err)
-		}
-		if _, err := p.Records(ctx); err != nil {
-			return nil, fmt.Errorf("reading the seeded zone: %w", err)
-		}
-		runtime.GC()
-	}
-	reg, err := txt.New(p, txt.Config{OwnerID: "bench"})
+// newReconciler builds W(n) and a Reconciler over it.
+func newReconciler(ctx context.Context, n int) (*zonesync.Reconciler, error) {
+	p, err := workload.NewZone(ctx, n)
 	if err != nil {
 		return nil, err
 	}
-	return &zonesync.Reconciler{Source: workloadSource{n: n}, Registry: reg}, nil
+	reg, err := txt.New(p, txt.Config{OwnerID: workload.Owner})
+	if err != nil {
+		return nil, err
+	}
+	return &zonesync.Reconciler{Source: workload.Source{N: n}, Registry: reg}, nil
 }
 
 func run(ctx context.Context, w io.Writer, args []string) error {
@@ -97,7 +54,7 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	if *n < 1 {
 		return fmt.Errorf("-n must be positive, got %d", *n)
 	}
-	rec, err := workload(ctx, *n)
+	rec, err := newReconciler(ctx, *n)
 	if err != nil {
 		return err
 	}
