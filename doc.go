@@ -17,7 +17,7 @@
 //     identifier, labels, provider-specific properties); also the ownership
 //     [endpoint.Labels] and their TXT encoding, and the domain filters
 //     ([endpoint.DomainFilter], [endpoint.MatchAllDomainFilters]).
-//     Standard library only.
+//     Standard library and golang.org/x/net/idna only.
 //   - [github.com/zonesync/zonesync/plan]: the heart. [plan.Plan] compares
 //     current and desired records and calculates [plan.Changes] (creates,
 //     updates, deletes) under ownership rules, with a pluggable
@@ -37,7 +37,11 @@
 //     taken over without churn; [github.com/zonesync/zonesync/registry/noop]
 //     keeps none.
 //   - [github.com/zonesync/zonesync/source]: the two-method [source.Source]
-//     interface that yields desired endpoints, and [source.InMemory].
+//     interface that yields desired endpoints, the optional readiness
+//     capability [source.Syncer], the per-object [source.PartialError], and
+//     [source.InMemory].
+//   - [github.com/zonesync/zonesync/clock]: the one [clock.Clock] of the
+//     library; tests drive it with clock/clocktest.
 //   - [github.com/zonesync/zonesync/blueprint]: for provider authors — the
 //     conformance suite ([blueprint.TestProvider], [blueprint.CheckProvider]),
 //     fault injection ([blueprint.Intercept], [blueprint.FailRandomly]) and
@@ -64,9 +68,26 @@
 // An operator calls [Reconciler.RunOnce] from its own reconcile loop; a
 // standalone program calls [Reconciler.Run], which runs a cycle every
 // Interval and soon after the source reports a change (never sooner than
-// MinEventSyncInterval after the previous cycle). [Reconciler.Plan] shows
-// what a cycle would do, and why it would not do more, without applying
-// anything; DryRun makes RunOnce do the same.
+// MinEventSyncInterval after the previous cycle). [Reconciler.Preview] shows
+// what a cycle would do — the changes, every change it would skip with the
+// reason, the safety verdict — without applying anything; DryRun makes
+// RunOnce compute the changes without applying them.
+//
+// Ownership settings live in one place, the registry: the Reconciler reads
+// the owner id, the old owner id of a migration and the managed record types
+// from it ([registry.OwnershipReporter]) and refuses to run when its own
+// ManagedRecordTypes contradict them ([ErrInvalidConfig]).
+//
+// # Sources that are not ready, and bad objects
+//
+// A source that reports it is not ready ([source.Syncer], e.g. informer
+// caches not synced) stops a cycle before anything is read, with the soft
+// error [ErrSourceNotReady]: an empty list from a cold cache never becomes a
+// deletion plan. A source that cannot build the endpoints of some objects
+// returns the others with a [*source.PartialError]: the cycle plans and
+// applies them, keeps the records of the failed objects as they are (skip
+// reason [plan.SkipSourceError]) and returns the error, which the Observer
+// also sees. One bad object never blocks the others.
 //
 // # Safety
 //
@@ -80,10 +101,13 @@
 // # Observability
 //
 // Logs go to the Reconciler's [logr.Logger]: one line per cycle at V(0) and
-// one per change at V(1); the logger is passed to the source, registry and
-// provider with [logr.NewContext]. Metrics go through an [Observer], called
-// at the start and end of every cycle with counts and durations. There is
-// no package-level state: two Reconcilers in one process share nothing.
+// one per change at V(1). The logger travels in the context of every call
+// ([logr.NewContext]); the source, the registry and the provider log
+// through [logr.FromContextOrDiscard], so one logger covers them all.
+// Metrics go through an [Observer], called at the start and end of every
+// cycle with counts, durations and the calculated plan ([Cycle.Plan]).
+// There is no package-level state: two Reconcilers in one process share
+// nothing.
 //
 // # Concurrency
 //
@@ -97,5 +121,7 @@
 // Errors name the step that failed (reading the registry, reading the
 // source, adjusting, applying) and wrap their cause: errors.Is(err,
 // provider.SoftError) marks transient failures that Run retries with
-// exponential backoff; any other error ends Run.
+// exponential backoff; a source's partial error is logged and Run keeps its
+// schedule; any other error ends Run. [ErrorParts] splits a joined error
+// (several rejected records, per-zone failures) into its parts.
 package zonesync
