@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
@@ -17,8 +18,8 @@ import (
 // A provider caches its zone list and reads its API only when the cache has
 // expired. The fake clock makes expiry visible.
 func ExampleZoneCache() {
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	cache := blueprint.NewZoneCacheWithClock[[]string](5*time.Minute, func() time.Time { return now })
+	clk := clocktest.New(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+	cache := blueprint.NewZoneCacheWithClock[[]string](5*time.Minute, clk)
 
 	apiCalls := 0
 	listZones := func() []string {
@@ -32,9 +33,9 @@ func ExampleZoneCache() {
 	}
 
 	fmt.Println(listZones(), apiCalls)
-	now = now.Add(time.Minute)
+	clk.Advance(time.Minute)
 	fmt.Println(listZones(), apiCalls)
-	now = now.Add(5 * time.Minute)
+	clk.Advance(5 * time.Minute)
 	fmt.Println("expired:", cache.Expired(), "stale value:", cache.Get())
 	fmt.Println(listZones(), apiCalls)
 	// Output:
