@@ -1,4 +1,4 @@
-package blueprint_test
+package blueprinttest_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
@@ -25,20 +25,20 @@ func newInMemory() *inmemory.Provider {
 }
 
 func TestSuitePassesOnInMemory(t *testing.T) {
-	blueprint.TestProvider(t, func(t *testing.T) provider.Provider { return newInMemory() })
+	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return newInMemory() })
 }
 
 func TestSuitePassesOnFakes(t *testing.T) {
 	fakes := map[string]func() provider.Provider{
-		"RecordingProvider": func() provider.Provider { return blueprint.NewRecordingProvider(newInMemory()) },
-		"Intercept":         func() provider.Provider { return blueprint.Intercept(newInMemory(), blueprint.Funcs{}) },
-		"FailRandomly(0)":   func() provider.Provider { return blueprint.FailRandomly(newInMemory(), 0, nil, nil) },
-		"WithLatency":       func() provider.Provider { return blueprint.WithLatency(newInMemory(), time.Millisecond) },
+		"RecordingProvider": func() provider.Provider { return blueprinttest.NewRecordingProvider(newInMemory()) },
+		"Intercept":         func() provider.Provider { return blueprinttest.Intercept(newInMemory(), blueprinttest.Funcs{}) },
+		"FailRandomly(0)":   func() provider.Provider { return blueprinttest.FailRandomly(newInMemory(), 0, nil, nil) },
+		"WithLatency":       func() provider.Provider { return blueprinttest.WithLatency(newInMemory(), time.Millisecond) },
 	}
 	for name, newProvider := range fakes {
 		t.Run(name, func(t *testing.T) {
-			blueprint.TestProvider(t, func(t *testing.T) provider.Provider { return newProvider() })
-			require.NoError(t, blueprint.CheckProvider(t.Context(), newProvider()))
+			blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return newProvider() })
+			require.NoError(t, blueprinttest.CheckProvider(t.Context(), newProvider()))
 		})
 	}
 }
@@ -47,7 +47,7 @@ func TestCheckProviderOnInMemoryCleansUp(t *testing.T) {
 	p := inmemory.New(inmemory.WithZone("example.org"), inmemory.WithRecords(
 		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1"),
 	))
-	require.NoError(t, blueprint.CheckProvider(t.Context(), p, blueprint.WithConcurrency(16)))
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), p, blueprinttest.WithConcurrency(16)))
 	recs, err := p.Records(t.Context())
 	require.NoError(t, err)
 	require.Len(t, recs, 1, "only the record that was there before remains")
@@ -56,9 +56,9 @@ func TestCheckProviderOnInMemoryCleansUp(t *testing.T) {
 
 func TestCheckProviderOtherZone(t *testing.T) {
 	p := inmemory.New(inmemory.WithZone("zone.test."))
-	require.NoError(t, blueprint.CheckProvider(t.Context(), p, blueprint.WithZone("Zone.Test."), blueprint.WithTimeout(10*time.Second)))
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), p, blueprinttest.WithZone("Zone.Test."), blueprinttest.WithTimeout(10*time.Second)))
 	// The default zone is not served by this provider: creates fail.
-	err := blueprint.CheckProvider(t.Context(), p)
+	err := blueprinttest.CheckProvider(t.Context(), p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Create: ApplyChanges(create)")
 }
@@ -66,7 +66,7 @@ func TestCheckProviderOtherZone(t *testing.T) {
 // noSetIdentifier rejects records with a set identifier, like a DNS API
 // without routing policies.
 func noSetIdentifier(p provider.Provider) provider.Provider {
-	return blueprint.Intercept(p, blueprint.Funcs{
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			for _, e := range slices.Concat(c.Create, c.UpdateNew) {
 				if e.SetIdentifier != "" {
@@ -79,12 +79,12 @@ func noSetIdentifier(p provider.Provider) provider.Provider {
 }
 
 func TestWithoutSetIdentifier(t *testing.T) {
-	err := blueprint.CheckProvider(t.Context(), noSetIdentifier(newInMemory()))
+	err := blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newInMemory()))
 	require.Error(t, err)
-	assert.Equal(t, []string{blueprint.BehaviourSetIdentifier, blueprint.BehaviourSortedRecords}, behaviours(err))
+	assert.Equal(t, []string{blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourSortedRecords}, behaviours(err))
 
-	require.NoError(t, blueprint.CheckProvider(t.Context(), noSetIdentifier(newInMemory()), blueprint.WithoutSetIdentifier()))
-	blueprint.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newInMemory()) }, blueprint.WithoutSetIdentifier())
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newInMemory()), blueprinttest.WithoutSetIdentifier()))
+	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newInMemory()) }, blueprinttest.WithoutSetIdentifier())
 }
 
 // behaviours returns the sorted, distinct behaviours of the violations in err.
@@ -92,7 +92,7 @@ func behaviours(err error) []string {
 	var out []string
 	var walk func(error)
 	walk = func(err error) {
-		var v *blueprint.Violation
+		var v *blueprinttest.Violation
 		if errors.As(err, &v) && !slices.Contains(out, v.Behaviour) {
 			out = append(out, v.Behaviour)
 		}
@@ -110,7 +110,7 @@ func behaviours(err error) []string {
 // Deliberately broken providers, one broken behaviour each.
 
 func unsorted(p provider.Provider) provider.Provider {
-	return blueprint.Intercept(p, blueprint.Funcs{
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			recs, err := next.Records(ctx)
 			slices.Reverse(recs)
@@ -124,7 +124,7 @@ func unsorted(p provider.Provider) provider.Provider {
 func sharedSlices(p provider.Provider) provider.Provider {
 	var mu sync.Mutex
 	var cache []*endpoint.Endpoint
-	return blueprint.Intercept(p, blueprint.Funcs{
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -149,7 +149,7 @@ func sharedSlices(p provider.Provider) provider.Provider {
 // sharedTargets returns endpoints whose targets share one backing array
 // without a capacity limit.
 func sharedTargets(p provider.Provider) provider.Provider {
-	return blueprint.Intercept(p, blueprint.Funcs{
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			recs, err := next.Records(ctx)
 			var all []string
@@ -167,7 +167,7 @@ func sharedTargets(p provider.Provider) provider.Provider {
 }
 
 func swallowErrors(p provider.Provider, when func(*plan.Changes) bool) provider.Provider {
-	return blueprint.Intercept(p, blueprint.Funcs{
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			err := next.ApplyChanges(ctx, c)
 			if err != nil && when(c) {
@@ -179,7 +179,7 @@ func swallowErrors(p provider.Provider, when func(*plan.Changes) bool) provider.
 }
 
 func ignoresContext(p provider.Provider) provider.Provider {
-	return blueprint.Intercept(p, blueprint.Funcs{
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
 		Records: func(_ context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			return next.Records(context.Background())
 		},
@@ -191,7 +191,7 @@ func ignoresContext(p provider.Provider) provider.Provider {
 
 // rewrite applies fn to copies of the Create and UpdateNew endpoints.
 func rewrite(p provider.Provider, fn func(oldEp, newEp *endpoint.Endpoint)) provider.Provider {
-	return blueprint.Intercept(p, blueprint.Funcs{
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			out := &plan.Changes{UpdateOld: c.UpdateOld, Delete: c.Delete}
 			for _, e := range c.Create {
@@ -214,7 +214,7 @@ func rewrite(p provider.Provider, fn func(oldEp, newEp *endpoint.Endpoint)) prov
 // busy fails ApplyChanges calls that overlap another one.
 func busy(p provider.Provider) provider.Provider {
 	var inFlight atomic.Int32
-	return blueprint.Intercept(p, blueprint.Funcs{
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if inFlight.Add(1) > 1 {
 				inFlight.Add(-1)
@@ -240,19 +240,19 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 		{
 			name:  "unsorted Records",
 			wrap:  unsorted,
-			wants: []string{blueprint.BehaviourSortedRecords},
+			wants: []string{blueprinttest.BehaviourSortedRecords},
 			also:  "not sorted by (DNSName, SetIdentifier, RecordType)",
 		},
 		{
 			name:  "shared endpoints between Records calls",
 			wrap:  sharedSlices,
-			wants: []string{blueprint.BehaviourReturnedSlicesAreCopies},
+			wants: []string{blueprinttest.BehaviourReturnedSlicesAreCopies},
 			also:  "after the caller mutated the previous result",
 		},
 		{
 			name:  "targets share a backing array",
 			wrap:  sharedTargets,
-			wants: []string{blueprint.BehaviourReturnedSlicesAreCopies},
+			wants: []string{blueprinttest.BehaviourReturnedSlicesAreCopies},
 			also:  "returned endpoints share memory",
 		},
 		{
@@ -261,7 +261,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Create) > 0 })
 			},
 			// Swallowing create errors also hides the cancelled context.
-			wants: []string{blueprint.BehaviourContextCanceled, blueprint.BehaviourDuplicateCreateFails},
+			wants: []string{blueprinttest.BehaviourContextCanceled, blueprinttest.BehaviourDuplicateCreateFails},
 			also:  "creating an existing record succeeded",
 		},
 		{
@@ -269,7 +269,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Delete) > 0 })
 			},
-			wants: []string{blueprint.BehaviourDeleteMissingFails},
+			wants: []string{blueprinttest.BehaviourDeleteMissingFails},
 			also:  "deleting a missing record succeeded",
 		},
 		{
@@ -277,13 +277,13 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.UpdateNew) > 0 })
 			},
-			wants: []string{blueprint.BehaviourDeleteMissingFails},
+			wants: []string{blueprinttest.BehaviourDeleteMissingFails},
 			also:  "updating a missing record succeeded",
 		},
 		{
 			name:  "ignores cancelled context",
 			wrap:  ignoresContext,
-			wants: []string{blueprint.BehaviourContextCanceled},
+			wants: []string{blueprinttest.BehaviourContextCanceled},
 			also:  "succeeded with a cancelled context",
 		},
 		{
@@ -295,7 +295,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					}
 				})
 			},
-			wants: []string{blueprint.BehaviourUpdateTTL},
+			wants: []string{blueprinttest.BehaviourUpdateTTL},
 			also:  "TTL is 300 after update of the TTL from 300 to 600, want 600",
 		},
 		{
@@ -303,7 +303,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return rewrite(p, func(_, newEp *endpoint.Endpoint) { newEp.Targets = newEp.Targets[:1] })
 			},
-			wants: []string{blueprint.BehaviourMultiTarget, blueprint.BehaviourReturnedSlicesAreCopies},
+			wants: []string{blueprinttest.BehaviourMultiTarget, blueprinttest.BehaviourReturnedSlicesAreCopies},
 			also:  "create with three targets",
 		},
 		{
@@ -316,15 +316,15 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				})
 			},
 			wants: []string{
-				blueprint.BehaviourConcurrentApply, blueprint.BehaviourMultiTarget,
-				blueprint.BehaviourSetIdentifier, blueprint.BehaviourUpdateTargets,
+				blueprinttest.BehaviourConcurrentApply, blueprinttest.BehaviourMultiTarget,
+				blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourUpdateTargets,
 			},
 			also: `targets are ["192.0.2.20"] after update of the targets, want ["192.0.2.21"]`,
 		},
 		{
 			name: "deletes ignored",
 			wrap: func(p provider.Provider) provider.Provider {
-				return blueprint.Intercept(p, blueprint.Funcs{
+				return blueprinttest.Intercept(p, blueprinttest.Funcs{
 					ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 						if len(c.Create)+len(c.UpdateNew) == 0 {
 							return nil
@@ -334,8 +334,8 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				})
 			},
 			wants: []string{
-				blueprint.BehaviourConcurrentApply, blueprint.BehaviourDelete,
-				blueprint.BehaviourDeleteMissingFails, blueprint.BehaviourSetIdentifier,
+				blueprinttest.BehaviourConcurrentApply, blueprinttest.BehaviourDelete,
+				blueprinttest.BehaviourDeleteMissingFails, blueprinttest.BehaviourSetIdentifier,
 			},
 			also:         "record present after delete",
 			keepsRecords: true,
@@ -343,19 +343,19 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 		{
 			name: "domain filter of another zone",
 			wrap: func(p provider.Provider) provider.Provider {
-				return blueprint.Intercept(p, blueprint.Funcs{
+				return blueprinttest.Intercept(p, blueprinttest.Funcs{
 					GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface {
 						return endpoint.NewDomainFilter([]string{"example.net"})
 					},
 				})
 			},
-			wants: []string{blueprint.BehaviourDomainFilter},
+			wants: []string{blueprinttest.BehaviourDomainFilter},
 			also:  "filter does not match a name in the zone",
 		},
 		{
 			name: "AdjustEndpoints modifies its input",
 			wrap: func(p provider.Provider) provider.Provider {
-				return blueprint.Intercept(p, blueprint.Funcs{
+				return blueprinttest.Intercept(p, blueprinttest.Funcs{
 					AdjustEndpoints: func(_ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 						for _, e := range eps {
 							e.RecordTTL = 1
@@ -364,20 +364,20 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					},
 				})
 			},
-			wants: []string{blueprint.BehaviourDomainFilter},
+			wants: []string{blueprinttest.BehaviourDomainFilter},
 			also:  "modified its input",
 		},
 		{
 			name:  "concurrent changes fail",
 			wrap:  busy,
-			wants: []string{blueprint.BehaviourConcurrentApply},
+			wants: []string{blueprinttest.BehaviourConcurrentApply},
 			also:  "another change is in progress",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := newInMemory()
-			err := blueprint.CheckProvider(t.Context(), tt.wrap(base))
+			err := blueprinttest.CheckProvider(t.Context(), tt.wrap(base))
 			require.Error(t, err)
 			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
 			assert.Contains(t, err.Error(), tt.also)
@@ -400,45 +400,45 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 }
 
 func TestCheckProviderNamesRecords(t *testing.T) {
-	err := blueprint.CheckProvider(t.Context(), ignoresContext(newInMemory()))
+	err := blueprinttest.CheckProvider(t.Context(), ignoresContext(newInMemory()))
 	require.Error(t, err)
-	var v *blueprint.Violation
+	var v *blueprinttest.Violation
 	require.ErrorAs(t, err, &v)
-	assert.Equal(t, blueprint.BehaviourContextCanceled, v.Behaviour)
-	assert.Contains(t, err.Error(), blueprint.NamePrefix)
+	assert.Equal(t, blueprinttest.BehaviourContextCanceled, v.Behaviour)
+	assert.Contains(t, err.Error(), blueprinttest.NamePrefix)
 	assert.Contains(t, err.Error(), "-canceled.example.org/A")
 }
 
 func TestCheckProviderStopsWhenContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	err := blueprint.CheckProvider(ctx, newInMemory())
+	err := blueprinttest.CheckProvider(ctx, newInMemory())
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "stopped before Create")
-	require.Error(t, blueprint.CheckProvider(t.Context(), nil))
+	require.Error(t, blueprinttest.CheckProvider(t.Context(), nil))
 }
 
 func TestCheckProviderTimeout(t *testing.T) {
-	slow := blueprint.WithLatency(newInMemory(), time.Second)
-	err := blueprint.CheckProvider(t.Context(), slow, blueprint.WithTimeout(20*time.Millisecond))
+	slow := blueprinttest.WithLatency(newInMemory(), time.Second)
+	err := blueprinttest.CheckProvider(t.Context(), slow, blueprinttest.WithTimeout(20*time.Millisecond))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
 func TestViolationError(t *testing.T) {
 	cause := errors.New("boom")
-	v := &blueprint.Violation{Behaviour: "Create", Op: "Records", Record: "a.example.org/A", Msg: "record missing", Err: cause}
+	v := &blueprinttest.Violation{Behaviour: "Create", Op: "Records", Record: "a.example.org/A", Msg: "record missing", Err: cause}
 	assert.Equal(t, "Create: Records a.example.org/A: record missing: boom", v.Error())
 	assert.ErrorIs(t, v, cause)
-	v = &blueprint.Violation{Behaviour: "SortedRecords", Op: "Records", Msg: "not sorted"}
+	v = &blueprinttest.Violation{Behaviour: "SortedRecords", Op: "Records", Msg: "not sorted"}
 	assert.Equal(t, "SortedRecords: Records: not sorted", v.Error())
 }
 
 func TestCheckProviderRecoversPanics(t *testing.T) {
-	p := blueprint.Intercept(newInMemory(), blueprint.Funcs{
+	p := blueprinttest.Intercept(newInMemory(), blueprinttest.Funcs{
 		GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface { panic("no filter") },
 	})
-	err := blueprint.CheckProvider(t.Context(), p)
+	err := blueprinttest.CheckProvider(t.Context(), p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DomainFilter: (calling the provider): panic: no filter")
 }
