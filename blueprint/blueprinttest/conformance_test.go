@@ -3,6 +3,7 @@ package blueprinttest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -24,16 +25,18 @@ func newInMemory() *inmemory.Provider {
 	return inmemory.New(inmemory.WithZone("example.org"))
 }
 
-func TestSuitePassesOnInMemory(t *testing.T) {
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return newInMemory() })
+func TestSuitePassesOnReference(t *testing.T) {
+	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return newReference() })
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), newReference()))
 }
 
 func TestSuitePassesOnFakes(t *testing.T) {
 	fakes := map[string]func() provider.Provider{
-		"RecordingProvider": func() provider.Provider { return blueprinttest.NewRecordingProvider(newInMemory()) },
-		"Intercept":         func() provider.Provider { return blueprinttest.Intercept(newInMemory(), blueprinttest.Funcs{}) },
-		"FailRandomly(0)":   func() provider.Provider { return blueprinttest.FailRandomly(newInMemory(), 0, nil, nil) },
-		"WithLatency":       func() provider.Provider { return blueprinttest.WithLatency(newInMemory(), time.Millisecond) },
+		"RecordingProvider":         func() provider.Provider { return blueprinttest.NewRecordingProvider(newReference()) },
+		"Intercept":                 func() provider.Provider { return blueprinttest.Intercept(newReference(), blueprinttest.Funcs{}) },
+		"FailRandomly(0)":           func() provider.Provider { return blueprinttest.FailRandomly(newReference(), 0, nil, nil) },
+		"FailAfterApplyRandomly(0)": func() provider.Provider { return blueprinttest.FailAfterApplyRandomly(newReference(), 0, nil, nil) },
+		"WithLatency":               func() provider.Provider { return blueprinttest.WithLatency(newReference(), time.Millisecond) },
 	}
 	for name, newProvider := range fakes {
 		t.Run(name, func(t *testing.T) {
@@ -43,10 +46,11 @@ func TestSuitePassesOnFakes(t *testing.T) {
 	}
 }
 
-func TestCheckProviderOnInMemoryCleansUp(t *testing.T) {
-	p := inmemory.New(inmemory.WithZone("example.org"), inmemory.WithRecords(
+func TestCheckProviderCleansUp(t *testing.T) {
+	p := newReference()
+	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
 		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1"),
-	))
+	}}))
 	require.NoError(t, blueprinttest.CheckProvider(t.Context(), p, blueprinttest.WithConcurrency(16)))
 	recs, err := p.Records(t.Context())
 	require.NoError(t, err)
@@ -55,7 +59,7 @@ func TestCheckProviderOnInMemoryCleansUp(t *testing.T) {
 }
 
 func TestCheckProviderOtherZone(t *testing.T) {
-	p := inmemory.New(inmemory.WithZone("zone.test."))
+	p := newRef("zone.test", refFlaws{})
 	require.NoError(t, blueprinttest.CheckProvider(t.Context(), p, blueprinttest.WithZone("Zone.Test."), blueprinttest.WithTimeout(10*time.Second)))
 	// The default zone is not served by this provider: creates fail.
 	err := blueprinttest.CheckProvider(t.Context(), p)
@@ -79,12 +83,12 @@ func noSetIdentifier(p provider.Provider) provider.Provider {
 }
 
 func TestWithoutSetIdentifier(t *testing.T) {
-	err := blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newInMemory()))
+	err := blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newReference()))
 	require.Error(t, err)
 	assert.Equal(t, []string{blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourSortedRecords}, behaviours(err))
 
-	require.NoError(t, blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newInMemory()), blueprinttest.WithoutSetIdentifier()))
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newInMemory()) }, blueprinttest.WithoutSetIdentifier())
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newReference()), blueprinttest.WithoutSetIdentifier()))
+	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newReference()) }, blueprinttest.WithoutSetIdentifier())
 }
 
 // behaviours returns the sorted, distinct behaviours of the violations in err.
@@ -227,6 +231,104 @@ func busy(p provider.Provider) provider.Provider {
 	})
 }
 
+// mapTXT applies fn to every TXT target that Records returns.
+func mapTXT(p provider.Provider, fn func(string) string) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			recs, err := next.Records(ctx)
+			for _, r := range recs {
+				if r.RecordType == endpoint.RecordTypeTXT {
+					for i, v := range r.Targets {
+						r.Targets[i] = fn(v)
+					}
+				}
+			}
+			return recs, err
+		},
+	})
+}
+
+// mapNames applies toProvider to every name written and fromProvider to
+// every name read, like a provider with its own spelling of names.
+func mapNames(p provider.Provider, toProvider, fromProvider func(string) string) provider.Provider {
+	each := func(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
+		out := make([]*endpoint.Endpoint, len(eps))
+		for i, e := range eps {
+			out[i] = e.DeepCopy()
+			out[i].DNSName = toProvider(e.DNSName)
+		}
+		return out
+	}
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			recs, err := next.Records(ctx)
+			for _, r := range recs {
+				r.DNSName = fromProvider(r.DNSName)
+			}
+			return recs, err
+		},
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			return next.ApplyChanges(ctx, &plan.Changes{
+				Create: each(c.Create), UpdateOld: each(c.UpdateOld), UpdateNew: each(c.UpdateNew), Delete: each(c.Delete),
+			})
+		},
+	})
+}
+
+func identity(s string) string { return s }
+
+// rejectUnknownUpdateOld fails when an UpdateOld entry carries a
+// provider-specific property, as a provider that validates every property
+// it is given would.
+func rejectUnknownUpdateOld(p provider.Provider) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			for _, e := range c.UpdateOld {
+				for _, prop := range e.ProviderSpecific {
+					return fmt.Errorf("unknown provider-specific property %s", prop.Name)
+				}
+			}
+			return next.ApplyChanges(ctx, c)
+		},
+	})
+}
+
+// staleReads serves, after each successful write, the result of the read
+// before it once more: a read cache refreshed one read too late.
+func staleReads(p provider.Provider) provider.Provider {
+	var mu sync.Mutex
+	var last []*endpoint.Endpoint
+	written := false
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if written && last != nil {
+				written = false
+				return endpoint.DeepCopyAll(last), nil
+			}
+			recs, err := next.Records(ctx)
+			if err == nil {
+				last = endpoint.DeepCopyAll(recs)
+				written = false
+			}
+			return recs, err
+		},
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			err := next.ApplyChanges(ctx, c)
+			if err == nil {
+				mu.Lock()
+				written = true
+				mu.Unlock()
+			}
+			return err
+		},
+	})
+}
+
 func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -261,7 +363,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Create) > 0 })
 			},
 			// Swallowing create errors also hides the cancelled context.
-			wants: []string{blueprinttest.BehaviourContextCanceled, blueprinttest.BehaviourDuplicateCreateFails},
+			wants: []string{blueprinttest.BehaviourContextCanceled, blueprinttest.BehaviourCreateExisting},
 			also:  "creating an existing record succeeded",
 		},
 		{
@@ -269,7 +371,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Delete) > 0 })
 			},
-			wants: []string{blueprinttest.BehaviourDeleteMissingFails},
+			wants: []string{blueprinttest.BehaviourChangeMissing},
 			also:  "deleting a missing record succeeded",
 		},
 		{
@@ -277,7 +379,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.UpdateNew) > 0 })
 			},
-			wants: []string{blueprinttest.BehaviourDeleteMissingFails},
+			wants: []string{blueprinttest.BehaviourChangeMissing},
 			also:  "updating a missing record succeeded",
 		},
 		{
@@ -317,7 +419,10 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			},
 			wants: []string{
 				blueprinttest.BehaviourConcurrentApply, blueprinttest.BehaviourMultiTarget,
-				blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourUpdateTargets,
+				blueprinttest.BehaviourNameNormalisation, blueprinttest.BehaviourReadAfterWrite,
+				blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourTXTLongValues,
+				blueprinttest.BehaviourTXTQuotes, blueprinttest.BehaviourUnknownProviderSpecific,
+				blueprinttest.BehaviourUpdateTargets, blueprinttest.BehaviourWildcardNames,
 			},
 			also: `targets are ["192.0.2.20"] after update of the targets, want ["192.0.2.21"]`,
 		},
@@ -334,8 +439,11 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				})
 			},
 			wants: []string{
-				blueprinttest.BehaviourConcurrentApply, blueprinttest.BehaviourDelete,
-				blueprinttest.BehaviourDeleteMissingFails, blueprinttest.BehaviourSetIdentifier,
+				blueprinttest.BehaviourChangeMissing, blueprinttest.BehaviourConcurrentApply,
+				blueprinttest.BehaviourDelete, blueprinttest.BehaviourNameNormalisation,
+				blueprinttest.BehaviourPunycodeNames, blueprinttest.BehaviourReadAfterWrite,
+				blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourUnknownProviderSpecific,
+				blueprinttest.BehaviourWildcardNames,
 			},
 			also:         "record present after delete",
 			keepsRecords: true,
@@ -373,10 +481,97 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wants: []string{blueprinttest.BehaviourConcurrentApply},
 			also:  "another change is in progress",
 		},
+		{
+			name: "drops trailing quotes from TXT values",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapTXT(p, func(v string) string { return strings.TrimSuffix(v, `"`) })
+			},
+			wants: []string{blueprinttest.BehaviourTXTQuotes},
+			also:  `value changed after create: got "zs-trailing-quote", want "zs-trailing-quote\""`,
+		},
+		{
+			name: "unescapes backslashes in TXT values",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapTXT(p, func(v string) string { return strings.ReplaceAll(v, `\`, "") })
+			},
+			wants: []string{blueprinttest.BehaviourTXTQuotes},
+			also:  `got "zs-backslash", want "zs-back\\slash"`,
+		},
+		{
+			name: "truncates TXT values at 255 bytes",
+			wrap: func(p provider.Provider) provider.Provider {
+				return rewrite(p, func(_, newEp *endpoint.Endpoint) {
+					if newEp.RecordType == endpoint.RecordTypeTXT {
+						for i, v := range newEp.Targets {
+							newEp.Targets[i] = v[:min(len(v), 255)]
+						}
+					}
+				})
+			},
+			wants: []string{blueprinttest.BehaviourTXTLongValues},
+			also:  "value changed after create of a 256-byte value: got 255 bytes, want 256; first difference at byte 255",
+		},
+		{
+			name:  "fails on unknown provider-specific properties on UpdateOld",
+			wrap:  rejectUnknownUpdateOld,
+			wants: []string{blueprinttest.BehaviourUnknownProviderSpecific},
+			also:  "failed for an UpdateOld entry with unknown provider-specific properties (txt/force-update, webhook/foo) must be ignored: unknown provider-specific property txt/force-update",
+		},
+		{
+			name: "stale reads after a write",
+			wrap: staleReads,
+			// Every behaviour that reads after it wrote sees stale data.
+			wants: []string{
+				blueprinttest.BehaviourConcurrentApply,
+				blueprinttest.BehaviourCreateExisting, blueprinttest.BehaviourDelete, blueprinttest.BehaviourDomainFilter,
+				blueprinttest.BehaviourMultiTarget, blueprinttest.BehaviourNameNormalisation, blueprinttest.BehaviourPunycodeNames,
+				blueprinttest.BehaviourReadAfterWrite, blueprinttest.BehaviourReturnedSlicesAreCopies, blueprinttest.BehaviourSetIdentifier,
+				blueprinttest.BehaviourSortedRecords, blueprinttest.BehaviourTXTLongValues, blueprinttest.BehaviourTXTQuotes,
+				blueprinttest.BehaviourUnknownProviderSpecific, blueprinttest.BehaviourUpdateTTL, blueprinttest.BehaviourUpdateTargets,
+				blueprinttest.BehaviourWildcardNames,
+			},
+			also: "after a create for which ApplyChanges returned nil; the next Records must show the change",
+		},
+		{
+			name: "returns names with a trailing dot",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapNames(p, identity, func(n string) string { return n + "." })
+			},
+			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			also:  "is not lower case without a trailing dot",
+		},
+		{
+			name: "converts A-labels to Unicode",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapNames(p, identity, endpoint.NormalizeDNSName)
+			},
+			wants: []string{blueprinttest.BehaviourPunycodeNames},
+			also:  `name came back as "zs-conformance-`,
+		},
+		{
+			name: "escapes the wildcard label",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapNames(p,
+					func(n string) string {
+						if rest, ok := strings.CutPrefix(n, `\052.`); ok {
+							return "*." + rest
+						}
+						return n
+					},
+					func(n string) string {
+						if rest, ok := strings.CutPrefix(n, "*."); ok {
+							return `\052.` + rest
+						}
+						return n
+					})
+			},
+			wants: []string{blueprinttest.BehaviourWildcardNames},
+			also:  `name came back as "\\052.zs-conformance-`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			base := newInMemory()
+			base := newReference()
 			err := blueprinttest.CheckProvider(t.Context(), tt.wrap(base))
 			require.Error(t, err)
 			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
@@ -400,7 +595,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 }
 
 func TestCheckProviderNamesRecords(t *testing.T) {
-	err := blueprinttest.CheckProvider(t.Context(), ignoresContext(newInMemory()))
+	err := blueprinttest.CheckProvider(t.Context(), ignoresContext(newReference()))
 	require.Error(t, err)
 	var v *blueprinttest.Violation
 	require.ErrorAs(t, err, &v)
@@ -412,14 +607,14 @@ func TestCheckProviderNamesRecords(t *testing.T) {
 func TestCheckProviderStopsWhenContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	err := blueprinttest.CheckProvider(ctx, newInMemory())
+	err := blueprinttest.CheckProvider(ctx, newReference())
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "stopped before Create")
 	require.Error(t, blueprinttest.CheckProvider(t.Context(), nil))
 }
 
 func TestCheckProviderTimeout(t *testing.T) {
-	slow := blueprinttest.WithLatency(newInMemory(), time.Second)
+	slow := blueprinttest.WithLatency(newReference(), time.Second)
 	err := blueprinttest.CheckProvider(t.Context(), slow, blueprinttest.WithTimeout(20*time.Millisecond))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -435,10 +630,94 @@ func TestViolationError(t *testing.T) {
 }
 
 func TestCheckProviderRecoversPanics(t *testing.T) {
-	p := blueprinttest.Intercept(newInMemory(), blueprinttest.Funcs{
+	p := blueprinttest.Intercept(newReference(), blueprinttest.Funcs{
 		GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface { panic("no filter") },
 	})
 	err := blueprinttest.CheckProvider(t.Context(), p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DomainFilter: (calling the provider): panic: no filter")
+}
+
+// swallowExists hides "exists" errors of creates: the create of an existing
+// record succeeds and changes nothing.
+func swallowExists(p provider.Provider) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			err := next.ApplyChanges(ctx, c)
+			if err != nil && strings.Contains(err.Error(), ": exists") {
+				return nil
+			}
+			return err
+		},
+	})
+}
+
+// Providers that differ from the strict reference in how they treat
+// existing records and names, with and without the matching declaration.
+func TestSuiteOnProviderVariants(t *testing.T) {
+	tests := []struct {
+		name  string
+		p     func() provider.Provider
+		opts  []blueprinttest.SuiteOption
+		wants []string // nil: the provider passes
+		also  string
+	}{
+		{
+			name: "upsert provider declared WithUpsert",
+			p:    func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
+			opts: []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+		},
+		{
+			name:  "upsert provider not declared",
+			p:     func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
+			wants: []string{blueprinttest.BehaviourChangeMissing, blueprinttest.BehaviourCreateExisting},
+			also:  "creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)",
+		},
+		{
+			name:  "strict provider declared WithUpsert",
+			p:     newReference,
+			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+			wants: []string{blueprinttest.BehaviourCreateExisting},
+			also:  "creating an existing record failed; a provider declared WithUpsert must replace it",
+		},
+		{
+			name:  "create of an existing record ignored, declared WithUpsert",
+			p:     func() provider.Provider { return swallowExists(newReference()) },
+			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+			wants: []string{blueprinttest.BehaviourCreateExisting},
+			also:  `targets are ["192.0.2.70"] after an upsert create of an existing record, want ["192.0.2.71"]`,
+		},
+		{
+			name:  "create of an existing record ignored",
+			p:     func() provider.Provider { return swallowExists(newReference()) },
+			wants: []string{blueprinttest.BehaviourCreateExisting},
+			also:  "creating an existing record succeeded; it must fail",
+		},
+		{
+			name:  "does not lower-case names",
+			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true}) },
+			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			also:  `is not lower case without a trailing dot after create of Zs-cOnFoRmAnCe-`,
+		},
+		{
+			name:  "does not lower-case names, declared WithUpsert",
+			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true, upsert: true}) },
+			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			also:  "record returned 2 times after update addressed as ZS-CONFORMANCE-",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := blueprinttest.CheckProvider(t.Context(), tt.p(), tt.opts...)
+			if tt.wants == nil {
+				require.NoError(t, err)
+				blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return tt.p() }, tt.opts...)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
+			assert.Contains(t, err.Error(), tt.also)
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/zonesync/zonesync/blueprint/blueprinttest"
@@ -14,15 +15,13 @@ import (
 	"github.com/zonesync/zonesync/provider/inmemory"
 )
 
-// CheckProvider returns every violation of the provider contract; a
+// CheckProvider returns every violation of the provider contract, each a
+// *Violation naming the behaviour, the operation and what went wrong; a
 // conforming provider gives nil.
 func ExampleCheckProvider() {
 	ctx := context.Background()
-	p := inmemory.New(inmemory.WithZone("example.org"))
-	fmt.Println("inmemory:", blueprinttest.CheckProvider(ctx, p))
-
 	// A provider that forgets TTL changes.
-	broken := blueprinttest.Intercept(p, blueprinttest.Funcs{
+	broken := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.org")), blueprinttest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			fixed := &plan.Changes{Create: c.Create, UpdateOld: c.UpdateOld, Delete: c.Delete}
 			for i, e := range c.UpdateNew {
@@ -33,14 +32,71 @@ func ExampleCheckProvider() {
 			return next.ApplyChanges(ctx, fixed)
 		},
 	})
-	err := blueprinttest.CheckProvider(ctx, broken, blueprinttest.WithoutSetIdentifier())
+	err := blueprinttest.CheckProvider(ctx, broken, blueprinttest.WithZone("example.org"))
 	var v *blueprinttest.Violation
 	if errors.As(err, &v) {
-		fmt.Println("broken:", v.Behaviour, v.Op, "-", v.Msg)
+		fmt.Println(v.Behaviour, v.Op, "-", v.Msg)
 	}
 	// Output:
-	// inmemory: <nil>
-	// broken: UpdateTTL Records - TTL is 300 after update of the TTL from 300 to 600, want 600
+	// UpdateTTL Records - TTL is 300 after update of the TTL from 300 to 600, want 600
+}
+
+// A provider whose creates replace existing records (as Route 53 UPSERT
+// does) declares it with WithUpsert; the suite then checks that a create of
+// an existing record replaces it, instead of requiring it to fail.
+func ExampleWithUpsert() {
+	ctx := context.Background()
+	upsert := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.org")), blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			recs, err := next.Records(ctx)
+			if err != nil {
+				return err
+			}
+			replace := &plan.Changes{UpdateOld: c.UpdateOld, UpdateNew: c.UpdateNew, Delete: c.Delete}
+			for _, e := range c.Create {
+				i := slices.IndexFunc(recs, func(r *endpoint.Endpoint) bool { return r.Key() == e.Key() })
+				if i < 0 {
+					replace.Create = append(replace.Create, e)
+					continue
+				}
+				replace.UpdateOld = append(replace.UpdateOld, recs[i])
+				replace.UpdateNew = append(replace.UpdateNew, e)
+			}
+			return next.ApplyChanges(ctx, replace)
+		},
+	})
+	for _, declared := range []bool{false, true} {
+		var opts []blueprinttest.SuiteOption
+		if declared {
+			opts = append(opts, blueprinttest.WithUpsert())
+		}
+		err := blueprinttest.CheckProvider(ctx, upsert, opts...)
+		found := false
+		var v *blueprinttest.Violation
+		for _, e := range unjoin(err) {
+			if errors.As(e, &v) && v.Behaviour == blueprinttest.BehaviourCreateExisting {
+				fmt.Printf("WithUpsert %v: %s\n", declared, v.Msg)
+				found = true
+			}
+		}
+		if !found {
+			fmt.Printf("WithUpsert %v: no CreateExisting violation\n", declared)
+		}
+	}
+	// Output:
+	// WithUpsert false: creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)
+	// WithUpsert true: no CreateExisting violation
+}
+
+// unjoin returns the errors joined in err (errors.Join), or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
 }
 
 // Intercept changes one method of a provider; the others pass through.

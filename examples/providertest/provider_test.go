@@ -62,7 +62,7 @@ func TestSuiteCatchesBrokenProvider(t *testing.T) {
 	require.Error(t, err)
 	var v *blueprinttest.Violation
 	require.True(t, errors.As(err, &v))
-	assert.Equal(t, blueprinttest.BehaviourDuplicateCreateFails, v.Behaviour)
+	assert.Equal(t, blueprinttest.BehaviourCreateExisting, v.Behaviour)
 }
 
 func TestMapProviderErrors(t *testing.T) {
