@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
@@ -89,10 +89,10 @@ func TestFaultInjectionConverges(t *testing.T) {
 		wrap func(p provider.Provider, rng *rand.Rand, err error) provider.Provider
 	}{
 		{name: "30% of calls fail", wrap: func(p provider.Provider, rng *rand.Rand, err error) provider.Provider {
-			return blueprint.FailRandomly(p, 0.3, rng, err)
+			return blueprinttest.FailRandomly(p, 0.3, rng, err)
 		}},
 		{name: "30% of calls fail, 30% of applies lose their response", wrap: func(p provider.Provider, rng *rand.Rand, err error) provider.Provider {
-			return blueprint.FailRandomly(blueprint.FailAfterApplyRandomly(p, 0.3, rng, err), 0.3, rng, err)
+			return blueprinttest.FailRandomly(blueprinttest.FailAfterApplyRandomly(p, 0.3, rng, err), 0.3, rng, err)
 		}},
 	}
 	for _, tt := range tests {

@@ -1,66 +1,33 @@
 // Package blueprint holds reusable building blocks for provider
-// implementations and their tests: [ZoneCache] for zone lists, the
-// conformance suite ([TestProvider], [CheckProvider]) that proves a
-// [provider.Provider] keeps its contract, and importable fakes
-// ([Intercept], [FailRandomly], [FailAfterApplyRandomly], [WithLatency],
-// [RecordingProvider]).
+// implementations: [ZoneCache], a thread-safe single-value cache with a
+// time to live, meant for the zone list a provider reads at every
+// reconcile cycle.
 //
-// Nothing here imports a testing library other than the standard testing
-// package, so the fakes may be used from any test, example or program.
+// Production code may import blueprint freely: it does not link package
+// testing. The conformance suite, the provider fakes and the fault
+// injectors live in the test kit [github.com/zonesync/zonesync/blueprint/blueprinttest],
+// as net/http/httptest sits beside net/http.
 //
 // # Usage
 //
-// A provider author proves an implementation in one test:
+// A provider keeps its zone list in a ZoneCache and reads its DNS API only
+// when the cache has expired:
 //
-//	func TestConformance(t *testing.T) {
-//		blueprint.TestProvider(t, func(t *testing.T) provider.Provider {
-//			return myprovider.New(...)
-//		}, blueprint.WithZone("test.example.net"))
+//	zones := blueprint.NewZoneCache[[]string](time.Hour)
+//	...
+//	if zones.Expired() {
+//		list, err := api.ListZones(ctx)
+//		if err != nil {
+//			return err
+//		}
+//		zones.Reset(list)
 //	}
+//	use(zones.Get())
 //
-// Fault injection wraps any provider:
-//
-//	p := blueprint.FailRandomly(inmemory.New(inmemory.WithZone("example.org")),
-//		0.2, rand.New(rand.NewPCG(1, 2)), provider.NewSoftError(errors.New("rate limited")))
-//
-// # The conformance suite
-//
-// The suite checks one behaviour at a time, named as in the list below; each
-// violation is reported with the behaviour, the operation and the record.
-//
-//   - Create: created records (A, TXT, CNAME) appear with their targets and TTL.
-//   - UpdateTargets, UpdateTTL: an update changes the targets, the TTL.
-//   - Delete: a deleted record disappears and its neighbours stay.
-//   - MultiTarget: a record keeps several targets, through create and update.
-//   - SetIdentifier: records that differ only in set identifier coexist.
-//   - DomainFilter: GetDomainFilter matches the names the provider accepts,
-//     and AdjustEndpoints keeps valid endpoints without modifying them.
-//   - DuplicateCreateFails: creating an existing record fails and keeps it.
-//   - DeleteMissingFails: deleting or updating a missing record fails.
-//   - SortedRecords: Records is sorted by (DNSName, SetIdentifier, RecordType).
-//   - ReturnedSlicesAreCopies: mutating Records results or the applied
-//     changes does not change the provider, and ApplyChanges does not modify
-//     its input.
-//   - ContextCanceled: a cancelled context fails Records and ApplyChanges
-//     with an error wrapping context.Canceled, and applies nothing.
-//   - ConcurrentApply: concurrent ApplyChanges and Records calls all take
-//     effect (run it under -race).
-//
-// The suite only creates records named "zs-conformance-<random>-<behaviour>"
-// under the zone given with [WithZone] (default "example.org") and deletes
-// them afterwards, so it can run against a real zone. [WithTimeout] bounds
-// each behaviour and [WithConcurrency] sets the number of goroutines of
-// ConcurrentApply. Options can skip a behaviour only where a provider
-// legitimately lacks it ([WithoutSetIdentifier]); the essential behaviours
-// (create, update, delete, error cases) cannot be skipped.
-//
-// [CheckProvider] returns the violations instead of failing a test, so it
-// also runs outside tests (for example against a staging zone); each is a
-// [*Violation] whose text starts with the behaviour's name.
+// [NewZoneCacheWithClock] takes a [clock.Clock], so tests control expiry
+// with a clocktest.FakeClock.
 //
 // # Concurrency
 //
-// [ZoneCache], the fakes and [RecordingProvider] are safe for concurrent use
-// (as far as the wrapped provider is). [CheckProvider] may be called from
-// several goroutines on different providers.
+// [ZoneCache] is safe for concurrent use.
 package blueprint

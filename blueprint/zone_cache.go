@@ -3,6 +3,8 @@ package blueprint
 import (
 	"sync"
 	"time"
+
+	"github.com/zonesync/zonesync/clock"
 )
 
 // ZoneCache is a thread-safe cache of one value (typically a provider's
@@ -28,8 +30,8 @@ import (
 // The cache stores the value as given: when T is a slice or a map, the
 // caller and the cache share it, and neither may modify it after Reset.
 type ZoneCache[T any] struct {
-	ttl time.Duration
-	now func() time.Time
+	ttl   time.Duration
+	clock clock.Clock
 
 	mu      sync.RWMutex
 	value   T
@@ -37,19 +39,17 @@ type ZoneCache[T any] struct {
 	set     bool
 }
 
-// NewZoneCache returns an empty (expired) cache whose values live for ttl.
+// NewZoneCache returns an empty (expired) cache whose values live for ttl,
+// measured with the real clock.
 func NewZoneCache[T any](ttl time.Duration) *ZoneCache[T] {
-	return NewZoneCacheWithClock[T](ttl, time.Now)
+	return NewZoneCacheWithClock[T](ttl, nil)
 }
 
-// NewZoneCacheWithClock is [NewZoneCache] with a clock: now is called to
-// read the current time (a nil now means time.Now). Tests pass a fake clock
-// to control expiry.
-func NewZoneCacheWithClock[T any](ttl time.Duration, now func() time.Time) *ZoneCache[T] {
-	if now == nil {
-		now = time.Now
-	}
-	return &ZoneCache[T]{ttl: ttl, now: now}
+// NewZoneCacheWithClock is [NewZoneCache] with the clock c telling the time
+// (nil means [clock.Real]). Tests pass a clocktest.FakeClock to control
+// expiry.
+func NewZoneCacheWithClock[T any](ttl time.Duration, c clock.Clock) *ZoneCache[T] {
+	return &ZoneCache[T]{ttl: ttl, clock: clock.OrReal(c)}
 }
 
 // Get returns the cached value: the zero value before the first Reset, and
@@ -66,7 +66,7 @@ func (c *ZoneCache[T]) Reset(v T) {
 	if c.ttl <= 0 {
 		return
 	}
-	now := c.now()
+	now := c.clock.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.value = v
@@ -80,7 +80,7 @@ func (c *ZoneCache[T]) Expired() bool {
 	if c.ttl <= 0 {
 		return true
 	}
-	now := c.now()
+	now := c.clock.Now()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return !c.set || !now.Before(c.expires)

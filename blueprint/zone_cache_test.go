@@ -8,25 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/clock"
+	"github.com/zonesync/zonesync/clock/clocktest"
 )
-
-// fakeClock is a settable clock for ZoneCache tests.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 func TestZoneCache(t *testing.T) {
 	type step struct {
@@ -84,10 +68,10 @@ func TestZoneCache(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			c := blueprint.NewZoneCacheWithClock[[]string](tt.ttl, clock.Now)
+			clk := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			c := blueprint.NewZoneCacheWithClock[[]string](tt.ttl, clk)
 			for i, s := range tt.steps {
-				clock.Advance(s.advance)
+				clk.Advance(s.advance)
 				if s.reset != nil {
 					c.Reset(s.reset)
 				}
@@ -99,20 +83,41 @@ func TestZoneCache(t *testing.T) {
 }
 
 func TestZoneCacheRealClock(t *testing.T) {
-	c := blueprint.NewZoneCache[int](time.Hour)
-	assert.True(t, c.Expired())
-	c.Reset(3)
-	assert.False(t, c.Expired())
-	assert.Equal(t, 3, c.Get())
+	tests := []struct {
+		name string
+		new  func() *blueprint.ZoneCache[int]
+	}{
+		{name: "NewZoneCache", new: func() *blueprint.ZoneCache[int] { return blueprint.NewZoneCache[int](time.Hour) }},
+		{name: "nil clock", new: func() *blueprint.ZoneCache[int] { return blueprint.NewZoneCacheWithClock[int](time.Hour, nil) }},
+		{name: "clock.Real", new: func() *blueprint.ZoneCache[int] {
+			return blueprint.NewZoneCacheWithClock[int](time.Hour, clock.Real())
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.new()
+			assert.True(t, c.Expired())
+			c.Reset(3)
+			assert.False(t, c.Expired())
+			assert.Equal(t, 3, c.Get())
+		})
+	}
+}
 
-	c = blueprint.NewZoneCacheWithClock[int](time.Hour, nil)
-	c.Reset(4)
-	assert.False(t, c.Expired())
+func TestZoneCacheClockGoesBackwards(t *testing.T) {
+	clk := clocktest.New(time.Time{})
+	c := blueprint.NewZoneCacheWithClock[int](time.Minute, clk)
+	c.Reset(1)
+	clk.Set(clk.Now().Add(-time.Hour))
+	assert.False(t, c.Expired(), "a value is fresh until its expiry time is reached")
+	clk.Advance(time.Hour + time.Minute)
+	assert.True(t, c.Expired())
+	assert.Equal(t, 1, c.Get(), "stale value until the next Reset")
 }
 
 func TestZoneCacheConcurrent(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(0, 0)}
-	c := blueprint.NewZoneCacheWithClock[map[string]int](time.Second, clock.Now)
+	clk := clocktest.New(time.Unix(0, 0))
+	c := blueprint.NewZoneCacheWithClock[map[string]int](time.Second, clk)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -121,7 +126,7 @@ func TestZoneCacheConcurrent(t *testing.T) {
 					c.Reset(map[string]int{"zone": i*1000 + j})
 				}
 				_ = c.Get()["zone"]
-				clock.Advance(time.Millisecond)
+				clk.Advance(time.Millisecond)
 			}
 		})
 	}

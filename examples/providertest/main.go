@@ -1,9 +1,9 @@
 // Command providertest shows how a provider author proves a provider with
 // zonesync's conformance suite, without any cloud account: it runs
-// blueprint.CheckProvider against mapProvider, a small provider written in
+// blueprinttest.CheckProvider against mapProvider, a small provider written in
 // this example, and prints the result.
 //
-// In tests, use blueprint.TestProvider instead (see provider_test.go): it
+// In tests, use blueprinttest.TestProvider instead (see provider_test.go): it
 // runs every behaviour as a subtest on a fresh provider.
 //
 // Run it from the repository root:
@@ -18,14 +18,14 @@ import (
 	"io"
 	"os"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 )
 
 func run(ctx context.Context, w io.Writer) error {
 	p := newMapProvider("example.org")
-	err := blueprint.CheckProvider(ctx, p, blueprint.WithZone("example.org"))
+	err := blueprinttest.CheckProvider(ctx, p, blueprinttest.WithZone("example.org"))
 	if err != nil {
-		var v *blueprint.Violation
+		var v *blueprinttest.Violation
 		n := 0
 		for _, e := range flatten(err) {
 			if errors.As(e, &v) {

@@ -24,7 +24,14 @@ type mapProvider struct {
 	records map[recordKey]*endpoint.Endpoint
 }
 
-// recordKey identifies a record set; the name is normalised (lower case, no
+// canonicalName returns the form in which zonesync exchanges names: lower
+// case, without a trailing dot. Names arrive with internationalised labels
+// already in A-label (punycode) form, and are stored and returned that way.
+func canonicalName(name string) string {
+	return strings.ToLower(strings.TrimSuffix(name, "."))
+}
+
+// recordKey identifies a record set; the name is canonical (lower case, no
 // trailing dot).
 type recordKey struct{ name, recordType, setIdentifier string }
 
@@ -37,11 +44,11 @@ var (
 )
 
 func newMapProvider(zone string) *mapProvider {
-	return &mapProvider{zone: endpoint.NormalizeDNSName(zone), records: map[recordKey]*endpoint.Endpoint{}}
+	return &mapProvider{zone: canonicalName(zone), records: map[recordKey]*endpoint.Endpoint{}}
 }
 
 func keyOf(ep *endpoint.Endpoint) recordKey {
-	return recordKey{name: endpoint.NormalizeDNSName(ep.DNSName), recordType: ep.RecordType, setIdentifier: ep.SetIdentifier}
+	return recordKey{name: canonicalName(ep.DNSName), recordType: ep.RecordType, setIdentifier: ep.SetIdentifier}
 }
 
 // Records returns copies of all records, sorted by (DNSName, SetIdentifier,
@@ -114,18 +121,18 @@ func (p *mapProvider) ApplyChanges(ctx context.Context, changes *plan.Changes) e
 	return nil
 }
 
-// stored returns the copy of ep the provider keeps: normalised name, no
+// stored returns the copy of ep the provider keeps: canonical name, no
 // labels (a DNS server stores none; the registry keeps ownership in TXT
 // records).
 func (p *mapProvider) stored(ep *endpoint.Endpoint) *endpoint.Endpoint {
 	c := ep.DeepCopy()
-	c.DNSName = endpoint.NormalizeDNSName(c.DNSName)
+	c.DNSName = canonicalName(c.DNSName)
 	c.Labels = nil
 	return c
 }
 
 func (p *mapProvider) inZone(ep *endpoint.Endpoint) error {
-	name := endpoint.NormalizeDNSName(ep.DNSName)
+	name := canonicalName(ep.DNSName)
 	if name != p.zone && !strings.HasSuffix(name, "."+p.zone) {
 		return fmt.Errorf("name %q is outside zone %s", ep.DNSName, p.zone)
 	}

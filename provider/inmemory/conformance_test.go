@@ -3,19 +3,19 @@ package inmemory_test
 import (
 	"testing"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
 )
 
 func TestConformance(t *testing.T) {
-	blueprint.TestProvider(t, func(t *testing.T) provider.Provider {
+	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return inmemory.New(inmemory.WithZone("example.org"))
 	})
 }
 
 func TestConformanceNestedZones(t *testing.T) {
-	blueprint.TestProvider(t, func(t *testing.T) provider.Provider {
+	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return inmemory.New(inmemory.WithZone("example.org"), inmemory.WithZone("sub.example.org"))
-	}, blueprint.WithZone("sub.example.org"), blueprint.WithConcurrency(32))
+	}, blueprinttest.WithZone("sub.example.org"), blueprinttest.WithConcurrency(32))
 }

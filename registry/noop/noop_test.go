@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider/inmemory"
@@ -20,7 +20,7 @@ func TestPassThrough(t *testing.T) {
 		endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1"),
 		endpoint.NewEndpoint("a-a.example.com", "TXT", `"heritage=external-dns,external-dns/owner=default"`),
 	))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := noop.New(rp)
 	assert.Empty(t, reg.OwnerID())
 	assert.Same(t, zone.GetDomainFilter(), reg.GetDomainFilter())
@@ -39,19 +39,19 @@ func TestPassThrough(t *testing.T) {
 	want := &plan.Changes{Create: []*endpoint.Endpoint{changes.Create[0].DeepCopy()}, Delete: []*endpoint.Endpoint{recs[0].DeepCopy()}}
 	require.NoError(t, reg.ApplyChanges(ctx, changes))
 	assert.Equal(t, want, changes)
-	calls := rp.CallsTo(blueprint.MethodApplyChanges)
+	calls := rp.CallsTo(blueprinttest.MethodApplyChanges)
 	require.Len(t, calls, 1)
 	assert.Equal(t, want, calls[0].Changes, "changes reach the provider unchanged, no TXT added")
 
 	adjusted, err := reg.AdjustEndpoints([]*endpoint.Endpoint{endpoint.NewEndpoint("c.example.com", "A", "192.0.2.3")})
 	require.NoError(t, err)
 	assert.Len(t, adjusted, 1)
-	assert.Len(t, rp.CallsTo(blueprint.MethodAdjustEndpoints), 1)
+	assert.Len(t, rp.CallsTo(blueprinttest.MethodAdjustEndpoints), 1)
 }
 
 func TestErrorsPassThrough(t *testing.T) {
-	reg := noop.New(blueprint.FailRandomly(inmemory.New(), 1, nil, nil))
+	reg := noop.New(blueprinttest.FailRandomly(inmemory.New(), 1, nil, nil))
 	_, err := reg.Records(context.Background())
-	require.ErrorIs(t, err, blueprint.ErrInjected)
-	require.ErrorIs(t, reg.ApplyChanges(context.Background(), &plan.Changes{}), blueprint.ErrInjected)
+	require.ErrorIs(t, err, blueprinttest.ErrInjected)
+	require.ErrorIs(t, reg.ApplyChanges(context.Background(), &plan.Changes{}), blueprinttest.ErrInjected)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
@@ -21,7 +21,7 @@ func TestLegacyUpgradeThroughForceUpdate(t *testing.T) {
 	ctx := context.Background()
 	legacy := `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"`
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("app-own.example.com", legacy))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{Suffix: "-own"})
 	desired := []*endpoint.Endpoint{a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app")}
 
@@ -52,7 +52,7 @@ func TestOwnerMigration(t *testing.T) {
 	oldValue := `"heritage=external-dns,external-dns/owner=old,external-dns/resource=service/default/app"`
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", oldValue),
 		a("foreign.example.com", "192.0.2.9"), txtRecord("a-foreign.example.com", `"heritage=external-dns,external-dns/owner=third"`))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{OwnerID: "new", OldOwnerID: "old"})
 	desired := []*endpoint.Endpoint{
 		a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app"),
@@ -94,7 +94,7 @@ func TestCreateReusesExistingTXT(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			zone := newZone(txtRecord("a-app.example.com", tt.existing))
-			rp := blueprint.NewRecordingProvider(zone)
+			rp := blueprinttest.NewRecordingProvider(zone)
 			reg := newRegistry(t, rp, txt.Config{})
 			desired := []*endpoint.Endpoint{a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app")}
 			_, err := cycle(ctx, reg, desired)
@@ -117,7 +117,7 @@ func TestApplyFiltersForeignRecords(t *testing.T) {
 	zone := newZone(a("mine.example.com", "192.0.2.1"), txtRecord("a-mine.example.com", v1),
 		a("theirs.example.com", "192.0.2.2"), txtRecord("a-theirs.example.com", `"heritage=external-dns,external-dns/owner=other"`),
 		a("nobody.example.com", "192.0.2.3"))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{})
 	recs, err := reg.Records(ctx)
 	require.NoError(t, err)
@@ -186,7 +186,7 @@ func TestApplySkipsRecordsWithoutUsableTXTName(t *testing.T) {
 
 func TestApplyProviderErrorIsReturned(t *testing.T) {
 	hard := errors.New("zone locked")
-	p := blueprint.Intercept(newZone(), blueprint.Funcs{
+	p := blueprinttest.Intercept(newZone(), blueprinttest.Funcs{
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return hard },
 	})
 	reg := newRegistry(t, p, txt.Config{})
@@ -202,7 +202,7 @@ func TestSharedWildcardTXT(t *testing.T) {
 	ctx := context.Background()
 	cfg := txt.Config{WildcardReplacement: "any"}
 	zone := newZone()
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, cfg)
 	both := []*endpoint.Endpoint{a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2")}
 
@@ -229,7 +229,7 @@ func TestDeleteOfLegacyOwnedRecordLeavesLegacyTXT(t *testing.T) {
 	ctx := context.Background()
 	legacy := `"heritage=external-dns,external-dns/owner=default"`
 	zone := newZone(endpoint.NewEndpoint("app.example.com", "MX", "10 mail.example.com"), txtRecord("app.example.com", legacy))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{})
 	recs, err := reg.Records(ctx)
 	require.NoError(t, err)
@@ -243,7 +243,7 @@ func TestDeleteOfLegacyOwnedRecordLeavesLegacyTXT(t *testing.T) {
 func TestApplyWithoutPrecedingRead(t *testing.T) {
 	ctx := context.Background()
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{})
 	// The caller built the changes itself: the TXT is rebuilt from labels.
 	old := a("app.example.com", "192.0.2.1").WithLabel("owner", "default").WithLabel("resource", "service/default/app")
@@ -284,9 +284,9 @@ func TestCache(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{CacheInterval: time.Minute, Now: func() time.Time { return now }})
-	reads := func() int { return len(rp.CallsTo(blueprint.MethodRecords)) }
+	reads := func() int { return len(rp.CallsTo(blueprinttest.MethodRecords)) }
 
 	first, err := reg.Records(ctx)
 	require.NoError(t, err)
@@ -320,13 +320,13 @@ func TestCache(t *testing.T) {
 }
 
 func TestNoCacheByDefault(t *testing.T) {
-	rp := blueprint.NewRecordingProvider(newZone())
+	rp := blueprinttest.NewRecordingProvider(newZone())
 	reg := newRegistry(t, rp, txt.Config{})
 	for range 3 {
 		_, err := reg.Records(context.Background())
 		require.NoError(t, err)
 	}
-	assert.Len(t, rp.CallsTo(blueprint.MethodRecords), 3)
+	assert.Len(t, rp.CallsTo(blueprinttest.MethodRecords), 3)
 }
 
 func TestNewValidation(t *testing.T) {
@@ -380,7 +380,7 @@ func TestBogusNonceInPlainValue(t *testing.T) {
 	key := []byte("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY=")
 	bogus := `"heritage=external-dns,external-dns/owner=default,external-dns/txt-encryption-nonce=xyz"`
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", bogus))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{EncryptionKey: key})
 	_, err := cycle(ctx, reg, []*endpoint.Endpoint{a("app.example.com", "192.0.2.2")})
 	require.NoError(t, err)
@@ -421,7 +421,7 @@ func TestSeveralApplyCallsPerRead(t *testing.T) {
 
 	// After a failed call the registry forgets and falls back to
 	// external-dns's behaviour until the next read.
-	failing := blueprint.Intercept(zone, blueprint.Funcs{
+	failing := blueprinttest.Intercept(zone, blueprinttest.Funcs{
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("boom") },
 	})
 	reg2 := newRegistry(t, failing, txt.Config{})
@@ -478,7 +478,7 @@ func TestNoForceUpdateWithoutUsableName(t *testing.T) {
 func TestUpdateRenamesTXT(t *testing.T) {
 	ctx := context.Background()
 	zone := newZone(a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"), txtRecord("cname-app.example.com", v1))
-	rp := blueprint.NewRecordingProvider(zone)
+	rp := blueprinttest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{AliasTXTType: txt.AliasTXTTypeCNAME})
 	recs, err := reg.Records(ctx)
 	require.NoError(t, err)

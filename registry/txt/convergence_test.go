@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
@@ -42,7 +42,7 @@ func TestConvergenceUnderFaults(t *testing.T) {
 				zone := newZone(foreign...)
 				faults := true
 				failures := 0
-				p := blueprint.Intercept(zone, blueprint.Funcs{
+				p := blueprinttest.Intercept(zone, blueprinttest.Funcs{
 					ApplyChanges: func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
 						if !faults || rng.Float64() >= 0.4 {
 							return next.ApplyChanges(ctx, changes)

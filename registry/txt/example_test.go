@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider/inmemory"
@@ -15,7 +15,7 @@ import (
 // TXT record.
 func ExampleNew() {
 	ctx := context.Background()
-	zone := blueprint.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.com")))
+	zone := blueprinttest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.com")))
 	reg, err := txt.New(zone, txt.Config{OwnerID: "default"})
 	if err != nil {
 		fmt.Println(err)
@@ -31,7 +31,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	calls := zone.CallsTo(blueprint.MethodApplyChanges)
+	calls := zone.CallsTo(blueprinttest.MethodApplyChanges)
 	for _, ep := range calls[0].Changes.Create {
 		fmt.Println(ep.DNSName, ep.RecordType, ep.Targets[0])
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/registry/txt"
@@ -16,7 +16,7 @@ import (
 // staticRecords is a provider whose Records returns copies of eps, for
 // record sets the in-memory provider refuses to hold.
 func staticRecords(eps ...*endpoint.Endpoint) provider.Provider {
-	return blueprint.Intercept(newZone(), blueprint.Funcs{
+	return blueprinttest.Intercept(newZone(), blueprinttest.Funcs{
 		Records: func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) {
 			out := make([]*endpoint.Endpoint, len(eps))
 			for i, e := range eps {
@@ -296,9 +296,9 @@ func TestRecordsIdenticalValuesShareReadOnlyLabels(t *testing.T) {
 }
 
 func TestRecordsProviderError(t *testing.T) {
-	p := blueprint.FailRandomly(newZone(), 1, nil, provider.NewSoftError(nil))
+	p := blueprinttest.FailRandomly(newZone(), 1, nil, provider.NewSoftError(nil))
 	reg := newRegistry(t, p, txt.Config{})
 	_, err := reg.Records(context.Background())
-	require.ErrorIs(t, err, blueprint.ErrInjected)
+	require.ErrorIs(t, err, blueprinttest.ErrInjected)
 	assert.Contains(t, err.Error(), "txt registry")
 }

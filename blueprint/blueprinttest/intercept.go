@@ -1,4 +1,4 @@
-package blueprint
+package blueprinttest
 
 import (
 	"context"
@@ -102,7 +102,7 @@ func injected(method string, err error) error {
 	if err == nil {
 		err = ErrInjected
 	}
-	return fmt.Errorf("blueprint: %s: %w", method, err)
+	return fmt.Errorf("blueprinttest: %s: %w", method, err)
 }
 
 // FailRandomly returns a provider whose Records and ApplyChanges calls fail
@@ -165,7 +165,7 @@ func WithLatency(p provider.Provider, d time.Duration) provider.Provider {
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("blueprint: %s: waiting %v: %w", method, d, ctx.Err())
+			return fmt.Errorf("blueprinttest: %s: waiting %v: %w", method, d, ctx.Err())
 		case <-t.C:
 			return nil
 		}

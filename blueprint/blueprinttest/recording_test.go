@@ -1,4 +1,4 @@
-package blueprint_test
+package blueprinttest_test
 
 import (
 	"sync"
@@ -7,13 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 )
 
 func TestRecordingProvider(t *testing.T) {
-	r := blueprint.NewRecordingProvider(newInMemory())
+	r := blueprinttest.NewRecordingProvider(newInMemory())
 	ep := endpoint.NewEndpoint("a.example.org", endpoint.RecordTypeA, "192.0.2.1")
 	changes := &plan.Changes{Create: []*endpoint.Endpoint{ep}}
 	require.NoError(t, r.ApplyChanges(t.Context(), changes))
@@ -30,13 +30,13 @@ func TestRecordingProvider(t *testing.T) {
 
 	calls := r.Calls()
 	require.Len(t, calls, 5)
-	methods := make([]blueprint.Method, len(calls))
+	methods := make([]blueprinttest.Method, len(calls))
 	for i, c := range calls {
 		methods[i] = c.Method
 	}
-	assert.Equal(t, []blueprint.Method{
-		blueprint.MethodApplyChanges, blueprint.MethodApplyChanges, blueprint.MethodRecords,
-		blueprint.MethodAdjustEndpoints, blueprint.MethodGetDomainFilter,
+	assert.Equal(t, []blueprinttest.Method{
+		blueprinttest.MethodApplyChanges, blueprinttest.MethodApplyChanges, blueprinttest.MethodRecords,
+		blueprinttest.MethodAdjustEndpoints, blueprinttest.MethodGetDomainFilter,
 	}, methods)
 	assert.NoError(t, calls[0].Err)
 	assert.Equal(t, endpoint.Targets{"192.0.2.1"}, calls[0].Changes.Create[0].Targets)
@@ -49,13 +49,13 @@ func TestRecordingProvider(t *testing.T) {
 	calls[0].Changes.Create[0].Targets[0] = "x"
 	assert.Equal(t, endpoint.Targets{"192.0.2.1"}, r.Calls()[0].Changes.Create[0].Targets)
 
-	assert.Len(t, r.CallsTo(blueprint.MethodApplyChanges), 2)
+	assert.Len(t, r.CallsTo(blueprinttest.MethodApplyChanges), 2)
 	r.Reset()
 	assert.Empty(t, r.Calls())
 }
 
 func TestRecordingProviderConcurrent(t *testing.T) {
-	r := blueprint.NewRecordingProvider(newInMemory())
+	r := blueprinttest.NewRecordingProvider(newInMemory())
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -65,5 +65,5 @@ func TestRecordingProviderConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	assert.Len(t, r.CallsTo(blueprint.MethodRecords), 160)
+	assert.Len(t, r.CallsTo(blueprinttest.MethodRecords), 160)
 }

@@ -1,4 +1,4 @@
-package blueprint
+package blueprinttest
 
 import (
 	"context"
@@ -37,10 +37,6 @@ func checkCreate(s *session) {
 	for _, r := range recs {
 		if r == nil {
 			s.fail("Records", "", "returned a nil endpoint", nil)
-			continue
-		}
-		if r.DNSName != endpoint.NormalizeDNSName(r.DNSName) {
-			s.fail("Records", keyOf(r), fmt.Sprintf("name %q is not normalised (want %q)", r.DNSName, endpoint.NormalizeDNSName(r.DNSName)), nil)
 		}
 	}
 }
@@ -186,21 +182,31 @@ func checkDomainFilter(s *session) {
 	}
 }
 
-func checkDuplicateCreateFails(s *session) {
-	first := ep(s.name("duplicate"), typeA, 300, "192.0.2.70")
+func checkCreateExisting(s *session) {
+	first := ep(s.name("existing"), typeA, 300, "192.0.2.70")
 	if !s.create(first) {
 		return
 	}
-	second := ep(first.DNSName, typeA, 300, "192.0.2.71")
-	if err := s.p.ApplyChanges(s.ctx, &plan.Changes{Create: []*endpoint.Endpoint{second}}); err == nil {
-		s.fail("ApplyChanges(create)", keyOf(second), "creating an existing record succeeded; it must fail", nil)
-	}
-	if recs, ok := s.records("duplicate create"); ok {
-		s.expect(recs, first, "a rejected duplicate create")
+	second := ep(first.DNSName, typeA, 600, "192.0.2.71")
+	err := s.p.ApplyChanges(s.ctx, &plan.Changes{Create: []*endpoint.Endpoint{second}})
+	switch {
+	case err == nil && !s.cfg.upsert:
+		s.fail("ApplyChanges(create)", keyOf(second), "creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)", nil)
+	case err == nil:
+		if recs, ok := s.records("create of an existing record"); ok {
+			s.expect(recs, second, "an upsert create of an existing record")
+		}
+	default:
+		if s.cfg.upsert {
+			s.fail("ApplyChanges(create)", keyOf(second), "creating an existing record failed; a provider declared WithUpsert must replace it", err)
+		}
+		if recs, ok := s.records("create of an existing record"); ok {
+			s.expect(recs, first, "a failed create of an existing record")
+		}
 	}
 }
 
-func checkDeleteMissingFails(s *session) {
+func checkChangeMissing(s *session) {
 	missing := ep(s.name("missing"), typeA, 300, "192.0.2.80")
 	if err := s.p.ApplyChanges(s.ctx, &plan.Changes{Delete: []*endpoint.Endpoint{missing}}); err == nil {
 		s.fail("ApplyChanges(delete)", keyOf(missing), "deleting a missing record succeeded; it must fail", nil)
@@ -208,11 +214,19 @@ func checkDeleteMissingFails(s *session) {
 	oldEp := ep(s.name("missing-update"), typeA, 300, "192.0.2.81")
 	newEp := ep(oldEp.DNSName, typeA, 300, "192.0.2.82")
 	err := s.p.ApplyChanges(s.ctx, &plan.Changes{UpdateOld: []*endpoint.Endpoint{oldEp}, UpdateNew: []*endpoint.Endpoint{newEp}})
-	if err == nil {
+	recs, ok := s.records("update of a missing record")
+	switch {
+	case err != nil:
+		if ok {
+			s.expectAbsent(recs, newEp, "a rejected update of a missing record")
+		}
+	case s.cfg.upsert:
+		// An upsert provider may create the record.
+		if ok {
+			s.expect(recs, newEp, "an upsert update of a missing record that succeeded")
+		}
+	default:
 		s.fail("ApplyChanges(update)", keyOf(oldEp), "updating a missing record succeeded; it must fail", nil)
-	}
-	if recs, ok := s.records("update of a missing record"); ok {
-		s.expectAbsent(recs, newEp, "a rejected update of a missing record")
 	}
 }
 
@@ -299,7 +313,7 @@ func checkReturnedSlicesAreCopies(s *session) {
 	var own []*endpoint.Endpoint
 	var snap []endpoint.Targets
 	for _, r := range recs {
-		if r != nil && strings.HasPrefix(endpoint.NormalizeDNSName(r.DNSName), s.prefix) {
+		if s.owns(r) {
 			own = append(own, r)
 			snap = append(snap, append(endpoint.Targets(nil), r.Targets...))
 		}

@@ -1,4 +1,4 @@
-package blueprint
+package blueprinttest
 
 import (
 	"context"
@@ -22,11 +22,18 @@ const (
 	BehaviourUpdateTargets           = "UpdateTargets"
 	BehaviourUpdateTTL               = "UpdateTTL"
 	BehaviourDelete                  = "Delete"
+	BehaviourReadAfterWrite          = "ReadAfterWrite"
+	BehaviourNameNormalisation       = "NameNormalisation"
+	BehaviourPunycodeNames           = "PunycodeNames"
+	BehaviourWildcardNames           = "WildcardNames"
 	BehaviourMultiTarget             = "MultiTarget"
+	BehaviourTXTQuotes               = "TXTQuotes"
+	BehaviourTXTLongValues           = "TXTLongValues"
+	BehaviourUnknownProviderSpecific = "UnknownProviderSpecific"
 	BehaviourSetIdentifier           = "SetIdentifier"
 	BehaviourDomainFilter            = "DomainFilter"
-	BehaviourDuplicateCreateFails    = "DuplicateCreateFails"
-	BehaviourDeleteMissingFails      = "DeleteMissingFails"
+	BehaviourCreateExisting          = "CreateExisting"
+	BehaviourChangeMissing           = "ChangeMissing"
 	BehaviourSortedRecords           = "SortedRecords"
 	BehaviourReturnedSlicesAreCopies = "ReturnedSlicesAreCopies"
 	BehaviourContextCanceled         = "ContextCanceled"
@@ -82,6 +89,7 @@ type SuiteOption func(*suiteConfig)
 type suiteConfig struct {
 	zone          string
 	setIdentifier bool
+	upsert        bool
 	timeout       time.Duration
 	concurrency   int
 }
@@ -97,6 +105,18 @@ func WithZone(name string) SuiteOption {
 // the other behaviours create no record with one.
 func WithoutSetIdentifier() SuiteOption {
 	return func(c *suiteConfig) { c.setIdentifier = false }
+}
+
+// WithUpsert declares that the provider writes with upsert semantics, as
+// the Route 53 UPSERT action does: a create of an existing record replaces
+// it instead of failing. The CreateExisting behaviour then requires the
+// create to succeed and the record to hold the new targets and TTL, and
+// ChangeMissing accepts an update of a missing record that creates it (as
+// well as one that fails and changes nothing). Deleting a missing record
+// must still fail. Without this option a create of an existing record must
+// fail and keep the record.
+func WithUpsert() SuiteOption {
+	return func(c *suiteConfig) { c.upsert = true }
 }
 
 // WithTimeout bounds the time each behaviour (including its clean-up) may
@@ -116,7 +136,7 @@ func newSuiteConfig(opts []SuiteOption) *suiteConfig {
 	for _, o := range opts {
 		o(c)
 	}
-	c.zone = endpoint.NormalizeDNSName(strings.TrimSpace(c.zone))
+	c.zone = canonicalName(strings.TrimSpace(c.zone))
 	if c.timeout <= 0 {
 		c.timeout = time.Minute
 	}
@@ -133,14 +153,22 @@ type behaviour struct {
 	skip func(cfg *suiteConfig) string
 }
 
-// behaviours lists the checks in the order they run.
+// behaviours lists the checks in the order they run. Only genuinely
+// optional features have a skip function; the others always run.
 func behaviours() []behaviour {
 	return []behaviour{
 		{name: BehaviourCreate, run: checkCreate},
 		{name: BehaviourUpdateTargets, run: checkUpdateTargets},
 		{name: BehaviourUpdateTTL, run: checkUpdateTTL},
 		{name: BehaviourDelete, run: checkDelete},
+		{name: BehaviourReadAfterWrite, run: checkReadAfterWrite},
+		{name: BehaviourNameNormalisation, run: checkNameNormalisation},
+		{name: BehaviourPunycodeNames, run: checkPunycodeNames},
+		{name: BehaviourWildcardNames, run: checkWildcardNames},
 		{name: BehaviourMultiTarget, run: checkMultiTarget},
+		{name: BehaviourTXTQuotes, run: checkTXTQuotes},
+		{name: BehaviourTXTLongValues, run: checkTXTLongValues},
+		{name: BehaviourUnknownProviderSpecific, run: checkUnknownProviderSpecific},
 		{name: BehaviourSetIdentifier, run: checkSetIdentifier, skip: func(c *suiteConfig) string {
 			if !c.setIdentifier {
 				return "the provider declared WithoutSetIdentifier"
@@ -148,8 +176,8 @@ func behaviours() []behaviour {
 			return ""
 		}},
 		{name: BehaviourDomainFilter, run: checkDomainFilter},
-		{name: BehaviourDuplicateCreateFails, run: checkDuplicateCreateFails},
-		{name: BehaviourDeleteMissingFails, run: checkDeleteMissingFails},
+		{name: BehaviourCreateExisting, run: checkCreateExisting},
+		{name: BehaviourChangeMissing, run: checkChangeMissing},
 		{name: BehaviourSortedRecords, run: checkSortedRecords},
 		{name: BehaviourReturnedSlicesAreCopies, run: checkReturnedSlicesAreCopies},
 		{name: BehaviourContextCanceled, run: checkContextCanceled},
@@ -167,6 +195,7 @@ func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider
 	cfg := newSuiteConfig(opts)
 	for _, b := range behaviours() {
 		t.Run(b.name, func(t *testing.T) {
+			t.Helper()
 			if b.skip != nil {
 				if why := b.skip(cfg); why != "" {
 					t.Skip(why)
@@ -191,13 +220,13 @@ func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider
 // It stops early only when ctx is done.
 func CheckProvider(ctx context.Context, p provider.Provider, opts ...SuiteOption) error {
 	if p == nil {
-		return errors.New("blueprint: CheckProvider: provider is nil")
+		return errors.New("blueprinttest: CheckProvider: provider is nil")
 	}
 	cfg := newSuiteConfig(opts)
 	var errs []error
 	for _, b := range behaviours() {
 		if err := ctx.Err(); err != nil {
-			errs = append(errs, fmt.Errorf("blueprint: CheckProvider stopped before %s: %w", b.name, err))
+			errs = append(errs, fmt.Errorf("blueprinttest: CheckProvider stopped before %s: %w", b.name, err))
 			break
 		}
 		if b.skip != nil && b.skip(cfg) != "" {
@@ -299,9 +328,18 @@ func (s *session) records(after string) ([]*endpoint.Endpoint, bool) {
 	return recs, true
 }
 
+// canonicalName returns name in the form providers must return: lower
+// case, without a trailing dot. It does not convert between A-labels and
+// Unicode.
+func canonicalName(name string) string {
+	return strings.ToLower(strings.TrimSuffix(name, "."))
+}
+
+// sameKey reports whether e has the given key, comparing names in
+// canonical form.
 func sameKey(e *endpoint.Endpoint, name, recordType, setID string) bool {
 	return e != nil && e.RecordType == recordType && e.SetIdentifier == setID &&
-		endpoint.NormalizeDNSName(e.DNSName) == endpoint.NormalizeDNSName(name)
+		canonicalName(e.DNSName) == canonicalName(name)
 }
 
 // find returns the records with want's key.
@@ -342,6 +380,16 @@ func (s *session) expectAbsent(recs []*endpoint.Endpoint, want *endpoint.Endpoin
 	}
 }
 
+// owns reports whether e is a record of this session: a label of its name
+// starts with the session's prefix (so that "*.<prefix>..." counts too).
+func (s *session) owns(e *endpoint.Endpoint) bool {
+	if e == nil {
+		return false
+	}
+	n := canonicalName(e.DNSName)
+	return strings.HasPrefix(n, s.prefix) || strings.Contains(n, "."+s.prefix)
+}
+
 // cleanup deletes every record this session created.
 func (s *session) cleanup(ctx context.Context) {
 	recs, err := s.p.Records(ctx)
@@ -351,7 +399,7 @@ func (s *session) cleanup(ctx context.Context) {
 	}
 	var mine []*endpoint.Endpoint
 	for _, e := range recs {
-		if e != nil && strings.HasPrefix(endpoint.NormalizeDNSName(e.DNSName), s.prefix) {
+		if s.owns(e) {
 			mine = append(mine, e)
 		}
 	}

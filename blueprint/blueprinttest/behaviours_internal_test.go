@@ -1,0 +1,87 @@
+package blueprinttest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Only genuinely optional features can be declared away: with every option
+// given, the one behaviour skipped is SetIdentifier.
+func TestOnlyOptionalBehavioursCanBeSkipped(t *testing.T) {
+	cfg := newSuiteConfig([]SuiteOption{
+		WithZone("zone.test"), WithoutSetIdentifier(), WithUpsert(), WithTimeout(time.Second), WithConcurrency(1),
+	})
+	var skipped []string
+	seen := map[string]bool{}
+	for _, b := range behaviours() {
+		require.NotNil(t, b.run, b.name)
+		assert.False(t, seen[b.name], "behaviour %s listed twice", b.name)
+		seen[b.name] = true
+		if b.skip != nil && b.skip(cfg) != "" {
+			skipped = append(skipped, b.name)
+		}
+		if b.skip != nil {
+			assert.Empty(t, b.skip(newSuiteConfig(nil)), "%s is skipped by default", b.name)
+		}
+	}
+	assert.Equal(t, []string{BehaviourSetIdentifier}, skipped)
+	assert.Len(t, seen, 20)
+}
+
+func TestSuiteConfigDefaults(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []SuiteOption
+		want suiteConfig
+	}{
+		{
+			name: "defaults",
+			want: suiteConfig{zone: "example.org", setIdentifier: true, timeout: time.Minute, concurrency: 8},
+		},
+		{
+			name: "zone is canonical, bad numbers are raised",
+			opts: []SuiteOption{WithZone(" Zone.TEST. "), WithTimeout(-1), WithConcurrency(0)},
+			want: suiteConfig{zone: "zone.test", setIdentifier: true, timeout: time.Minute, concurrency: 2},
+		},
+		{
+			name: "punycode zone stays in A-label form",
+			opts: []SuiteOption{WithZone("XN--MNCHEN-3YA.example."), WithUpsert(), WithoutSetIdentifier()},
+			want: suiteConfig{zone: "xn--mnchen-3ya.example", upsert: true, timeout: time.Minute, concurrency: 8},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, *newSuiteConfig(tt.opts))
+		})
+	}
+}
+
+func TestLongTXTValue(t *testing.T) {
+	for _, n := range []int{255, 256, 600, 700} {
+		v := longTXTValue(n, "zs-long")
+		assert.Len(t, v, n)
+		assert.Equal(t, `a "q`, v[250:254], "a quote just before the 255-byte boundary")
+		assert.Equal(t, byte('.'), v[n-1])
+		if n > 260 {
+			assert.Equal(t, `"quoted"`, v[252:260])
+		}
+	}
+}
+
+func TestDescribeDiff(t *testing.T) {
+	tests := []struct {
+		name, got, want, msg string
+	}{
+		{name: "short", got: `a"`, want: `a`, msg: `got "a\"", want "a"`},
+		{name: "long", got: string(make([]byte, 100)) + "x", want: string(make([]byte, 100)) + "y",
+			msg: `got 101 bytes, want 101; first difference at byte 100: got "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00x", want "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00y"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.msg, describeDiff(tt.got, tt.want))
+		})
+	}
+}

@@ -1,0 +1,723 @@
+package blueprinttest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/inmemory"
+)
+
+func newInMemory() *inmemory.Provider {
+	return inmemory.New(inmemory.WithZone("example.org"))
+}
+
+func TestSuitePassesOnReference(t *testing.T) {
+	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return newReference() })
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), newReference()))
+}
+
+func TestSuitePassesOnFakes(t *testing.T) {
+	fakes := map[string]func() provider.Provider{
+		"RecordingProvider":         func() provider.Provider { return blueprinttest.NewRecordingProvider(newReference()) },
+		"Intercept":                 func() provider.Provider { return blueprinttest.Intercept(newReference(), blueprinttest.Funcs{}) },
+		"FailRandomly(0)":           func() provider.Provider { return blueprinttest.FailRandomly(newReference(), 0, nil, nil) },
+		"FailAfterApplyRandomly(0)": func() provider.Provider { return blueprinttest.FailAfterApplyRandomly(newReference(), 0, nil, nil) },
+		"WithLatency":               func() provider.Provider { return blueprinttest.WithLatency(newReference(), time.Millisecond) },
+	}
+	for name, newProvider := range fakes {
+		t.Run(name, func(t *testing.T) {
+			blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return newProvider() })
+			require.NoError(t, blueprinttest.CheckProvider(t.Context(), newProvider()))
+		})
+	}
+}
+
+func TestCheckProviderCleansUp(t *testing.T) {
+	p := newReference()
+	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
+		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1"),
+	}}))
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), p, blueprinttest.WithConcurrency(16)))
+	recs, err := p.Records(t.Context())
+	require.NoError(t, err)
+	require.Len(t, recs, 1, "only the record that was there before remains")
+	assert.Equal(t, "www.example.org", recs[0].DNSName)
+}
+
+func TestCheckProviderOtherZone(t *testing.T) {
+	p := newRef("zone.test", refFlaws{})
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), p, blueprinttest.WithZone("Zone.Test."), blueprinttest.WithTimeout(10*time.Second)))
+	// The default zone is not served by this provider: creates fail.
+	err := blueprinttest.CheckProvider(t.Context(), p)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Create: ApplyChanges(create)")
+}
+
+// noSetIdentifier rejects records with a set identifier, like a DNS API
+// without routing policies.
+func noSetIdentifier(p provider.Provider) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			for _, e := range slices.Concat(c.Create, c.UpdateNew) {
+				if e.SetIdentifier != "" {
+					return errors.New("set identifiers are not supported")
+				}
+			}
+			return next.ApplyChanges(ctx, c)
+		},
+	})
+}
+
+func TestWithoutSetIdentifier(t *testing.T) {
+	err := blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newReference()))
+	require.Error(t, err)
+	assert.Equal(t, []string{blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourSortedRecords}, behaviours(err))
+
+	require.NoError(t, blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newReference()), blueprinttest.WithoutSetIdentifier()))
+	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newReference()) }, blueprinttest.WithoutSetIdentifier())
+}
+
+// behaviours returns the sorted, distinct behaviours of the violations in err.
+func behaviours(err error) []string {
+	var out []string
+	var walk func(error)
+	walk = func(err error) {
+		var v *blueprinttest.Violation
+		if errors.As(err, &v) && !slices.Contains(out, v.Behaviour) {
+			out = append(out, v.Behaviour)
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	slices.Sort(out)
+	return out
+}
+
+// Deliberately broken providers, one broken behaviour each.
+
+func unsorted(p provider.Provider) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			recs, err := next.Records(ctx)
+			slices.Reverse(recs)
+			return recs, err
+		},
+	})
+}
+
+// sharedSlices caches the Records result and hands the same endpoints to
+// every caller until the next ApplyChanges.
+func sharedSlices(p provider.Provider) provider.Provider {
+	var mu sync.Mutex
+	var cache []*endpoint.Endpoint
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if cache == nil {
+				recs, err := next.Records(ctx)
+				if err != nil {
+					return nil, err
+				}
+				cache = recs
+			}
+			return slices.Clone(cache), nil
+		},
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			mu.Lock()
+			defer mu.Unlock()
+			cache = nil
+			return next.ApplyChanges(ctx, c)
+		},
+	})
+}
+
+// sharedTargets returns endpoints whose targets share one backing array
+// without a capacity limit.
+func sharedTargets(p provider.Provider) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			recs, err := next.Records(ctx)
+			var all []string
+			for _, r := range recs {
+				all = append(all, r.Targets...)
+			}
+			off := 0
+			for _, r := range recs {
+				r.Targets = all[off : off+len(r.Targets)]
+				off += len(r.Targets)
+			}
+			return recs, err
+		},
+	})
+}
+
+func swallowErrors(p provider.Provider, when func(*plan.Changes) bool) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			err := next.ApplyChanges(ctx, c)
+			if err != nil && when(c) {
+				return nil
+			}
+			return err
+		},
+	})
+}
+
+func ignoresContext(p provider.Provider) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(_ context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			return next.Records(context.Background())
+		},
+		ApplyChanges: func(_ context.Context, next provider.Provider, c *plan.Changes) error {
+			return next.ApplyChanges(context.Background(), c)
+		},
+	})
+}
+
+// rewrite applies fn to copies of the Create and UpdateNew endpoints.
+func rewrite(p provider.Provider, fn func(oldEp, newEp *endpoint.Endpoint)) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			out := &plan.Changes{UpdateOld: c.UpdateOld, Delete: c.Delete}
+			for _, e := range c.Create {
+				e = e.DeepCopy()
+				fn(nil, e)
+				out.Create = append(out.Create, e)
+			}
+			for i, e := range c.UpdateNew {
+				e = e.DeepCopy()
+				if i < len(c.UpdateOld) {
+					fn(c.UpdateOld[i], e)
+				}
+				out.UpdateNew = append(out.UpdateNew, e)
+			}
+			return next.ApplyChanges(ctx, out)
+		},
+	})
+}
+
+// busy fails ApplyChanges calls that overlap another one.
+func busy(p provider.Provider) provider.Provider {
+	var inFlight atomic.Int32
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			if inFlight.Add(1) > 1 {
+				inFlight.Add(-1)
+				return errors.New("another change is in progress")
+			}
+			defer inFlight.Add(-1)
+			time.Sleep(5 * time.Millisecond)
+			return next.ApplyChanges(ctx, c)
+		},
+	})
+}
+
+// mapTXT applies fn to every TXT target that Records returns.
+func mapTXT(p provider.Provider, fn func(string) string) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			recs, err := next.Records(ctx)
+			for _, r := range recs {
+				if r.RecordType == endpoint.RecordTypeTXT {
+					for i, v := range r.Targets {
+						r.Targets[i] = fn(v)
+					}
+				}
+			}
+			return recs, err
+		},
+	})
+}
+
+// mapNames applies toProvider to every name written and fromProvider to
+// every name read, like a provider with its own spelling of names.
+func mapNames(p provider.Provider, toProvider, fromProvider func(string) string) provider.Provider {
+	each := func(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
+		out := make([]*endpoint.Endpoint, len(eps))
+		for i, e := range eps {
+			out[i] = e.DeepCopy()
+			out[i].DNSName = toProvider(e.DNSName)
+		}
+		return out
+	}
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			recs, err := next.Records(ctx)
+			for _, r := range recs {
+				r.DNSName = fromProvider(r.DNSName)
+			}
+			return recs, err
+		},
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			return next.ApplyChanges(ctx, &plan.Changes{
+				Create: each(c.Create), UpdateOld: each(c.UpdateOld), UpdateNew: each(c.UpdateNew), Delete: each(c.Delete),
+			})
+		},
+	})
+}
+
+func identity(s string) string { return s }
+
+// rejectUnknownUpdateOld fails when an UpdateOld entry carries a
+// provider-specific property, as a provider that validates every property
+// it is given would.
+func rejectUnknownUpdateOld(p provider.Provider) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			for _, e := range c.UpdateOld {
+				for _, prop := range e.ProviderSpecific {
+					return fmt.Errorf("unknown provider-specific property %s", prop.Name)
+				}
+			}
+			return next.ApplyChanges(ctx, c)
+		},
+	})
+}
+
+// staleReads serves, after each successful write, the result of the read
+// before it once more: a read cache refreshed one read too late.
+func staleReads(p provider.Provider) provider.Provider {
+	var mu sync.Mutex
+	var last []*endpoint.Endpoint
+	written := false
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if written && last != nil {
+				written = false
+				return endpoint.DeepCopyAll(last), nil
+			}
+			recs, err := next.Records(ctx)
+			if err == nil {
+				last = endpoint.DeepCopyAll(recs)
+				written = false
+			}
+			return recs, err
+		},
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			err := next.ApplyChanges(ctx, c)
+			if err == nil {
+				mu.Lock()
+				written = true
+				mu.Unlock()
+			}
+			return err
+		},
+	})
+}
+
+func TestSuiteFailsOnBrokenProviders(t *testing.T) {
+	tests := []struct {
+		name  string
+		wrap  func(provider.Provider) provider.Provider
+		wants []string // the behaviours reported, sorted
+		also  string   // a substring of the error
+		// keepsRecords: the broken provider cannot delete, so the suite
+		// cannot clean up.
+		keepsRecords bool
+	}{
+		{
+			name:  "unsorted Records",
+			wrap:  unsorted,
+			wants: []string{blueprinttest.BehaviourSortedRecords},
+			also:  "not sorted by (DNSName, SetIdentifier, RecordType)",
+		},
+		{
+			name:  "shared endpoints between Records calls",
+			wrap:  sharedSlices,
+			wants: []string{blueprinttest.BehaviourReturnedSlicesAreCopies},
+			also:  "after the caller mutated the previous result",
+		},
+		{
+			name:  "targets share a backing array",
+			wrap:  sharedTargets,
+			wants: []string{blueprinttest.BehaviourReturnedSlicesAreCopies},
+			also:  "returned endpoints share memory",
+		},
+		{
+			name: "duplicate create accepted",
+			wrap: func(p provider.Provider) provider.Provider {
+				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Create) > 0 })
+			},
+			// Swallowing create errors also hides the cancelled context.
+			wants: []string{blueprinttest.BehaviourContextCanceled, blueprinttest.BehaviourCreateExisting},
+			also:  "creating an existing record succeeded",
+		},
+		{
+			name: "delete of missing accepted",
+			wrap: func(p provider.Provider) provider.Provider {
+				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Delete) > 0 })
+			},
+			wants: []string{blueprinttest.BehaviourChangeMissing},
+			also:  "deleting a missing record succeeded",
+		},
+		{
+			name: "update of missing accepted",
+			wrap: func(p provider.Provider) provider.Provider {
+				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.UpdateNew) > 0 })
+			},
+			wants: []string{blueprinttest.BehaviourChangeMissing},
+			also:  "updating a missing record succeeded",
+		},
+		{
+			name:  "ignores cancelled context",
+			wrap:  ignoresContext,
+			wants: []string{blueprinttest.BehaviourContextCanceled},
+			also:  "succeeded with a cancelled context",
+		},
+		{
+			name: "ignores TTL updates",
+			wrap: func(p provider.Provider) provider.Provider {
+				return rewrite(p, func(oldEp, newEp *endpoint.Endpoint) {
+					if oldEp != nil {
+						newEp.RecordTTL = oldEp.RecordTTL
+					}
+				})
+			},
+			wants: []string{blueprinttest.BehaviourUpdateTTL},
+			also:  "TTL is 300 after update of the TTL from 300 to 600, want 600",
+		},
+		{
+			name: "drops the second target",
+			wrap: func(p provider.Provider) provider.Provider {
+				return rewrite(p, func(_, newEp *endpoint.Endpoint) { newEp.Targets = newEp.Targets[:1] })
+			},
+			wants: []string{blueprinttest.BehaviourMultiTarget, blueprinttest.BehaviourReturnedSlicesAreCopies},
+			also:  "create with three targets",
+		},
+		{
+			name: "ignores target updates",
+			wrap: func(p provider.Provider) provider.Provider {
+				return rewrite(p, func(oldEp, newEp *endpoint.Endpoint) {
+					if oldEp != nil {
+						newEp.Targets = oldEp.Targets
+					}
+				})
+			},
+			wants: []string{
+				blueprinttest.BehaviourConcurrentApply, blueprinttest.BehaviourMultiTarget,
+				blueprinttest.BehaviourNameNormalisation, blueprinttest.BehaviourReadAfterWrite,
+				blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourTXTLongValues,
+				blueprinttest.BehaviourTXTQuotes, blueprinttest.BehaviourUnknownProviderSpecific,
+				blueprinttest.BehaviourUpdateTargets, blueprinttest.BehaviourWildcardNames,
+			},
+			also: `targets are ["192.0.2.20"] after update of the targets, want ["192.0.2.21"]`,
+		},
+		{
+			name: "deletes ignored",
+			wrap: func(p provider.Provider) provider.Provider {
+				return blueprinttest.Intercept(p, blueprinttest.Funcs{
+					ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+						if len(c.Create)+len(c.UpdateNew) == 0 {
+							return nil
+						}
+						return next.ApplyChanges(ctx, c)
+					},
+				})
+			},
+			wants: []string{
+				blueprinttest.BehaviourChangeMissing, blueprinttest.BehaviourConcurrentApply,
+				blueprinttest.BehaviourDelete, blueprinttest.BehaviourNameNormalisation,
+				blueprinttest.BehaviourPunycodeNames, blueprinttest.BehaviourReadAfterWrite,
+				blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourUnknownProviderSpecific,
+				blueprinttest.BehaviourWildcardNames,
+			},
+			also:         "record present after delete",
+			keepsRecords: true,
+		},
+		{
+			name: "domain filter of another zone",
+			wrap: func(p provider.Provider) provider.Provider {
+				return blueprinttest.Intercept(p, blueprinttest.Funcs{
+					GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface {
+						return endpoint.NewDomainFilter([]string{"example.net"})
+					},
+				})
+			},
+			wants: []string{blueprinttest.BehaviourDomainFilter},
+			also:  "filter does not match a name in the zone",
+		},
+		{
+			name: "AdjustEndpoints modifies its input",
+			wrap: func(p provider.Provider) provider.Provider {
+				return blueprinttest.Intercept(p, blueprinttest.Funcs{
+					AdjustEndpoints: func(_ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+						for _, e := range eps {
+							e.RecordTTL = 1
+						}
+						return eps, nil
+					},
+				})
+			},
+			wants: []string{blueprinttest.BehaviourDomainFilter},
+			also:  "modified its input",
+		},
+		{
+			name:  "concurrent changes fail",
+			wrap:  busy,
+			wants: []string{blueprinttest.BehaviourConcurrentApply},
+			also:  "another change is in progress",
+		},
+		{
+			name: "drops trailing quotes from TXT values",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapTXT(p, func(v string) string { return strings.TrimSuffix(v, `"`) })
+			},
+			wants: []string{blueprinttest.BehaviourTXTQuotes},
+			also:  `value changed after create: got "zs-trailing-quote", want "zs-trailing-quote\""`,
+		},
+		{
+			name: "unescapes backslashes in TXT values",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapTXT(p, func(v string) string { return strings.ReplaceAll(v, `\`, "") })
+			},
+			wants: []string{blueprinttest.BehaviourTXTQuotes},
+			also:  `got "zs-backslash", want "zs-back\\slash"`,
+		},
+		{
+			name: "truncates TXT values at 255 bytes",
+			wrap: func(p provider.Provider) provider.Provider {
+				return rewrite(p, func(_, newEp *endpoint.Endpoint) {
+					if newEp.RecordType == endpoint.RecordTypeTXT {
+						for i, v := range newEp.Targets {
+							newEp.Targets[i] = v[:min(len(v), 255)]
+						}
+					}
+				})
+			},
+			wants: []string{blueprinttest.BehaviourTXTLongValues},
+			also:  "value changed after create of a 256-byte value: got 255 bytes, want 256; first difference at byte 255",
+		},
+		{
+			name:  "fails on unknown provider-specific properties on UpdateOld",
+			wrap:  rejectUnknownUpdateOld,
+			wants: []string{blueprinttest.BehaviourUnknownProviderSpecific},
+			also:  "failed for an UpdateOld entry with unknown provider-specific properties (txt/force-update, webhook/foo) must be ignored: unknown provider-specific property txt/force-update",
+		},
+		{
+			name: "stale reads after a write",
+			wrap: staleReads,
+			// Every behaviour that reads after it wrote sees stale data.
+			wants: []string{
+				blueprinttest.BehaviourConcurrentApply,
+				blueprinttest.BehaviourCreateExisting, blueprinttest.BehaviourDelete, blueprinttest.BehaviourDomainFilter,
+				blueprinttest.BehaviourMultiTarget, blueprinttest.BehaviourNameNormalisation, blueprinttest.BehaviourPunycodeNames,
+				blueprinttest.BehaviourReadAfterWrite, blueprinttest.BehaviourReturnedSlicesAreCopies, blueprinttest.BehaviourSetIdentifier,
+				blueprinttest.BehaviourSortedRecords, blueprinttest.BehaviourTXTLongValues, blueprinttest.BehaviourTXTQuotes,
+				blueprinttest.BehaviourUnknownProviderSpecific, blueprinttest.BehaviourUpdateTTL, blueprinttest.BehaviourUpdateTargets,
+				blueprinttest.BehaviourWildcardNames,
+			},
+			also: "after a create for which ApplyChanges returned nil; the next Records must show the change",
+		},
+		{
+			name: "returns names with a trailing dot",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapNames(p, identity, func(n string) string { return n + "." })
+			},
+			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			also:  "is not lower case without a trailing dot",
+		},
+		{
+			name: "converts A-labels to Unicode",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapNames(p, identity, endpoint.NormalizeDNSName)
+			},
+			wants: []string{blueprinttest.BehaviourPunycodeNames},
+			also:  `name came back as "zs-conformance-`,
+		},
+		{
+			name: "escapes the wildcard label",
+			wrap: func(p provider.Provider) provider.Provider {
+				return mapNames(p,
+					func(n string) string {
+						if rest, ok := strings.CutPrefix(n, `\052.`); ok {
+							return "*." + rest
+						}
+						return n
+					},
+					func(n string) string {
+						if rest, ok := strings.CutPrefix(n, "*."); ok {
+							return `\052.` + rest
+						}
+						return n
+					})
+			},
+			wants: []string{blueprinttest.BehaviourWildcardNames},
+			also:  `name came back as "\\052.zs-conformance-`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := newReference()
+			err := blueprinttest.CheckProvider(t.Context(), tt.wrap(base))
+			require.Error(t, err)
+			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
+			assert.Contains(t, err.Error(), tt.also)
+			for _, want := range tt.wants {
+				assert.Contains(t, err.Error(), want+": ")
+			}
+			// Every violation names an operation.
+			for _, line := range strings.Split(err.Error(), "\n") {
+				assert.Regexp(t, `^\w+: (Records|ApplyChanges\(\w+\)|GetDomainFilter|AdjustEndpoints)`, line)
+			}
+			if tt.keepsRecords {
+				return
+			}
+			// The suite cleaned up after itself.
+			recs, rerr := base.Records(t.Context())
+			require.NoError(t, rerr)
+			assert.Empty(t, recs)
+		})
+	}
+}
+
+func TestCheckProviderNamesRecords(t *testing.T) {
+	err := blueprinttest.CheckProvider(t.Context(), ignoresContext(newReference()))
+	require.Error(t, err)
+	var v *blueprinttest.Violation
+	require.ErrorAs(t, err, &v)
+	assert.Equal(t, blueprinttest.BehaviourContextCanceled, v.Behaviour)
+	assert.Contains(t, err.Error(), blueprinttest.NamePrefix)
+	assert.Contains(t, err.Error(), "-canceled.example.org/A")
+}
+
+func TestCheckProviderStopsWhenContextDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := blueprinttest.CheckProvider(ctx, newReference())
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "stopped before Create")
+	require.Error(t, blueprinttest.CheckProvider(t.Context(), nil))
+}
+
+func TestCheckProviderTimeout(t *testing.T) {
+	slow := blueprinttest.WithLatency(newReference(), time.Second)
+	err := blueprinttest.CheckProvider(t.Context(), slow, blueprinttest.WithTimeout(20*time.Millisecond))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestViolationError(t *testing.T) {
+	cause := errors.New("boom")
+	v := &blueprinttest.Violation{Behaviour: "Create", Op: "Records", Record: "a.example.org/A", Msg: "record missing", Err: cause}
+	assert.Equal(t, "Create: Records a.example.org/A: record missing: boom", v.Error())
+	assert.ErrorIs(t, v, cause)
+	v = &blueprinttest.Violation{Behaviour: "SortedRecords", Op: "Records", Msg: "not sorted"}
+	assert.Equal(t, "SortedRecords: Records: not sorted", v.Error())
+}
+
+func TestCheckProviderRecoversPanics(t *testing.T) {
+	p := blueprinttest.Intercept(newReference(), blueprinttest.Funcs{
+		GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface { panic("no filter") },
+	})
+	err := blueprinttest.CheckProvider(t.Context(), p)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "DomainFilter: (calling the provider): panic: no filter")
+}
+
+// swallowExists hides "exists" errors of creates: the create of an existing
+// record succeeds and changes nothing.
+func swallowExists(p provider.Provider) provider.Provider {
+	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			err := next.ApplyChanges(ctx, c)
+			if err != nil && strings.Contains(err.Error(), ": exists") {
+				return nil
+			}
+			return err
+		},
+	})
+}
+
+// Providers that differ from the strict reference in how they treat
+// existing records and names, with and without the matching declaration.
+func TestSuiteOnProviderVariants(t *testing.T) {
+	tests := []struct {
+		name  string
+		p     func() provider.Provider
+		opts  []blueprinttest.SuiteOption
+		wants []string // nil: the provider passes
+		also  string
+	}{
+		{
+			name: "upsert provider declared WithUpsert",
+			p:    func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
+			opts: []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+		},
+		{
+			name:  "upsert provider not declared",
+			p:     func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
+			wants: []string{blueprinttest.BehaviourChangeMissing, blueprinttest.BehaviourCreateExisting},
+			also:  "creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)",
+		},
+		{
+			name:  "strict provider declared WithUpsert",
+			p:     newReference,
+			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+			wants: []string{blueprinttest.BehaviourCreateExisting},
+			also:  "creating an existing record failed; a provider declared WithUpsert must replace it",
+		},
+		{
+			name:  "create of an existing record ignored, declared WithUpsert",
+			p:     func() provider.Provider { return swallowExists(newReference()) },
+			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+			wants: []string{blueprinttest.BehaviourCreateExisting},
+			also:  `targets are ["192.0.2.70"] after an upsert create of an existing record, want ["192.0.2.71"]`,
+		},
+		{
+			name:  "create of an existing record ignored",
+			p:     func() provider.Provider { return swallowExists(newReference()) },
+			wants: []string{blueprinttest.BehaviourCreateExisting},
+			also:  "creating an existing record succeeded; it must fail",
+		},
+		{
+			name:  "does not lower-case names",
+			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true}) },
+			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			also:  `is not lower case without a trailing dot after create of Zs-cOnFoRmAnCe-`,
+		},
+		{
+			name:  "does not lower-case names, declared WithUpsert",
+			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true, upsert: true}) },
+			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			also:  "record returned 2 times after update addressed as ZS-CONFORMANCE-",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := blueprinttest.CheckProvider(t.Context(), tt.p(), tt.opts...)
+			if tt.wants == nil {
+				require.NoError(t, err)
+				blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return tt.p() }, tt.opts...)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
+			assert.Contains(t, err.Error(), tt.also)
+		})
+	}
+}

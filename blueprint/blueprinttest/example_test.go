@@ -1,0 +1,178 @@
+package blueprinttest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/inmemory"
+)
+
+// CheckProvider returns every violation of the provider contract, each a
+// *Violation naming the behaviour, the operation and what went wrong; a
+// conforming provider gives nil.
+func ExampleCheckProvider() {
+	ctx := context.Background()
+	// A provider that forgets TTL changes.
+	broken := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.org")), blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			fixed := &plan.Changes{Create: c.Create, UpdateOld: c.UpdateOld, Delete: c.Delete}
+			for i, e := range c.UpdateNew {
+				e = e.DeepCopy()
+				e.RecordTTL = c.UpdateOld[i].RecordTTL
+				fixed.UpdateNew = append(fixed.UpdateNew, e)
+			}
+			return next.ApplyChanges(ctx, fixed)
+		},
+	})
+	err := blueprinttest.CheckProvider(ctx, broken, blueprinttest.WithZone("example.org"))
+	var v *blueprinttest.Violation
+	if errors.As(err, &v) {
+		fmt.Println(v.Behaviour, v.Op, "-", v.Msg)
+	}
+	// Output:
+	// UpdateTTL Records - TTL is 300 after update of the TTL from 300 to 600, want 600
+}
+
+// A provider whose creates replace existing records (as Route 53 UPSERT
+// does) declares it with WithUpsert; the suite then checks that a create of
+// an existing record replaces it, instead of requiring it to fail.
+func ExampleWithUpsert() {
+	ctx := context.Background()
+	upsert := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.org")), blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			recs, err := next.Records(ctx)
+			if err != nil {
+				return err
+			}
+			replace := &plan.Changes{UpdateOld: c.UpdateOld, UpdateNew: c.UpdateNew, Delete: c.Delete}
+			for _, e := range c.Create {
+				i := slices.IndexFunc(recs, func(r *endpoint.Endpoint) bool { return r.Key() == e.Key() })
+				if i < 0 {
+					replace.Create = append(replace.Create, e)
+					continue
+				}
+				replace.UpdateOld = append(replace.UpdateOld, recs[i])
+				replace.UpdateNew = append(replace.UpdateNew, e)
+			}
+			return next.ApplyChanges(ctx, replace)
+		},
+	})
+	for _, declared := range []bool{false, true} {
+		var opts []blueprinttest.SuiteOption
+		if declared {
+			opts = append(opts, blueprinttest.WithUpsert())
+		}
+		err := blueprinttest.CheckProvider(ctx, upsert, opts...)
+		found := false
+		var v *blueprinttest.Violation
+		for _, e := range unjoin(err) {
+			if errors.As(e, &v) && v.Behaviour == blueprinttest.BehaviourCreateExisting {
+				fmt.Printf("WithUpsert %v: %s\n", declared, v.Msg)
+				found = true
+			}
+		}
+		if !found {
+			fmt.Printf("WithUpsert %v: no CreateExisting violation\n", declared)
+		}
+	}
+	// Output:
+	// WithUpsert false: creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)
+	// WithUpsert true: no CreateExisting violation
+}
+
+// unjoin returns the errors joined in err (errors.Join), or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+// Intercept changes one method of a provider; the others pass through.
+// Here every second ApplyChanges call fails with a soft (transient) error.
+func ExampleIntercept() {
+	ctx := context.Background()
+	calls := 0
+	p := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.org")), blueprinttest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			calls++
+			if calls%2 == 0 {
+				return provider.NewSoftError(errors.New("rate limited"))
+			}
+			return next.ApplyChanges(ctx, c)
+		},
+	})
+	for _, name := range []string{"a.example.org", "b.example.org", "c.example.org"} {
+		err := p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
+			endpoint.NewEndpoint(name, endpoint.RecordTypeA, "192.0.2.1"),
+		}})
+		fmt.Println(name, err, errors.Is(err, provider.SoftError))
+	}
+	recs, _ := p.Records(ctx)
+	fmt.Println(len(recs), "records")
+	// Output:
+	// a.example.org <nil> false
+	// b.example.org soft error: rate limited true
+	// c.example.org <nil> false
+	// 2 records
+}
+
+// FailRandomly fails a share of calls; the same seed gives the same
+// failures.
+func ExampleFailRandomly() {
+	ctx := context.Background()
+	p := blueprinttest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")), 0.5,
+		rand.New(rand.NewPCG(1, 2)), provider.NewSoftError(errors.New("timeout")))
+	failed := 0
+	for range 100 {
+		if _, err := p.Records(ctx); err != nil {
+			failed++
+		}
+	}
+	fmt.Println(failed > 30 && failed < 70)
+	// Output:
+	// true
+}
+
+// RecordingProvider shows what a caller asked of its provider.
+func ExampleRecordingProvider() {
+	ctx := context.Background()
+	p := blueprinttest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.org")))
+	_ = p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
+		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1"),
+	}})
+	_, _ = p.Records(ctx)
+	for _, c := range p.Calls() {
+		switch c.Method {
+		case blueprinttest.MethodApplyChanges:
+			fmt.Println(c.Method, "create", c.Changes.Create[0].Key(), c.Err)
+		case blueprinttest.MethodRecords:
+			fmt.Println(c.Method, len(c.Endpoints), c.Err)
+		}
+	}
+	// Output:
+	// ApplyChanges create www.example.org/A <nil>
+	// Records 1 <nil>
+}
+
+// WithLatency slows a provider down; a context deadline still ends the call.
+func ExampleWithLatency() {
+	p := blueprinttest.WithLatency(inmemory.New(inmemory.WithZone("example.org")), time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	_, err := p.Records(ctx)
+	fmt.Println(errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// true
+}
