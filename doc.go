@@ -42,10 +42,12 @@
 //     [source.InMemory].
 //   - [github.com/zonesync/zonesync/clock]: the one [clock.Clock] of the
 //     library; tests drive it with clock/clocktest.
-//   - [github.com/zonesync/zonesync/blueprint]: for provider authors — the
-//     conformance suite ([blueprint.TestProvider], [blueprint.CheckProvider]),
-//     fault injection ([blueprint.Intercept], [blueprint.FailRandomly]) and
-//     [blueprint.ZoneCache].
+//   - [github.com/zonesync/zonesync/blueprint]: helpers for provider
+//     authors that production code may import ([blueprint.ZoneCache]);
+//     [github.com/zonesync/zonesync/blueprint/blueprinttest] is the test
+//     kit beside it: the conformance suite (blueprinttest.TestProvider,
+//     blueprinttest.CheckProvider), fault injection (blueprinttest.Intercept,
+//     blueprinttest.FailRandomly) and a recording provider.
 //
 // Runnable programs live in the examples directory: quickstart (this
 // package in thirty lines), customsource (a Source of one's own),
