@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
@@ -282,10 +283,10 @@ func TestApplyDoesNotModifyChanges(t *testing.T) {
 
 func TestCache(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clocktest.New(time.Time{})
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
 	rp := blueprint.NewRecordingProvider(zone)
-	reg := newRegistry(t, rp, txt.Config{CacheInterval: time.Minute, Now: func() time.Time { return now }})
+	reg := newRegistry(t, rp, txt.Config{CacheInterval: time.Minute, Clock: clk})
 	reads := func() int { return len(rp.CallsTo(blueprint.MethodRecords)) }
 
 	first, err := reg.Records(ctx)
@@ -309,11 +310,11 @@ func TestCache(t *testing.T) {
 	assert.Equal(t, 2, reads(), "ApplyChanges invalidated the cache")
 	assert.Len(t, recs, 2)
 
-	now = now.Add(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	_, err = reg.Records(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, reads())
-	now = now.Add(time.Minute)
+	clk.Advance(time.Minute)
 	_, err = reg.Records(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 3, reads(), "expired")

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-logr/logr"
-
+	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
 )
 
@@ -81,12 +80,9 @@ type Config struct {
 	// whatever the choice, the chosen one first.
 	AliasTXTType string
 
-	// Logger receives V(0) messages about skipped records and obsolete TXT
-	// records and V(1) details of every read. Zero value: discard.
-	Logger logr.Logger
-
-	// Now is the clock of the cache. Nil: time.Now.
-	Now func() time.Time
+	// Clock is the clock of the read cache ([Config.CacheInterval]).
+	// Nil: the real clock ([clock.Real]).
+	Clock clock.Clock
 }
 
 // validate checks cfg and returns the derived settings.

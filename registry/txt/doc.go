@@ -120,6 +120,14 @@
 // within one cycle list the zone once; callers get deep copies of the cached
 // records, and ApplyChanges drops the cache.
 //
+// # Logging
+//
+// Records and ApplyChanges log through the logger of their context
+// (logr.FromContextOrDiscard; a Reconciler puts its Logger there): V(0)
+// for records left out and obsolete TXT records, V(1) for details of
+// every read and write. The Registry has no logger of its own: every
+// method that logs takes a context.
+//
 // # Concurrency
 //
 // A Registry is safe for concurrent use. ApplyChanges calls are serialised;

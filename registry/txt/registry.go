@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
@@ -32,8 +33,7 @@ type Registry struct {
 	managed       []string // upper case
 	aliasCNAME    bool
 	cacheInterval time.Duration
-	now           func() time.Time
-	log           logr.Logger
+	clock         clock.Clock
 
 	applyMu sync.Mutex // serialises ApplyChanges
 
@@ -106,10 +106,6 @@ func New(p provider.Provider, cfg Config) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
 	return &Registry{
 		provider:      p,
 		ownerID:       cfg.OwnerID,
@@ -119,8 +115,7 @@ func New(p provider.Provider, cfg Config) (*Registry, error) {
 		managed:       managed,
 		aliasCNAME:    cfg.AliasTXTType == AliasTXTTypeCNAME,
 		cacheInterval: cfg.CacheInterval,
-		now:           now,
-		log:           cfg.Logger,
+		clock:         clock.OrReal(cfg.Clock),
 		warned:        map[string]bool{},
 	}, nil
 }
@@ -243,11 +238,12 @@ func txtProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific
 // the map (endpoint.DeepCopy does) before changing it; nothing in zonesync
 // writes to them.
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	log := logr.FromContextOrDiscard(ctx)
 	r.mu.Lock()
-	if r.cached && r.now().Sub(r.cacheAt) < r.cacheInterval {
+	if r.cached && r.clock.Now().Sub(r.cacheAt) < r.cacheInterval {
 		out := deepCopyAll(r.cache)
 		r.mu.Unlock()
-		r.log.V(1).Info("using cached records", "records", len(out))
+		log.V(1).Info("using cached records", "records", len(out))
 		return out, nil
 	}
 	gen := r.gen
@@ -257,7 +253,7 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("txt registry: reading records: %w", err)
 	}
-	out, st := r.attach(recs)
+	out, st := r.attach(log, recs)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -266,7 +262,7 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		r.state = st
 		if r.cacheInterval > 0 {
 			r.cache = deepCopyAll(out)
-			r.cacheAt = r.now()
+			r.cacheAt = r.clock.Now()
 			r.cached = true
 		}
 	}
@@ -293,7 +289,7 @@ type parsedTXT struct {
 // attach consumes the ownership TXT records of recs (which the provider
 // gave to us) and attaches their labels to the other records. It reuses
 // recs' backing array for the result.
-func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zoneState) {
+func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zoneState) {
 	nTXT := 0
 	for _, rec := range recs {
 		if rec != nil && rec.RecordType == endpoint.RecordTypeTXT {
@@ -324,7 +320,7 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 			continue
 		}
 		if len(rec.Targets) == 0 {
-			r.log.Error(nil, "skipping TXT record without targets", "record", rec.Key().String())
+			log.Error(nil, "skipping TXT record without targets", "record", rec.Key().String())
 			continue
 		}
 		var labels endpoint.Labels
@@ -346,7 +342,7 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 		parsed = append(parsed, parsedTXT{labels: labels})
 		name, rtype, ok := r.namer.ParseTXTName(lower)
 		if !ok {
-			r.log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
+			log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
 			continue
 		}
 		if rtype != "" {
@@ -363,7 +359,7 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 	owners.finish()
 
 	for _, rec := range out {
-		i, typed, ok := r.findOwner(owners, rec)
+		i, typed, ok := r.findOwner(log, owners, rec)
 		if ok {
 			st.txts[i].users++
 			if rec.Labels == nil {
@@ -394,18 +390,18 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 				// A TXT that cannot be written would be asked for at every
 				// cycle in vain: report it instead.
 				if err := usableTXTName(filter, rec.DNSName, r.TXTName(rec)); err != nil {
-					r.log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
+					log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
 					force = false
 				}
 			}
 			if force {
 				rec.ProviderSpecific = append(slices.Clip(rec.ProviderSpecific),
 					endpoint.ProviderSpecificProperty{Name: endpoint.ProviderSpecificForceUpdate, Value: "true"})
-				r.log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
+				log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
 			}
 		}
 	}
-	r.log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts))
+	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts))
 	return out, st
 }
 
@@ -429,7 +425,7 @@ func (r *Registry) appendTXTKey(dst []byte, rec *endpoint.Endpoint) []byte {
 // records the other alias naming; then (not for AAAA) the legacy untyped
 // key. typed reports that the TXT was found under the type the registry
 // writes for rec.
-func (r *Registry) findOwner(owners *ownerIndex, rec *endpoint.Endpoint) (i int32, typed, ok bool) {
+func (r *Registry) findOwner(log logr.Logger, owners *ownerIndex, rec *endpoint.Endpoint) (i int32, typed, ok bool) {
 	if len(owners.entries) == 0 {
 		return 0, false, false
 	}
@@ -449,7 +445,7 @@ func (r *Registry) findOwner(owners *ownerIndex, rec *endpoint.Endpoint) (i int3
 		i, ok := q.find(first)
 		j, okOther := q.find(second)
 		if okOther && !r.aliasCNAME {
-			r.warnObsoleteAlias(rec)
+			r.warnObsoleteAlias(log, rec)
 		}
 		if ok {
 			return i, true, true
@@ -467,14 +463,14 @@ func (r *Registry) findOwner(owners *ownerIndex, rec *endpoint.Endpoint) (i int3
 	return i, false, ok
 }
 
-func (r *Registry) warnObsoleteAlias(rec *endpoint.Endpoint) {
+func (r *Registry) warnObsoleteAlias(log logr.Logger, rec *endpoint.Endpoint) {
 	legacy := r.namer.TXTName(rec.DNSName, endpoint.RecordTypeCNAME)
 	r.mu.Lock()
 	done := r.warned[legacy]
 	r.warned[legacy] = true
 	r.mu.Unlock()
 	if !done {
-		r.log.Info("obsolete ownership TXT record of an A ALIAS record can be removed",
+		log.Info("obsolete ownership TXT record of an A ALIAS record can be removed",
 			"txt", legacy, "record", rec.Key().String(), "current", r.namer.TXTName(rec.DNSName, endpoint.RecordTypeA))
 	}
 }
@@ -515,7 +511,7 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	st := r.state
 	r.mu.Unlock()
 
-	b := &changeBuilder{r: r, st: st, filter: r.provider.GetDomainFilter(), touched: map[string]bool{}}
+	b := &changeBuilder{r: r, log: logr.FromContextOrDiscard(ctx), st: st, filter: r.provider.GetDomainFilter(), touched: map[string]bool{}}
 	out := b.build(changes)
 	if !hasAny(out) {
 		return b.skippedError(nil) // nothing reached the provider: state unchanged
@@ -526,7 +522,7 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 		return b.skippedError(fmt.Errorf("txt registry: applying changes: %w", err))
 	}
 	r.invalidate(b, true)
-	r.log.V(1).Info("applied changes", "create", len(out.Create), "updateOld", len(out.UpdateOld),
+	b.log.V(1).Info("applied changes", "create", len(out.Create), "updateOld", len(out.UpdateOld),
 		"updateNew", len(out.UpdateNew), "delete", len(out.Delete))
 	return b.skippedError(nil)
 }
@@ -592,6 +588,7 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 // changeBuilder turns the planner's changes into the provider's changes.
 type changeBuilder struct {
 	r      *Registry
+	log    logr.Logger
 	st     *zoneState
 	filter endpoint.DomainFilterInterface
 
@@ -623,7 +620,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		}
 		if err != nil {
 			b.skipped = append(b.skipped, fmt.Errorf("create %s skipped: %w", rec.Key(), err))
-			r.log.Error(err, "not creating a record whose ownership cannot be recorded", "record", rec.Key().String())
+			b.log.Error(err, "not creating a record whose ownership cannot be recorded", "record", rec.Key().String())
 			continue
 		}
 		out.Create = append(out.Create, rec)
@@ -635,7 +632,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 			continue
 		}
 		if !r.owns(oldEp) {
-			r.log.Info("skipping update of a record not owned by this registry", "record", oldEp.Key().String(),
+			b.log.Info("skipping update of a record not owned by this registry", "record", oldEp.Key().String(),
 				"owner", oldEp.Labels[endpoint.OwnerLabelKey])
 			continue
 		}
@@ -653,7 +650,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 			continue
 		}
 		if !r.owns(ep) {
-			r.log.Info("skipping delete of a record not owned by this registry", "record", ep.Key().String(),
+			b.log.Info("skipping delete of a record not owned by this registry", "record", ep.Key().String(),
 				"owner", ep.Labels[endpoint.OwnerLabelKey])
 			continue
 		}
@@ -715,7 +712,7 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	b.touched[key] = true
 	if info, ok := b.st.lookup(key); ok {
 		if b.sameLabels(info.value, rec.Labels) {
-			b.r.log.V(1).Info("reusing existing ownership TXT", "record", rec.Key().String(), "txt", txt.DNSName)
+			b.log.V(1).Info("reusing existing ownership TXT", "record", rec.Key().String(), "txt", txt.DNSName)
 			return
 		}
 		old := txt.DeepCopy()
@@ -759,7 +756,7 @@ func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 	}
 	if err != nil {
 		b.skipped = append(b.skipped, fmt.Errorf("update %s: ownership TXT not written: %w", newRec.Key(), err))
-		r.log.Error(err, "cannot write the ownership TXT of an updated record", "record", newRec.Key().String())
+		b.log.Error(err, "cannot write the ownership TXT of an updated record", "record", newRec.Key().String())
 		newTXT = nil
 	}
 	oldTXT, oldErr := r.OwnershipTXT(oldRec)
@@ -828,7 +825,7 @@ func (b *changeBuilder) removeTXT(rec, txt *endpoint.Endpoint) {
 		left--
 		b.users[key] = left
 		if left > 0 {
-			b.r.log.V(1).Info("keeping an ownership TXT shared with another record", "record", rec.Key().String(), "txt", txt.DNSName)
+			b.log.V(1).Info("keeping an ownership TXT shared with another record", "record", rec.Key().String(), "txt", txt.DNSName)
 			return
 		}
 		txt.Targets = endpoint.Targets{info.value}
