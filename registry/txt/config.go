@@ -47,13 +47,18 @@ type Config struct {
 	// providers reject "*" anywhere but first. Lower-cased. Empty: keep "*".
 	WildcardReplacement string
 
-	// ManagedRecordTypes are the record types whose missing typed ownership
-	// TXT is rewritten (see "Format upgrade" in the package documentation).
-	// Compared case-insensitively. Empty: A, AAAA and CNAME, the planner's
-	// default.
+	// ManagedRecordTypes are the record types the registry manages: the
+	// planner manages exactly these ([Registry.Ownership] reports them to a
+	// Reconciler), and a record of one of them whose typed ownership TXT is
+	// missing gets it rewritten (see "Format upgrade" in the package
+	// documentation). Types are compared case-insensitively and reported
+	// in upper case, duplicates removed. Empty: A, AAAA and CNAME, the
+	// planner's default.
 	ManagedRecordTypes []string
 
-	// ExcludeRecordTypes are removed from ManagedRecordTypes. Empty: none.
+	// ExcludeRecordTypes are removed from ManagedRecordTypes, compared
+	// case-insensitively. Excluding every managed type is an error.
+	// Empty: none.
 	ExcludeRecordTypes []string
 
 	// EncryptionKey, when set, makes the registry read AND write encrypted
@@ -121,9 +126,10 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 	if len(types) == 0 {
 		types = endpoint.DefaultManagedRecordTypes()
 	}
+	emptyType := false
 	for _, t := range types {
 		if t == "" {
-			errs = append(errs, errors.New("ManagedRecordTypes contains an empty type"))
+			emptyType = true
 			continue
 		}
 		t = strings.ToUpper(t)
@@ -131,6 +137,12 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 		if !excluded && !slices.Contains(managed, t) {
 			managed = append(managed, t)
 		}
+	}
+	switch {
+	case emptyType:
+		errs = append(errs, errors.New("ManagedRecordTypes contains an empty type"))
+	case len(managed) == 0:
+		errs = append(errs, fmt.Errorf("ExcludeRecordTypes %q removes every managed record type %q", cfg.ExcludeRecordTypes, types))
 	}
 	if len(errs) > 0 {
 		return Namer{}, nil, nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, errors.Join(errs...))

@@ -120,8 +120,34 @@ func New(p provider.Provider, cfg Config) (*Registry, error) {
 	}, nil
 }
 
+var _ registry.OwnershipReporter = (*Registry)(nil)
+
 // OwnerID returns the configured owner id.
 func (r *Registry) OwnerID() string { return r.ownerID }
+
+// Ownership returns the ownership settings of the registry, the ones a
+// Reconciler must plan with: [Config.OwnerID], [Config.OldOwnerID] and the
+// managed record types — [Config.ManagedRecordTypes] (or the default A,
+// AAAA, CNAME) in upper case, without [Config.ExcludeRecordTypes], never
+// empty. The slice is new on every call.
+func (r *Registry) Ownership() registry.Ownership {
+	return registry.Ownership{
+		OwnerID:            r.ownerID,
+		OldOwnerID:         r.oldOwnerID,
+		ManagedRecordTypes: slices.Clone(r.managed),
+	}
+}
+
+// manages reports whether records of recordType are managed; the type is
+// compared case-insensitively.
+func (r *Registry) manages(recordType string) bool {
+	for _, t := range r.managed {
+		if t == recordType || strings.EqualFold(t, recordType) {
+			return true
+		}
+	}
+	return false
+}
 
 // Namer returns the TXT naming rules of the registry.
 func (r *Registry) Namer() Namer { return r.namer }
@@ -379,7 +405,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 		// TXT is missing, or still names the old owner, gets
 		// txt/force-update so that the planner emits an update and
 		// ApplyChanges rewrites the TXT.
-		if len(st.txts) > 0 && slices.Contains(r.managed, rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
+		if len(st.txts) > 0 && r.manages(rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
 			force := migrated
 			if !force && !(ok && typed && parsed[i].canonical) {
 				buf = r.appendTXTKey(buf[:0], rec)
