@@ -15,6 +15,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -113,35 +114,93 @@ func TestCreateReusesExistingTXT(t *testing.T) {
 	}
 }
 
-func TestApplyFiltersForeignRecords(t *testing.T) {
-	ctx := context.Background()
-	zone := newZone(a("mine.example.com", "192.0.2.1"), txtRecord("a-mine.example.com", v1),
-		a("theirs.example.com", "192.0.2.2"), txtRecord("a-theirs.example.com", `"heritage=external-dns,external-dns/owner=other"`),
-		a("nobody.example.com", "192.0.2.3"))
-	rp := blueprint.NewRecordingProvider(zone)
-	reg := newRegistry(t, rp, txt.Config{})
-	recs, err := reg.Records(ctx)
-	require.NoError(t, err)
-	require.Len(t, recs, 3)
-	newOnes := make([]*endpoint.Endpoint, len(recs))
-	for i, r := range recs {
-		newOnes[i] = r.DeepCopy()
-		newOnes[i].Targets = endpoint.Targets{"192.0.2.99"}
+// TestApplyRefusesChangesToRecordsNotOwned: an update or delete of a
+// record not owned by OwnerID (or OldOwnerID) makes the whole call fail
+// before anything reaches the provider, naming every such record.
+func TestApplyRefusesChangesToRecordsNotOwned(t *testing.T) {
+	const other = `"heritage=external-dns,external-dns/owner=other"`
+	const old = `"heritage=external-dns,external-dns/owner=old"`
+	zoneRecords := []*endpoint.Endpoint{
+		a("mine.example.com", "192.0.2.1"), txtRecord("a-mine.example.com", v1),
+		a("theirs.example.com", "192.0.2.2"), txtRecord("a-theirs.example.com", other),
+		a("nobody.example.com", "192.0.2.3"),
+		a("former.example.com", "192.0.2.4"), txtRecord("a-former.example.com", old),
 	}
-	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{UpdateOld: recs, UpdateNew: newOnes}))
-	got := lastApply(t, rp)
-	assert.Equal(t, []string{"mine.example.com/A/192.0.2.1", "a-mine.example.com/TXT/" + v1}, keysOf(got.UpdateOld))
-	assert.Equal(t, []string{"mine.example.com/A/192.0.2.99", "a-mine.example.com/TXT/" + v1}, keysOf(got.UpdateNew))
-	assert.Empty(t, got.Delete)
-
-	recs, err = reg.Records(ctx)
-	require.NoError(t, err)
-	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs}))
-	got = lastApply(t, rp)
-	assert.Equal(t, []string{"mine.example.com/A/192.0.2.99", "a-mine.example.com/TXT/" + v1}, keysOf(got.Delete))
-	assert.Empty(t, got.Create)
-	assert.Empty(t, got.UpdateNew)
-	assert.Len(t, zoneDump(t, zone), 3, "the foreign and unowned records stay")
+	// current returns the records as a plan would see them, by name.
+	current := func() map[string]*endpoint.Endpoint {
+		return map[string]*endpoint.Endpoint{
+			"mine":   a("mine.example.com", "192.0.2.1").WithLabel("owner", "default").WithLabel("resource", "service/default/app"),
+			"theirs": a("theirs.example.com", "192.0.2.2").WithLabel("owner", "other"),
+			"nobody": a("nobody.example.com", "192.0.2.3"),
+			"former": a("former.example.com", "192.0.2.4").WithLabel("owner", "old"),
+		}
+	}
+	retarget := func(ep *endpoint.Endpoint) *endpoint.Endpoint {
+		n := ep.DeepCopy()
+		n.Targets = endpoint.Targets{"192.0.2.99"}
+		return n
+	}
+	tests := []struct {
+		name      string
+		changes   func(c map[string]*endpoint.Endpoint) *plan.Changes
+		wantNamed []string // records named in the error; nil: applied
+	}{
+		{
+			name: "owned update and delete are applied",
+			changes: func(c map[string]*endpoint.Endpoint) *plan.Changes {
+				return &plan.Changes{UpdateOld: []*endpoint.Endpoint{c["mine"]}, UpdateNew: []*endpoint.Endpoint{retarget(c["mine"])},
+					Delete: []*endpoint.Endpoint{c["former"]}}
+			},
+		},
+		{
+			name: "update of another owner's record",
+			changes: func(c map[string]*endpoint.Endpoint) *plan.Changes {
+				return &plan.Changes{UpdateOld: []*endpoint.Endpoint{c["mine"], c["theirs"]},
+					UpdateNew: []*endpoint.Endpoint{retarget(c["mine"]), retarget(c["theirs"])}}
+			},
+			wantNamed: []string{`update theirs.example.com/A (owner "other")`},
+		},
+		{
+			name: "delete of an unowned record next to an owned create",
+			changes: func(c map[string]*endpoint.Endpoint) *plan.Changes {
+				return &plan.Changes{Create: []*endpoint.Endpoint{a("new.example.com", "192.0.2.5")}, Delete: []*endpoint.Endpoint{c["nobody"]}}
+			},
+			wantNamed: []string{`delete nobody.example.com/A (owner "")`},
+		},
+		{
+			name: "every offending record is named",
+			changes: func(c map[string]*endpoint.Endpoint) *plan.Changes {
+				return &plan.Changes{UpdateOld: []*endpoint.Endpoint{c["nobody"]}, UpdateNew: []*endpoint.Endpoint{retarget(c["nobody"])},
+					Delete: []*endpoint.Endpoint{c["mine"], c["theirs"]}}
+			},
+			wantNamed: []string{`update nobody.example.com/A (owner "")`, `delete theirs.example.com/A (owner "other")`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone(zoneRecords...)
+			rp := blueprint.NewRecordingProvider(zone)
+			reg := newRegistry(t, rp, txt.Config{OldOwnerID: "old"})
+			_, err := reg.Records(ctx)
+			require.NoError(t, err)
+			before := zoneDump(t, zone)
+			err = reg.ApplyChanges(ctx, tt.changes(current()))
+			if tt.wantNamed == nil {
+				require.NoError(t, err)
+				assert.NotEqual(t, before, zoneDump(t, zone))
+				return
+			}
+			require.ErrorIs(t, err, registry.ErrNotOwned)
+			assert.NotErrorIs(t, err, provider.SoftError)
+			for _, w := range tt.wantNamed {
+				assert.Contains(t, err.Error(), w)
+			}
+			assert.NotContains(t, err.Error(), "mine.example.com", "owned records are not named")
+			assert.Empty(t, rp.CallsTo(blueprint.MethodApplyChanges), "nothing reached the provider")
+			assert.Equal(t, before, zoneDump(t, zone))
+		})
+	}
 }
 
 func TestApplyRejectsUnpairedUpdates(t *testing.T) {

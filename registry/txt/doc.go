@@ -88,8 +88,11 @@
 //   - delete: the TXT is deleted with the value read, unless another record
 //     still uses it (shared wildcard TXT) or it was not there.
 //
-// Only records owned by OwnerID (or OldOwnerID) are updated or deleted;
-// changes to other records are dropped and logged. A TXT endpoint has TTL 0,
+// Only records owned by OwnerID (or OldOwnerID) are updated or deleted:
+// when a change set updates or deletes any other record, ApplyChanges
+// applies nothing and returns an error matching registry.ErrNotOwned that
+// names every such record with its owner label — a change is never
+// dropped silently. A TXT endpoint has TTL 0,
 // the set identifier and provider-specific properties of its record (but
 // "alias", invalid on TXT records) and the single label ownedRecord. If no
 // valid TXT name exists for a created record (a label over 63 octets, or a

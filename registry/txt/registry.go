@@ -516,6 +516,11 @@ func lowerASCII(s string) string {
 // they need, in one provider ApplyChanges call; see the package
 // documentation for the rules. changes and its endpoints are not modified.
 //
+// Changes are checked first: when an update (its UpdateOld record) or a
+// delete concerns a record not owned by OwnerID or OldOwnerID (its owner
+// label), nothing is applied and the error, which matches
+// [registry.ErrNotOwned], names every such record and its owner.
+//
 // Creates whose ownership TXT cannot be written (its name has a label over
 // 63 octets, or falls outside the provider's domain filter while the record
 // is inside it, like "a-example.com" for an apex record) are left out rather
@@ -529,6 +534,9 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	if len(changes.UpdateOld) != len(changes.UpdateNew) {
 		return fmt.Errorf("txt registry: %d UpdateOld and %d UpdateNew records: updates must come in pairs",
 			len(changes.UpdateOld), len(changes.UpdateNew))
+	}
+	if err := r.checkOwned(changes); err != nil {
+		return err
 	}
 	r.applyMu.Lock()
 	defer r.applyMu.Unlock()
@@ -557,6 +565,30 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 // by OldOwnerID (taken over).
 func (r *Registry) owns(ep *endpoint.Endpoint) bool {
 	return ep.IsOwnedBy(r.ownerID) || ep.IsOwnedBy(r.oldOwnerID)
+}
+
+// checkOwned refuses changes that update or delete records the registry
+// does not own: the error names every such record with its owner label and
+// matches [registry.ErrNotOwned].
+func (r *Registry) checkOwned(changes *plan.Changes) error {
+	var errs []error
+	check := func(action string, ep *endpoint.Endpoint) {
+		if ep != nil && !r.owns(ep) {
+			errs = append(errs, fmt.Errorf("%s %s (owner %q): %w", action, ep.Key(), ep.Labels[endpoint.OwnerLabelKey], registry.ErrNotOwned))
+		}
+	}
+	for i, ep := range changes.UpdateOld {
+		if changes.UpdateNew[i] != nil {
+			check("update", ep)
+		}
+	}
+	for _, ep := range changes.Delete {
+		check("delete", ep)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("txt registry: nothing applied: %d change(s) of records not owned by %q: %w", len(errs), r.ownerID, errors.Join(errs...))
 }
 
 func hasAny(c *plan.Changes) bool {
@@ -657,11 +689,6 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		if oldEp == nil || newEp == nil {
 			continue
 		}
-		if !r.owns(oldEp) {
-			b.log.Info("skipping update of a record not owned by this registry", "record", oldEp.Key().String(),
-				"owner", oldEp.Labels[endpoint.OwnerLabelKey])
-			continue
-		}
 		oldRec, newRec := oldEp.DeepCopy(), newEp.DeepCopy()
 		if newRec.Labels == nil {
 			newRec.Labels = endpoint.Labels{}
@@ -673,11 +700,6 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 	}
 	for _, ep := range changes.Delete {
 		if ep == nil {
-			continue
-		}
-		if !r.owns(ep) {
-			b.log.Info("skipping delete of a record not owned by this registry", "record", ep.Key().String(),
-				"owner", ep.Labels[endpoint.OwnerLabelKey])
 			continue
 		}
 		rec := ep.DeepCopy()
