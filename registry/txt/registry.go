@@ -257,17 +257,13 @@ func txtProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific
 // ownership TXT records attached; see the package documentation for the
 // rules. Ownership TXT records are consumed; other TXT records are returned
 // like any record. The result is sorted by (DNSName, SetIdentifier,
-// RecordType) and belongs to the caller, with one exception: records whose
-// ownership TXT records carry the same value may share one Labels map, which
-// saves a map per record in zones where one owner writes the same labels
-// everywhere. Treat the Labels of returned records as read-only, or replace
-// the map (endpoint.DeepCopy does) before changing it; nothing in zonesync
-// writes to them.
+// RecordType) and belongs to the caller: the slice, the endpoints and their
+// Labels maps are the caller's to modify (no two records share a map).
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	r.mu.Lock()
 	if r.cached && r.clock.Now().Sub(r.cacheAt) < r.cacheInterval {
-		out := deepCopyAll(r.cache)
+		out := endpoint.DeepCopyAll(r.cache)
 		r.mu.Unlock()
 		log.V(1).Info("using cached records", "records", len(out))
 		return out, nil
@@ -287,7 +283,7 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
 		r.state = st
 		if r.cacheInterval > 0 {
-			r.cache = deepCopyAll(out)
+			r.cache = endpoint.DeepCopyAll(out)
 			r.cacheAt = r.clock.Now()
 			r.cached = true
 		}
@@ -295,17 +291,12 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	return out, nil
 }
 
-func deepCopyAll(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
-	out := make([]*endpoint.Endpoint, len(eps))
-	for i, ep := range eps {
-		out[i] = ep.DeepCopy()
-	}
-	return out
-}
-
 // parsedTXT is an ownership TXT record found by attach.
 type parsedTXT struct {
+	// labels parsed from the value. The first record owned through the TXT
+	// gets this map; later ones get copies.
 	labels endpoint.Labels
+	given  bool
 	// canonical: the TXT name is exactly the typed name the registry
 	// writes for the record it owns, so finding a record through it proves
 	// that the record's typed TXT exists.
@@ -327,11 +318,6 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 	owners := newOwnerIndex(nTXT)
 
 	var buf []byte
-	// Consecutive ownership TXT records with the same value (the common
-	// case of records owned by one owner without per-record labels) share
-	// one parsed Labels map: see the Records documentation.
-	var prevValue string
-	var prevLabels endpoint.Labels
 	var filter endpoint.DomainFilterInterface
 	if nTXT > 0 {
 		filter = r.provider.GetDomainFilter()
@@ -349,18 +335,11 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 			log.Error(nil, "skipping TXT record without targets", "record", rec.Key().String())
 			continue
 		}
-		var labels endpoint.Labels
-		if prevLabels != nil && rec.Targets[0] == prevValue {
-			labels = prevLabels
-		} else {
-			var err error
-			labels, err = parseValue(rec.Targets[0], r.key)
-			if err != nil {
-				// Not an ownership record: an ordinary TXT record.
-				out = append(out, rec)
-				continue
-			}
-			prevValue, prevLabels = rec.Targets[0], labels
+		labels, err := endpoint.ParseLabelsWithKey(rec.Targets[0], r.key)
+		if err != nil {
+			// Not an ownership record: an ordinary TXT record.
+			out = append(out, rec)
+			continue
 		}
 		lower := lowerASCII(rec.DNSName)
 		i := int32(len(st.txts))
@@ -388,16 +367,24 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 		i, typed, ok := r.findOwner(log, owners, rec)
 		if ok {
 			st.txts[i].users++
-			if rec.Labels == nil {
-				// Possibly shared with other records: never written below.
-				rec.Labels = parsed[i].labels
-			} else {
-				maps.Copy(rec.Labels, parsed[i].labels)
+			p := &parsed[i]
+			handed := false
+			switch {
+			case rec.Labels != nil:
+				maps.Copy(rec.Labels, p.labels)
+			case !p.given:
+				rec.Labels, p.given, handed = p.labels, true, true
+			default:
+				rec.Labels = maps.Clone(p.labels)
+			}
+			if handed && r.oldOwnerID != "" && p.labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
+				// The relabelling below must not reach the other records
+				// owned through this TXT: keep a pristine copy for them.
+				p.labels = maps.Clone(p.labels)
 			}
 		}
 		migrated := false
 		if r.oldOwnerID != "" && rec.Labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
-			rec.Labels = maps.Clone(rec.Labels)
 			rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
 			migrated = true
 		}
