@@ -28,9 +28,10 @@
 //
 // Reading accepts the legacy untyped format too (the TXT name without the
 // type: app.example.com itself without affixes), written by external-dns
-// v0.17 and earlier, and every type external-dns ever put in names (A, AAAA,
-// CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, tried in that order), with its
-// ambiguities: see [Namer.ParseTXTName].
+// v0.17 and earlier, and every type external-dns puts in names (A, AAAA,
+// CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, TLSA, tried in that order: the
+// order of endpoint.KnownRecordTypes), with its ambiguities: see
+// [Namer.ParseTXTName].
 //
 // # Values
 //

@@ -339,3 +339,36 @@ func TestRecordsProviderError(t *testing.T) {
 	require.ErrorIs(t, err, blueprint.ErrInjected)
 	assert.Contains(t, err.Error(), "txt registry")
 }
+
+// TestRegression_TLSAOwnershipTXT: external-dns v0.23.0 names the ownership
+// TXT of a TLSA record "tlsa-…" (COMPAT.md §3.3); the record is owned
+// through it, under every naming.
+func TestRegression_TLSAOwnershipTXT(t *testing.T) {
+	const mine = `"heritage=external-dns,external-dns/owner=me"`
+	tests := []struct {
+		name    string
+		cfg     txt.Config
+		txtName string
+	}{
+		{name: "no affix", txtName: "tlsa-_443._tcp.example.com"},
+		{name: "prefix", cfg: txt.Config{Prefix: "txt-"}, txtName: "txt-tlsa-_443._tcp.example.com"},
+		{name: "templated prefix", cfg: txt.Config{Prefix: "extdns-%{record_type}."}, txtName: "extdns-tlsa._443._tcp.example.com"},
+		{name: "templated suffix", cfg: txt.Config{Suffix: "-%{record_type}"}, txtName: "_443-tlsa._tcp.example.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			cfg.OwnerID = "me"
+			cfg.ManagedRecordTypes = []string{"TLSA"}
+			tlsa := endpoint.NewEndpoint("_443._tcp.example.com", endpoint.RecordTypeTLSA, "3 1 1 abcdef")
+			reg := newRegistry(t, staticRecords(tlsa, txtRecord(tt.txtName, mine)), cfg)
+			recs, err := reg.Records(context.Background())
+			require.NoError(t, err)
+			require.Len(t, recs, 1, "the ownership TXT is consumed")
+			assert.True(t, recs[0].IsOwnedBy("me"))
+			_, forced := recs[0].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
+			assert.False(t, forced, "its typed TXT exists")
+			assert.Equal(t, tt.txtName, reg.TXTName(tlsa))
+		})
+	}
+}
