@@ -25,6 +25,24 @@ const (
 	AliasTXTTypeCNAME = "cname"
 )
 
+// EncryptionMode is what a [Registry] with a [Config.EncryptionKey] does
+// with the key.
+type EncryptionMode int
+
+const (
+	// EncryptionReadWrite, the zero value: values are decrypted when read
+	// and written encrypted.
+	EncryptionReadWrite EncryptionMode = iota
+	// EncryptionDecryptOnly: encrypted values are decrypted when read, but
+	// values are written in plain text. An update or delete of a TXT read
+	// encrypted still names its old value exactly as read; the new value
+	// is plain. Use it to roll encryption out (every instance can read
+	// encrypted values before any instance writes them) or back (values
+	// get rewritten in plain text while those still encrypted remain
+	// readable; remove the key once none is left).
+	EncryptionDecryptOnly
+)
+
 // Config configures a [Registry]. Only OwnerID is required. Prefix, Suffix
 // and WildcardReplacement must never change once records exist: the
 // ownership TXT records written before would no longer be found and the
@@ -61,11 +79,19 @@ type Config struct {
 	// Empty: none.
 	ExcludeRecordTypes []string
 
-	// EncryptionKey, when set, makes the registry read AND write encrypted
-	// ownership values (AES-256-GCM, COMPAT.md §3.8): 32 bytes used
-	// verbatim, or the standard base64 encoding of 32 bytes. Plain values
-	// are still read. Empty: plain text.
+	// EncryptionKey is the key of encrypted ownership values (AES-256-GCM,
+	// COMPAT.md §3.8): 32 bytes used verbatim, or the standard base64
+	// encoding of 32 bytes. With a key, encrypted values are decrypted
+	// when read (plain values are still read) and, by default, values are
+	// written encrypted: see EncryptionMode. Empty: plain text only.
 	EncryptionKey []byte
+
+	// EncryptionMode says whether values are written encrypted when
+	// EncryptionKey is set. The zero value, [EncryptionReadWrite], does;
+	// [EncryptionDecryptOnly] writes plain values and only decrypts
+	// (external-dns with --txt-encrypt-aes-key but without
+	// --txt-encrypt-enabled), for rolling encryption out or back.
+	EncryptionMode EncryptionMode
 
 	// OldOwnerID, when set, hands records owned by that owner id over to
 	// OwnerID: they are read as ours, and the next plan rewrites their
@@ -114,6 +140,15 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 			errs = append(errs, fmt.Errorf("EncryptionKey: %w", err))
 		}
 		key = k
+	}
+	switch cfg.EncryptionMode {
+	case EncryptionReadWrite:
+	case EncryptionDecryptOnly:
+		if len(cfg.EncryptionKey) == 0 {
+			errs = append(errs, errors.New("EncryptionMode EncryptionDecryptOnly needs an EncryptionKey"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("EncryptionMode %d: want EncryptionReadWrite or EncryptionDecryptOnly", cfg.EncryptionMode))
 	}
 	var namer Namer
 	if cfg.Prefix != "" && cfg.Suffix != "" {

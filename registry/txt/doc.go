@@ -41,8 +41,9 @@
 //	"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"
 //
 // With [Config.EncryptionKey] values are written encrypted (AES-256-GCM,
-// byte-compatible with external-dns); both plain and encrypted values are
-// read. The nonce of a decrypted value is kept in the
+// byte-compatible with external-dns) — or, with [EncryptionDecryptOnly],
+// in plain text while encrypted values are still decrypted, to roll
+// encryption out or back; both plain and encrypted values are read. The nonce of a decrypted value is kept in the
 // "txt-encryption-nonce" label of the owned record so that rewriting it
 // gives the same bytes. TXT records whose value has no
 // heritage=external-dns are not ownership records: they are returned like
@@ -104,7 +105,8 @@
 //
 // Without a preceding Records call (or after a failed ApplyChanges, which
 // leaves the zone state unknown) ApplyChanges behaves like external-dns: it
-// creates every TXT and rebuilds old values from the labels.
+// creates every TXT and rebuilds old values from the labels (encrypted with
+// the nonce label when the record carries one, in plain text otherwise).
 //
 // # Failures
 //

@@ -29,7 +29,8 @@ type Registry struct {
 	ownerID       string
 	oldOwnerID    string
 	namer         Namer
-	key           []byte
+	key           []byte   // decrypts values read; nil: plain only
+	encrypt       bool     // write values encrypted with key
 	managed       []string // upper case
 	aliasCNAME    bool
 	cacheInterval time.Duration
@@ -112,6 +113,7 @@ func New(p provider.Provider, cfg Config) (*Registry, error) {
 		oldOwnerID:    cfg.OldOwnerID,
 		namer:         namer,
 		key:           key,
+		encrypt:       len(key) > 0 && cfg.EncryptionMode == EncryptionReadWrite,
 		managed:       managed,
 		aliasCNAME:    cfg.AliasTXTType == AliasTXTTypeCNAME,
 		cacheInterval: cfg.CacheInterval,
@@ -188,10 +190,10 @@ func (r *Registry) TXTName(ep *endpoint.Endpoint) string {
 
 // OwnershipTXT returns the ownership TXT endpoint the registry writes for
 // ep: named by [Registry.TXTName], one target holding ep's labels (plain,
-// in quotes, or encrypted when a key is configured, reusing the nonce
-// label), TTL 0, ep's set identifier and provider-specific properties (but
-// "alias", which is not valid on TXT records), and the single label
-// ownedRecord = ep.DNSName. ep is not modified. The error
+// in quotes, or encrypted when values are written encrypted — see
+// [Config.EncryptionMode] — reusing the nonce label), TTL 0, ep's set
+// identifier and provider-specific properties (but "alias", which is not
+// valid on TXT records), and the single label ownedRecord = ep.DNSName. ep is not modified. The error
 // wraps [ErrTXTName] when no valid name can be built (a label longer than 63
 // octets, an empty label).
 func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
@@ -199,22 +201,9 @@ func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, erro
 	if err := ValidateTXTName(name); err != nil {
 		return nil, fmt.Errorf("ownership TXT of %s: %w", ep.Key(), err)
 	}
-	var value string
-	if len(r.key) > 0 {
-		labels := ep.Labels
-		if nonce, ok := labels[endpoint.TxtEncryptionNonceLabelKey]; ok && !validNonce(nonce) {
-			// A nonce that did not come from decryption (a plain value can
-			// carry the label): ignore it and draw a fresh one.
-			labels = maps.Clone(labels)
-			delete(labels, endpoint.TxtEncryptionNonceLabelKey)
-		}
-		v, err := labels.SerializeEncrypted(r.key, true)
-		if err != nil {
-			return nil, fmt.Errorf("ownership TXT of %s: encrypting labels: %w", ep.Key(), err)
-		}
-		value = v
-	} else {
-		value = ep.Labels.Serialize(true)
+	value, err := r.value(ep, r.encrypt)
+	if err != nil {
+		return nil, err
 	}
 	return &endpoint.Endpoint{
 		DNSName:          name,
@@ -224,6 +213,50 @@ func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, erro
 		Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: ep.DNSName},
 		ProviderSpecific: txtProviderSpecific(ep.ProviderSpecific),
 	}, nil
+}
+
+// oldOwnershipTXT is [Registry.OwnershipTXT] for the old side of an update
+// or delete when the last read did not give the value: a record whose
+// labels carry a valid nonce was read from an encrypted TXT, which is
+// rebuilt encrypted with that nonce; others are rebuilt in plain text
+// (whatever the mode: a fresh nonce could not match anything).
+func (r *Registry) oldOwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
+	txt, err := r.OwnershipTXT(ep)
+	if err != nil {
+		return nil, err
+	}
+	nonce, ok := ep.Labels[endpoint.TxtEncryptionNonceLabelKey]
+	encrypted := len(r.key) > 0 && ok && validNonce(nonce)
+	if encrypted != r.encrypt {
+		v, err := r.value(ep, encrypted)
+		if err != nil {
+			return nil, err
+		}
+		txt.Targets = endpoint.Targets{v}
+	}
+	return txt, nil
+}
+
+// value serialises the labels of ep, encrypted or not.
+func (r *Registry) value(ep *endpoint.Endpoint, encrypt bool) (string, error) {
+	var value string
+	if encrypt {
+		labels := ep.Labels
+		if nonce, ok := labels[endpoint.TxtEncryptionNonceLabelKey]; ok && !validNonce(nonce) {
+			// A nonce that did not come from decryption (a plain value can
+			// carry the label): ignore it and draw a fresh one.
+			labels = maps.Clone(labels)
+			delete(labels, endpoint.TxtEncryptionNonceLabelKey)
+		}
+		v, err := labels.SerializeEncrypted(r.key, true)
+		if err != nil {
+			return "", fmt.Errorf("ownership TXT of %s: encrypting labels: %w", ep.Key(), err)
+		}
+		value = v
+	} else {
+		value = ep.Labels.Serialize(true)
+	}
+	return value, nil
 }
 
 // validNonce reports whether s is the standard base64 encoding of a 12-byte
@@ -794,7 +827,7 @@ func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 		b.log.Error(err, "cannot write the ownership TXT of an updated record", "record", newRec.Key().String())
 		newTXT = nil
 	}
-	oldTXT, oldErr := r.OwnershipTXT(oldRec)
+	oldTXT, oldErr := r.oldOwnershipTXT(oldRec)
 	if oldErr != nil {
 		oldTXT = nil // no valid name: it cannot exist
 	}
@@ -831,7 +864,7 @@ func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 
 // deleteTXT removes the ownership TXT of a deleted record.
 func (b *changeBuilder) deleteTXT(rec *endpoint.Endpoint) {
-	txt, err := b.r.OwnershipTXT(rec)
+	txt, err := b.r.oldOwnershipTXT(rec)
 	if err != nil {
 		return // no valid name: it cannot exist
 	}
