@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/go-logr/logr"
 
@@ -114,29 +115,20 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	// Copy on write: the published state stays immutable.
 	idx := r.state.index()
 	st := &zoneState{txts: slices.Clone(r.state.txts)}
-	removed := make(map[int]bool, len(b.removed))
-	for key := range b.removed {
-		if i, ok := idx[key]; ok {
-			removed[int(i)] = true
-		}
-	}
-	for key, left := range b.users {
-		if i, ok := idx[key]; ok {
-			st.txts[i].users = max(left, 0)
-		}
+	for i, d := range b.delta {
+		st.txts[i].users = max(st.txts[i].users+d, 0)
 	}
 	for key, w := range b.written {
 		if i, ok := idx[key]; ok {
 			st.txts[i].value = w.value
-			delete(removed, int(i))
 			continue
 		}
-		st.txts = append(st.txts, txtInfo{lowerName: w.lowerName, setID: w.setID, value: w.value, users: 1})
+		st.txts = append(st.txts, txtInfo{name: w.name, lowerName: w.lowerName, setID: w.setID, value: w.value, users: w.users})
 	}
-	if len(removed) > 0 {
+	if len(b.removed) > 0 {
 		kept := st.txts[:0]
 		for i, t := range st.txts {
-			if !removed[i] {
+			if !b.removed[int32(i)] {
 				kept = append(kept, t)
 			}
 		}
@@ -146,20 +138,38 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 }
 
 // changeBuilder turns the planner's changes into the provider's changes.
+//
+// With a zone state (a Records call came first), ownership TXT records are
+// written and deleted by what that read saw: a typed TXT is deleted, with
+// the value read, once no record that consults it remains (see
+// txtInfo.users) — whichever record it gave its labels to. Without one it
+// behaves like external-dns: TXT records are rebuilt from the labels.
 type changeBuilder struct {
 	r      *Registry
 	log    logr.Logger
-	st     *zoneState
+	st     *zoneState // nil: unknown
 	filter endpoint.DomainFilterInterface
 
-	touched map[string]bool    // TXT keys already in the output
-	written map[string]written // TXT key -> TXT created or updated
-	removed map[string]bool    // TXT keys deleted
-	users   map[string]int32   // remaining users of TXT keys being deleted
+	touched map[string]bool     // TXT keys written, reused or deleted by this call
+	written map[string]*written // TXT key -> TXT created or rewritten
 	skipped []error
+
+	// Users of the TXT records read (st.txts indices): the change of
+	// their count, the TXT records that lost a user (in order, with the
+	// first record that left), and those deleted.
+	delta   map[int32]int32
+	left    []leftTXT
+	removed map[int32]bool
 
 	txtCreate, txtOld, txtNew, txtDelete []*endpoint.Endpoint
 	reuseOld, reuseNew                   []*endpoint.Endpoint
+}
+
+// leftTXT is a TXT record read that a deleted or updated record stopped
+// using.
+type leftTXT struct {
+	txt int32
+	rec *endpoint.Endpoint
 }
 
 func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
@@ -184,6 +194,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 			continue
 		}
 		out.Create = append(out.Create, rec)
+		b.use(rec, nil)
 		b.createTXT(rec, txt)
 	}
 	for i, oldEp := range changes.UpdateOld {
@@ -208,6 +219,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		out.Delete = append(out.Delete, rec)
 		b.deleteTXT(rec)
 	}
+	b.deleteUnused()
 	out.Create = append(out.Create, b.txtCreate...)
 	out.UpdateOld = append(append(out.UpdateOld, b.txtOld...), b.reuseOld...)
 	out.UpdateNew = append(append(out.UpdateNew, b.txtNew...), b.reuseNew...)
@@ -241,14 +253,16 @@ func keyOf(txt *endpoint.Endpoint) string {
 
 // written is a TXT record that an ApplyChanges call creates or updates.
 type written struct {
-	lowerName, setID, value string
+	name, lowerName, setID, value string
+	users                         int32 // records of this call writing it
 }
 
 func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
 	if b.written == nil {
-		b.written = map[string]written{}
+		b.written = map[string]*written{}
 	}
-	b.written[key] = written{lowerName: lowerASCII(txt.DNSName), setID: txt.SetIdentifier, value: txt.Targets[0]}
+	b.written[key] = &written{name: txt.DNSName, lowerName: lowerASCII(txt.DNSName), setID: txt.SetIdentifier,
+		value: txt.Targets[0], users: 1}
 }
 
 // createTXT writes the ownership TXT of a created record: reused when the
@@ -256,6 +270,10 @@ func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
 // created otherwise.
 func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	key := keyOf(txt)
+	if w, ok := b.written[key]; ok {
+		w.users++ // another record of this call owned through it
+		return
+	}
 	if b.touched[key] {
 		return
 	}
@@ -313,8 +331,15 @@ func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 	if oldErr != nil {
 		oldTXT = nil // no valid name: it cannot exist
 	}
+	// The TXT records the old record consulted and the new one does not
+	// lose a user (a renamed record, a new alias naming).
+	b.use(newRec, oldRec)
 	if oldTXT != nil && newTXT != nil && keyOf(oldTXT) == keyOf(newTXT) {
 		key := keyOf(newTXT)
+		if w, ok := b.written[key]; ok {
+			w.users++
+			return
+		}
 		if b.touched[key] {
 			return
 		}
@@ -335,57 +360,152 @@ func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 		b.markWritten(key, newTXT)
 		return
 	}
-	// The TXT name changes (a renamed record or a new alias naming).
-	if oldTXT != nil {
-		b.removeTXT(oldRec, oldTXT)
+	if oldTXT != nil && b.st == nil {
+		b.deleteRebuilt(oldTXT)
 	}
 	if newTXT != nil {
 		b.createTXT(newRec, newTXT)
 	}
 }
 
-// deleteTXT removes the ownership TXT of a deleted record.
+// deleteTXT removes the ownership TXT of a deleted record: with a zone
+// state, every typed TXT it consulted loses a user (deleteUnused deletes
+// those left without); without one, its TXT rebuilt from the labels is
+// deleted.
 func (b *changeBuilder) deleteTXT(rec *endpoint.Endpoint) {
+	if b.st != nil {
+		b.use(nil, rec)
+		return
+	}
 	txt, err := b.r.oldOwnershipTXT(rec)
 	if err != nil {
 		return // no valid name: it cannot exist
 	}
-	b.removeTXT(rec, txt)
+	b.deleteRebuilt(txt)
 }
 
-// removeTXT deletes txt, with the value the last read saw, unless the last
-// read did not see it, another record still uses it, or this call writes it.
-func (b *changeBuilder) removeTXT(rec, txt *endpoint.Endpoint) {
+// deleteRebuilt deletes a TXT rebuilt from labels (no zone state), unless
+// this call writes it.
+func (b *changeBuilder) deleteRebuilt(txt *endpoint.Endpoint) {
 	key := keyOf(txt)
 	if b.touched[key] {
 		return
 	}
-	if b.st != nil {
-		info, ok := b.st.lookup(key)
-		if !ok {
-			return
-		}
-		if b.users == nil {
-			b.users = map[string]int32{}
-		}
-		left, counted := b.users[key]
-		if !counted {
-			left = info.users
-		}
-		left--
-		b.users[key] = left
-		if left > 0 {
-			b.log.V(1).Info("keeping an ownership TXT shared with another record", "record", rec.Key().String(), "txt", txt.DNSName)
-			return
-		}
-		txt.Targets = endpoint.Targets{info.value}
-	}
 	b.touched[key] = true
-	if b.removed == nil {
-		b.removed = map[string]bool{}
-	}
-	b.removed[key] = true
 	b.txtDelete = append(b.txtDelete, txt)
+}
+
+// consulted returns the typed ownership TXT records of the zone state that
+// the ownership lookup of rec consults (COMPAT.md §3.5): the TXT named for
+// its own type and, for an A ALIAS record, the one of the other alias
+// naming — each only if the last read saw it and its name reads back as
+// owning rec. Legacy untyped TXT records are not among them: they are
+// never deleted.
+func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [2]int32, n int) {
+	if b.st == nil || rec == nil {
+		return txts, 0
+	}
+	r := b.r
+	owned := lowerASCII(rec.DNSName)
+	if w := r.namer.wildcard; w != "" && (owned == "*" || strings.HasPrefix(owned, "*.")) {
+		owned = w + owned[1:]
+	}
+	types := [2]string{r.txtType(rec)}
+	if isAliasA(rec) {
+		types[1] = endpoint.RecordTypeA
+		if types[0] == endpoint.RecordTypeA {
+			types[1] = endpoint.RecordTypeCNAME
+		}
+	}
+	for _, t := range types {
+		if t == "" {
+			continue
+		}
+		name := lowerASCII(r.namer.TXTName(rec.DNSName, t))
+		i, ok := b.st.index()[txtKey(name, rec.SetIdentifier)]
+		if !ok {
+			continue
+		}
+		// A name can read back as owning another record (a bare
+		// "%{record_type}" prefix reads "aaaafoo" as A "aaafoo"): such a
+		// TXT does not belong to rec.
+		if gotName, gotType, ok := r.namer.ParseTXTName(name); ok && gotName == owned && gotType == t {
+			txts[n] = i
+			n++
+		}
+	}
+	return txts, n
+}
+
+// use moves users between TXT records of the zone state: added (a created
+// record, or the new side of an update) becomes a user of the TXT records
+// it consults, left (a deleted record, or the old side of an update) stops
+// using those it consulted. A TXT consulted by both sides is unchanged.
+func (b *changeBuilder) use(added, left *endpoint.Endpoint) {
+	if b.st == nil {
+		return
+	}
+	in, nIn := b.consulted(added)
+	out, nOut := b.consulted(left)
+	if b.delta == nil && nIn+nOut > 0 {
+		b.delta = map[int32]int32{}
+	}
+	for _, i := range in[:nIn] {
+		if !slices.Contains(out[:nOut], i) {
+			b.delta[i]++
+		}
+	}
+	for _, i := range out[:nOut] {
+		if !slices.Contains(in[:nIn], i) {
+			b.delta[i]--
+			b.left = append(b.left, leftTXT{txt: i, rec: left})
+		}
+	}
+}
+
+// deleteUnused deletes, with the value read, the TXT records that lost a
+// user and have none left, unless this call writes them or they belong to
+// another owner.
+func (b *changeBuilder) deleteUnused() {
+	for _, l := range b.left {
+		info := b.st.txts[l.txt]
+		key := txtKey(info.lowerName, info.setID)
+		if b.touched[key] {
+			continue
+		}
+		if n := info.users + b.delta[l.txt]; n > 0 {
+			b.log.V(1).Info("keeping an ownership TXT used by another record", "record", l.rec.Key().String(), "txt", info.name, "users", n)
+			continue
+		}
+		b.touched[key] = true
+		if !b.ours(info.value) {
+			b.log.Info("not deleting an ownership TXT of another owner", "record", l.rec.Key().String(), "txt", info.name)
+			continue
+		}
+		if b.removed == nil {
+			b.removed = map[int32]bool{}
+		}
+		b.removed[l.txt] = true
+		b.txtDelete = append(b.txtDelete, &endpoint.Endpoint{
+			DNSName:          info.name,
+			Targets:          endpoint.Targets{info.value},
+			RecordType:       endpoint.RecordTypeTXT,
+			SetIdentifier:    info.setID,
+			Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: l.rec.DNSName},
+			ProviderSpecific: txtProviderSpecific(l.rec.ProviderSpecific),
+		})
+	}
+}
+
+// ours reports whether an ownership TXT value names OwnerID or OldOwnerID
+// as the owner.
+func (b *changeBuilder) ours(value string) bool {
+	labels, err := endpoint.ParseLabelsWithKey(value, b.r.key)
+	if err != nil {
+		return false
+	}
+	owner := labels[endpoint.OwnerLabelKey]
+	return owner == b.r.ownerID || (b.r.oldOwnerID != "" && owner == b.r.oldOwnerID)
 }
 
 // skippedError combines err (from the provider) with the records left out.

@@ -70,8 +70,10 @@
 // difference and emits an update; ApplyChanges then writes the typed TXT.
 // Records whose typed TXT name would be unusable (see Writing) are not
 // forced, so that no update is retried in vain at every cycle.
-// Legacy TXT records are never deleted (as with external-dns): remove them
-// by hand once no release older than v0.18 reads the zone.
+// Legacy untyped TXT records are never deleted (as with external-dns: an
+// untyped TXT without affix shares its name, and possibly its record set,
+// with the records it owns): remove them by hand once no release older
+// than v0.18 reads the zone.
 //
 // # Writing
 //
@@ -87,8 +89,20 @@
 //     the value read (exact, even encrypted), or created when the last read
 //     did not see it (the force-update case above): a TXT that does not
 //     exist is never updated or deleted;
-//   - delete: the TXT is deleted with the value read, unless another record
-//     still uses it (shared wildcard TXT) or it was not there.
+//   - delete: every typed TXT the record was owned through is deleted with
+//     the value read, once no record that its ownership lookup still
+//     consults remains (see below), unless it names another owner.
+//
+// No ownership TXT outlives the records it owns. A typed TXT is consulted
+// by the records of its name and type and, for "a-" and "cname-" names, by
+// the A ALIAS record of its name (one is its own naming, the other the
+// fallback of Reading) — a record read, or created since. Deleting a record,
+// or updating it away (new name, alias property removed), takes it off the
+// TXT records it consulted; those left without any, at the end of the
+// change set, are deleted. So with Suffix ".%{record_type}-own",
+// app.cname-own.example.com, owning both the CNAME app.example.com and the
+// A ALIAS app.example.com (whose "a-" TXT is missing), goes with the second
+// of the two deleted, in either order, in one call or two.
 //
 // Only records owned by OwnerID (or OldOwnerID) are updated or deleted:
 // when a change set updates or deletes any other record, ApplyChanges

@@ -57,10 +57,16 @@ type zoneState struct {
 }
 
 type txtInfo struct {
+	name      string // TXT name as read
 	lowerName string // TXT name, lower-case
 	setID     string
 	value     string // first target, exactly as read
-	users     int32  // records whose ownership was read from this TXT
+	// users counts the records whose ownership lookup consults this TXT
+	// under a typed key (COMPAT.md §3.5): records of its type, and A ALIAS
+	// records for both the "a-" and the "cname-" naming — whether or not
+	// their labels came from it. A typed TXT is deleted when the last of
+	// them is.
+	users int32
 }
 
 // index returns the map from txtKey to txts, building it on first use: a
@@ -374,7 +380,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 		}
 		lower := lowerASCII(rec.DNSName)
 		i := int32(len(st.txts))
-		st.txts = append(st.txts, txtInfo{lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0]})
+		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0]})
 		parsed = append(parsed, parsedTXT{labels: labels})
 		name, rtype, ok := r.namer.ParseTXTName(lower)
 		if !ok {
@@ -395,9 +401,8 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 	owners.finish()
 
 	for _, rec := range out {
-		i, typed, ok := r.findOwner(log, owners, rec)
+		i, typed, ok := r.findOwner(log, owners, st.txts, rec)
 		if ok {
-			st.txts[i].users++
 			p := &parsed[i]
 			handed := false
 			switch {
@@ -468,8 +473,9 @@ func (r *Registry) appendTXTKey(dst []byte, rec *endpoint.Endpoint) []byte {
 // findOwner looks up the ownership TXT of rec: typed key; for A ALIAS
 // records the other alias naming; then (not for AAAA) the legacy untyped
 // key. typed reports that the TXT was found under the type the registry
-// writes for rec.
-func (r *Registry) findOwner(log logr.Logger, owners *ownerIndex, rec *endpoint.Endpoint) (i int32, typed, ok bool) {
+// writes for rec. It counts rec as a user of every TXT found under a typed
+// key (see txtInfo.users).
+func (r *Registry) findOwner(log logr.Logger, owners *ownerIndex, txts []txtInfo, rec *endpoint.Endpoint) (i int32, typed, ok bool) {
 	if len(owners.entries) == 0 {
 		return 0, false, false
 	}
@@ -488,8 +494,14 @@ func (r *Registry) findOwner(log logr.Logger, owners *ownerIndex, rec *endpoint.
 		}
 		i, ok := q.find(first)
 		j, okOther := q.find(second)
-		if okOther && !r.aliasCNAME {
-			r.warnObsoleteAlias(log, rec)
+		if ok {
+			txts[i].users++
+		}
+		if okOther {
+			txts[j].users++
+			if !r.aliasCNAME {
+				r.warnObsoleteAlias(log, rec)
+			}
 		}
 		if ok {
 			return i, true, true
@@ -498,6 +510,7 @@ func (r *Registry) findOwner(log logr.Logger, owners *ownerIndex, rec *endpoint.
 			return j, false, true
 		}
 	} else if i, ok := q.find(rec.RecordType); ok {
+		txts[i].users++
 		return i, true, true
 	}
 	if rec.RecordType == endpoint.RecordTypeAAAA {
