@@ -29,10 +29,9 @@
 //
 // Implementations follow the provider contract (see package provider) for
 // context, concurrency, slice ownership and order: Records returns a fresh,
-// sorted slice the caller may modify — except that the Labels maps of the
-// returned records may be shared between records (registry/txt shares one
-// map among records with identical ownership data), so treat them as
-// read-only and replace a record's map before changing it. ApplyChanges never
-// modifies the changes it is given. ApplyChanges only updates and deletes records whose
-// owner label is the registry's own id.
+// sorted slice the caller may modify, endpoints and their Labels maps
+// included (no two records share a map). ApplyChanges never modifies the
+// changes it is given. ApplyChanges only updates and deletes records whose
+// owner label is the registry's own id; asked for anything else, it fails
+// with an error matching [ErrNotOwned] rather than drop the change.
 package registry

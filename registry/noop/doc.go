@@ -10,6 +10,17 @@
 // owner id (as [Registry.OwnerID] returns) to manage every record the domain
 // filter lets through — including records somebody else created.
 //
+// # Ownership settings
+//
+// Registry deliberately does not implement [registry.OwnershipReporter]:
+// it has no ownership configuration (no owner id written, no old owner,
+// no managed record types), so it cannot be the source of truth for
+// them. A Reconciler over it plans with its own ManagedRecordTypes,
+// which matter all the more here: with an empty owner id they are what
+// keeps the plan from deleting records of other types. Reporting "no
+// restriction" instead would either override those settings or
+// contradict them.
+//
 // # Concurrency
 //
 // A Registry is as safe for concurrent use as its provider (providers are

@@ -10,7 +10,8 @@ import (
 )
 
 // Registry passes everything through to a provider and records no
-// ownership. Create one with [New].
+// ownership. Create one with [New]. It does not implement
+// [registry.OwnershipReporter] (see the package documentation).
 type Registry struct {
 	provider provider.Provider
 }

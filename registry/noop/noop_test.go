@@ -11,6 +11,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/noop"
 )
 
@@ -54,4 +55,13 @@ func TestErrorsPassThrough(t *testing.T) {
 	_, err := reg.Records(context.Background())
 	require.ErrorIs(t, err, blueprinttest.ErrInjected)
 	require.ErrorIs(t, reg.ApplyChanges(context.Background(), &plan.Changes{}), blueprinttest.ErrInjected)
+}
+
+// TestNoOwnershipReporter: the no-op registry has no ownership settings of
+// its own, so it does not claim to be the source of truth for them: a
+// Reconciler over it plans with its own managed record types.
+func TestNoOwnershipReporter(t *testing.T) {
+	var reg registry.Registry = noop.New(inmemory.New(inmemory.WithZone("example.com")))
+	_, ok := reg.(registry.OwnershipReporter)
+	assert.False(t, ok)
 }

@@ -11,9 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/blueprint/blueprinttest"
+	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -112,35 +114,93 @@ func TestCreateReusesExistingTXT(t *testing.T) {
 	}
 }
 
-func TestApplyFiltersForeignRecords(t *testing.T) {
-	ctx := context.Background()
-	zone := newZone(a("mine.example.com", "192.0.2.1"), txtRecord("a-mine.example.com", v1),
-		a("theirs.example.com", "192.0.2.2"), txtRecord("a-theirs.example.com", `"heritage=external-dns,external-dns/owner=other"`),
-		a("nobody.example.com", "192.0.2.3"))
-	rp := blueprinttest.NewRecordingProvider(zone)
-	reg := newRegistry(t, rp, txt.Config{})
-	recs, err := reg.Records(ctx)
-	require.NoError(t, err)
-	require.Len(t, recs, 3)
-	newOnes := make([]*endpoint.Endpoint, len(recs))
-	for i, r := range recs {
-		newOnes[i] = r.DeepCopy()
-		newOnes[i].Targets = endpoint.Targets{"192.0.2.99"}
+// TestApplyRefusesChangesToRecordsNotOwned: an update or delete of a
+// record not owned by OwnerID (or OldOwnerID) makes the whole call fail
+// before anything reaches the provider, naming every such record.
+func TestApplyRefusesChangesToRecordsNotOwned(t *testing.T) {
+	const other = `"heritage=external-dns,external-dns/owner=other"`
+	const old = `"heritage=external-dns,external-dns/owner=old"`
+	zoneRecords := []*endpoint.Endpoint{
+		a("mine.example.com", "192.0.2.1"), txtRecord("a-mine.example.com", v1),
+		a("theirs.example.com", "192.0.2.2"), txtRecord("a-theirs.example.com", other),
+		a("nobody.example.com", "192.0.2.3"),
+		a("former.example.com", "192.0.2.4"), txtRecord("a-former.example.com", old),
 	}
-	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{UpdateOld: recs, UpdateNew: newOnes}))
-	got := lastApply(t, rp)
-	assert.Equal(t, []string{"mine.example.com/A/192.0.2.1", "a-mine.example.com/TXT/" + v1}, keysOf(got.UpdateOld))
-	assert.Equal(t, []string{"mine.example.com/A/192.0.2.99", "a-mine.example.com/TXT/" + v1}, keysOf(got.UpdateNew))
-	assert.Empty(t, got.Delete)
-
-	recs, err = reg.Records(ctx)
-	require.NoError(t, err)
-	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs}))
-	got = lastApply(t, rp)
-	assert.Equal(t, []string{"mine.example.com/A/192.0.2.99", "a-mine.example.com/TXT/" + v1}, keysOf(got.Delete))
-	assert.Empty(t, got.Create)
-	assert.Empty(t, got.UpdateNew)
-	assert.Len(t, zoneDump(t, zone), 3, "the foreign and unowned records stay")
+	// current returns the records as a plan would see them, by name.
+	current := func() map[string]*endpoint.Endpoint {
+		return map[string]*endpoint.Endpoint{
+			"mine":   a("mine.example.com", "192.0.2.1").WithLabel("owner", "default").WithLabel("resource", "service/default/app"),
+			"theirs": a("theirs.example.com", "192.0.2.2").WithLabel("owner", "other"),
+			"nobody": a("nobody.example.com", "192.0.2.3"),
+			"former": a("former.example.com", "192.0.2.4").WithLabel("owner", "old"),
+		}
+	}
+	retarget := func(ep *endpoint.Endpoint) *endpoint.Endpoint {
+		n := ep.DeepCopy()
+		n.Targets = endpoint.Targets{"192.0.2.99"}
+		return n
+	}
+	tests := []struct {
+		name      string
+		changes   func(c map[string]*endpoint.Endpoint) *plan.Changes
+		wantNamed []string // records named in the error; nil: applied
+	}{
+		{
+			name: "owned update and delete are applied",
+			changes: func(c map[string]*endpoint.Endpoint) *plan.Changes {
+				return &plan.Changes{UpdateOld: []*endpoint.Endpoint{c["mine"]}, UpdateNew: []*endpoint.Endpoint{retarget(c["mine"])},
+					Delete: []*endpoint.Endpoint{c["former"]}}
+			},
+		},
+		{
+			name: "update of another owner's record",
+			changes: func(c map[string]*endpoint.Endpoint) *plan.Changes {
+				return &plan.Changes{UpdateOld: []*endpoint.Endpoint{c["mine"], c["theirs"]},
+					UpdateNew: []*endpoint.Endpoint{retarget(c["mine"]), retarget(c["theirs"])}}
+			},
+			wantNamed: []string{`update theirs.example.com/A (owner "other")`},
+		},
+		{
+			name: "delete of an unowned record next to an owned create",
+			changes: func(c map[string]*endpoint.Endpoint) *plan.Changes {
+				return &plan.Changes{Create: []*endpoint.Endpoint{a("new.example.com", "192.0.2.5")}, Delete: []*endpoint.Endpoint{c["nobody"]}}
+			},
+			wantNamed: []string{`delete nobody.example.com/A (owner "")`},
+		},
+		{
+			name: "every offending record is named",
+			changes: func(c map[string]*endpoint.Endpoint) *plan.Changes {
+				return &plan.Changes{UpdateOld: []*endpoint.Endpoint{c["nobody"]}, UpdateNew: []*endpoint.Endpoint{retarget(c["nobody"])},
+					Delete: []*endpoint.Endpoint{c["mine"], c["theirs"]}}
+			},
+			wantNamed: []string{`update nobody.example.com/A (owner "")`, `delete theirs.example.com/A (owner "other")`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone(zoneRecords...)
+			rp := blueprinttest.NewRecordingProvider(zone)
+			reg := newRegistry(t, rp, txt.Config{OldOwnerID: "old"})
+			_, err := reg.Records(ctx)
+			require.NoError(t, err)
+			before := zoneDump(t, zone)
+			err = reg.ApplyChanges(ctx, tt.changes(current()))
+			if tt.wantNamed == nil {
+				require.NoError(t, err)
+				assert.NotEqual(t, before, zoneDump(t, zone))
+				return
+			}
+			require.ErrorIs(t, err, registry.ErrNotOwned)
+			assert.NotErrorIs(t, err, provider.SoftError)
+			for _, w := range tt.wantNamed {
+				assert.Contains(t, err.Error(), w)
+			}
+			assert.NotContains(t, err.Error(), "mine.example.com", "owned records are not named")
+			assert.Empty(t, rp.CallsTo(blueprinttest.MethodApplyChanges), "nothing reached the provider")
+			assert.Equal(t, before, zoneDump(t, zone))
+		})
+	}
 }
 
 func TestApplyRejectsUnpairedUpdates(t *testing.T) {
@@ -282,10 +342,10 @@ func TestApplyDoesNotModifyChanges(t *testing.T) {
 
 func TestCache(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clocktest.New(time.Time{})
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
 	rp := blueprinttest.NewRecordingProvider(zone)
-	reg := newRegistry(t, rp, txt.Config{CacheInterval: time.Minute, Now: func() time.Time { return now }})
+	reg := newRegistry(t, rp, txt.Config{CacheInterval: time.Minute, Clock: clk})
 	reads := func() int { return len(rp.CallsTo(blueprinttest.MethodRecords)) }
 
 	first, err := reg.Records(ctx)
@@ -309,11 +369,11 @@ func TestCache(t *testing.T) {
 	assert.Equal(t, 2, reads(), "ApplyChanges invalidated the cache")
 	assert.Len(t, recs, 2)
 
-	now = now.Add(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	_, err = reg.Records(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, reads())
-	now = now.Add(time.Minute)
+	clk.Advance(time.Minute)
 	_, err = reg.Records(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 3, reads(), "expired")
@@ -491,8 +551,8 @@ func TestUpdateRenamesTXT(t *testing.T) {
 	assert.Equal(t, []string{"cname-app.example.com/TXT/" + v1}, keysOf(got.Delete))
 	assert.Equal(t, []string{"a-app.example.com TXT " + v1, "app.example.com A 192.0.2.1"}, zoneDump(t, zone))
 
-	// An update whose new TXT name is unusable updates the record, keeps
-	// the old TXT, and reports the record.
+	// An update whose new TXT name is unusable updates the record, deletes
+	// the old TXT (it would point at nothing), and reports the record.
 	recs, err = reg.Records(ctx)
 	require.NoError(t, err)
 	renamed := recs[0].DeepCopy()
@@ -503,6 +563,7 @@ func TestUpdateRenamesTXT(t *testing.T) {
 	got = lastApply(t, rp)
 	assert.Len(t, got.UpdateNew, 1)
 	assert.Empty(t, got.Create)
+	assert.Equal(t, []string{"a-app.example.com/TXT/" + v1}, keysOf(got.Delete))
 }
 
 func TestLookupsWithSetIdentifierAndCase(t *testing.T) {
@@ -521,4 +582,144 @@ func TestLookupsWithSetIdentifierAndCase(t *testing.T) {
 	assert.Equal(t, "default", recs[1].Labels["owner"])
 	_, forced = recs[1].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 	assert.True(t, forced, "typed TXT of set eu missing")
+}
+
+// TestRegression_OrphanCNAMETXTAfterAliasDelete (differential testing
+// against external-dns v0.23.0): with Suffix ".%{record_type}-own", the
+// TXT app.cname-own.example.com confers ownership on two records — the
+// CNAME app.example.com (its typed TXT) and the A ALIAS app.example.com
+// (through the legacy "cname-" fallback, its "a-" TXT being absent).
+// Deleting both must delete it, in either order and in one or two calls;
+// deleting one of them must keep it for the other. zonesync used to keep it
+// for ever: deleting the A decremented the users of the absent "a-" name.
+func TestRegression_OrphanCNAMETXTAfterAliasDelete(t *testing.T) {
+	const mine = `"heritage=external-dns,external-dns/owner=me"`
+	const theirs = `"heritage=external-dns,external-dns/owner=other"`
+	alias := func() *endpoint.Endpoint {
+		return a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true")
+	}
+	cname := func() *endpoint.Endpoint { return endpoint.NewEndpoint("app.example.com", "CNAME", "lb.example.net") }
+	scenario := []*endpoint.Endpoint{alias(), txtRecord("app.cname-own.example.com", mine), cname()}
+	tests := []struct {
+		name  string
+		zone  []*endpoint.Endpoint
+		calls [][]string // record types deleted, one ApplyChanges call each; nil: a planner cycle with nothing desired
+		want  []string   // zone afterwards
+		// wantOwned: record types still owned by "me" on the next read.
+		wantOwned []string
+	}{
+		{name: "planner deletes everything", zone: scenario, want: []string{}},
+		{name: "A then CNAME, one call", zone: scenario, calls: [][]string{{"A", "CNAME"}}, want: []string{}},
+		{name: "CNAME then A, one call", zone: scenario, calls: [][]string{{"CNAME", "A"}}, want: []string{}},
+		{name: "A then CNAME, two calls", zone: scenario, calls: [][]string{{"A"}, {"CNAME"}}, want: []string{}},
+		{name: "CNAME then A, two calls", zone: scenario, calls: [][]string{{"CNAME"}, {"A"}}, want: []string{}},
+		{
+			name: "only the A: the CNAME keeps its TXT", zone: scenario, calls: [][]string{{"A"}},
+			want:      []string{"app.cname-own.example.com TXT " + mine, "app.example.com CNAME lb.example.net"},
+			wantOwned: []string{"CNAME"},
+		},
+		{
+			name: "only the CNAME: the A ALIAS keeps its fallback TXT", zone: scenario, calls: [][]string{{"CNAME"}},
+			want:      []string{"app.cname-own.example.com TXT " + mine, "app.example.com A 192.0.2.1"},
+			wantOwned: []string{"A"},
+		},
+		{
+			name:  "A ALIAS with both namings: the obsolete cname- TXT goes with it",
+			zone:  []*endpoint.Endpoint{alias(), txtRecord("app.a-own.example.com", mine), txtRecord("app.cname-own.example.com", mine)},
+			calls: [][]string{{"A"}}, want: []string{},
+		},
+		{
+			name:  "another owner's cname- TXT is left alone",
+			zone:  []*endpoint.Endpoint{alias(), txtRecord("app.a-own.example.com", mine), txtRecord("app.cname-own.example.com", theirs)},
+			calls: [][]string{{"A"}}, want: []string{"app.cname-own.example.com TXT " + theirs},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone(tt.zone...)
+			reg := newRegistry(t, zone, txt.Config{OwnerID: "me", Suffix: ".%{record_type}-own"})
+			recs, err := reg.Records(ctx)
+			require.NoError(t, err)
+			for _, r := range recs {
+				require.True(t, r.IsOwnedBy("me"), r.Key().String())
+			}
+			if tt.calls == nil {
+				_, err := cycle(ctx, reg, nil)
+				require.NoError(t, err)
+			}
+			for _, types := range tt.calls {
+				var del []*endpoint.Endpoint
+				for _, typ := range types {
+					for _, r := range recs {
+						if r.RecordType == typ {
+							del = append(del, r)
+						}
+					}
+				}
+				require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: del}))
+			}
+			assert.Equal(t, tt.want, append([]string{}, zoneDump(t, zone)...))
+
+			recs, err = newRegistry(t, zone, txt.Config{OwnerID: "me", Suffix: ".%{record_type}-own"}).Records(ctx)
+			require.NoError(t, err)
+			var owned []string
+			for _, r := range recs {
+				if r.IsOwnedBy("me") {
+					owned = append(owned, r.RecordType)
+				}
+			}
+			assert.Equal(t, tt.wantOwned, owned)
+		})
+	}
+}
+
+// TestSharedTXTKeptWhileUsed: a TXT shared by *.x and any.x (wildcard
+// replacement) stays as long as one of them exists, counting records
+// created after the read, in the same call or a later one.
+func TestSharedTXTKeptWhileUsed(t *testing.T) {
+	const mine = `"heritage=external-dns,external-dns/owner=default"`
+	star := func() *endpoint.Endpoint { return a("*.example.com", "192.0.2.1") }
+	anyRec := func() *endpoint.Endpoint { return a("any.example.com", "192.0.2.2") }
+	owned := func(ep *endpoint.Endpoint) *endpoint.Endpoint { return ep.WithLabel("owner", "default") }
+	tests := []struct {
+		name  string
+		calls []*plan.Changes
+		want  []string
+	}{
+		{
+			name:  "create *.x and delete any.x in one call",
+			calls: []*plan.Changes{{Create: []*endpoint.Endpoint{star()}, Delete: []*endpoint.Endpoint{owned(anyRec())}}},
+			want:  []string{"*.example.com A 192.0.2.1", "a-any.example.com TXT " + mine},
+		},
+		{
+			name: "create *.x, then delete any.x",
+			calls: []*plan.Changes{
+				{Create: []*endpoint.Endpoint{star()}},
+				{Delete: []*endpoint.Endpoint{owned(anyRec())}},
+			},
+			want: []string{"*.example.com A 192.0.2.1", "a-any.example.com TXT " + mine},
+		},
+		{
+			name: "create *.x, then delete both",
+			calls: []*plan.Changes{
+				{Create: []*endpoint.Endpoint{star()}},
+				{Delete: []*endpoint.Endpoint{owned(anyRec()), owned(star())}},
+			},
+			want: []string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone(anyRec(), txtRecord("a-any.example.com", mine))
+			reg := newRegistry(t, zone, txt.Config{WildcardReplacement: "any"})
+			_, err := reg.Records(ctx)
+			require.NoError(t, err)
+			for _, c := range tt.calls {
+				require.NoError(t, reg.ApplyChanges(ctx, c))
+			}
+			assert.Equal(t, tt.want, append([]string{}, zoneDump(t, zone)...))
+		})
+	}
 }

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-logr/logr"
-
+	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
 )
 
@@ -24,6 +23,24 @@ const (
 	// AliasTXTTypeCNAME names it "cname-…", as external-dns v0.21 and
 	// earlier do; choose it while external-dns ≤ v0.21 still reads the zone.
 	AliasTXTTypeCNAME = "cname"
+)
+
+// EncryptionMode is what a [Registry] with a [Config.EncryptionKey] does
+// with the key.
+type EncryptionMode int
+
+const (
+	// EncryptionReadWrite, the zero value: values are decrypted when read
+	// and written encrypted.
+	EncryptionReadWrite EncryptionMode = iota
+	// EncryptionDecryptOnly: encrypted values are decrypted when read, but
+	// values are written in plain text. An update or delete of a TXT read
+	// encrypted still names its old value exactly as read; the new value
+	// is plain. Use it to roll encryption out (every instance can read
+	// encrypted values before any instance writes them) or back (values
+	// get rewritten in plain text while those still encrypted remain
+	// readable; remove the key once none is left).
+	EncryptionDecryptOnly
 )
 
 // Config configures a [Registry]. Only OwnerID is required. Prefix, Suffix
@@ -48,20 +65,33 @@ type Config struct {
 	// providers reject "*" anywhere but first. Lower-cased. Empty: keep "*".
 	WildcardReplacement string
 
-	// ManagedRecordTypes are the record types whose missing typed ownership
-	// TXT is rewritten (see "Format upgrade" in the package documentation).
-	// Compared case-insensitively. Empty: A, AAAA and CNAME, the planner's
-	// default.
+	// ManagedRecordTypes are the record types the registry manages: the
+	// planner manages exactly these ([Registry.Ownership] reports them to a
+	// Reconciler), and a record of one of them whose typed ownership TXT is
+	// missing gets it rewritten (see "Format upgrade" in the package
+	// documentation). Types are compared case-insensitively and reported
+	// in upper case, duplicates removed. Empty: A, AAAA and CNAME, the
+	// planner's default.
 	ManagedRecordTypes []string
 
-	// ExcludeRecordTypes are removed from ManagedRecordTypes. Empty: none.
+	// ExcludeRecordTypes are removed from ManagedRecordTypes, compared
+	// case-insensitively. Excluding every managed type is an error.
+	// Empty: none.
 	ExcludeRecordTypes []string
 
-	// EncryptionKey, when set, makes the registry read AND write encrypted
-	// ownership values (AES-256-GCM, COMPAT.md §3.8): 32 bytes used
-	// verbatim, or the standard base64 encoding of 32 bytes. Plain values
-	// are still read. Empty: plain text.
+	// EncryptionKey is the key of encrypted ownership values (AES-256-GCM,
+	// COMPAT.md §3.8): 32 bytes used verbatim, or the standard base64
+	// encoding of 32 bytes. With a key, encrypted values are decrypted
+	// when read (plain values are still read) and, by default, values are
+	// written encrypted: see EncryptionMode. Empty: plain text only.
 	EncryptionKey []byte
+
+	// EncryptionMode says whether values are written encrypted when
+	// EncryptionKey is set. The zero value, [EncryptionReadWrite], does;
+	// [EncryptionDecryptOnly] writes plain values and only decrypts
+	// (external-dns with --txt-encrypt-aes-key but without
+	// --txt-encrypt-enabled), for rolling encryption out or back.
+	EncryptionMode EncryptionMode
 
 	// OldOwnerID, when set, hands records owned by that owner id over to
 	// OwnerID: they are read as ours, and the next plan rewrites their
@@ -81,12 +111,9 @@ type Config struct {
 	// whatever the choice, the chosen one first.
 	AliasTXTType string
 
-	// Logger receives V(0) messages about skipped records and obsolete TXT
-	// records and V(1) details of every read. Zero value: discard.
-	Logger logr.Logger
-
-	// Now is the clock of the cache. Nil: time.Now.
-	Now func() time.Time
+	// Clock is the clock of the read cache ([Config.CacheInterval]).
+	// Nil: the real clock ([clock.Real]).
+	Clock clock.Clock
 }
 
 // validate checks cfg and returns the derived settings.
@@ -114,6 +141,15 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 		}
 		key = k
 	}
+	switch cfg.EncryptionMode {
+	case EncryptionReadWrite:
+	case EncryptionDecryptOnly:
+		if len(cfg.EncryptionKey) == 0 {
+			errs = append(errs, errors.New("EncryptionMode EncryptionDecryptOnly needs an EncryptionKey"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("EncryptionMode %d: want EncryptionReadWrite or EncryptionDecryptOnly", cfg.EncryptionMode))
+	}
 	var namer Namer
 	if cfg.Prefix != "" && cfg.Suffix != "" {
 		errs = append(errs, fmt.Errorf("Prefix %q and Suffix %q are mutually exclusive", cfg.Prefix, cfg.Suffix))
@@ -125,9 +161,10 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 	if len(types) == 0 {
 		types = endpoint.DefaultManagedRecordTypes()
 	}
+	emptyType := false
 	for _, t := range types {
 		if t == "" {
-			errs = append(errs, errors.New("ManagedRecordTypes contains an empty type"))
+			emptyType = true
 			continue
 		}
 		t = strings.ToUpper(t)
@@ -135,6 +172,12 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 		if !excluded && !slices.Contains(managed, t) {
 			managed = append(managed, t)
 		}
+	}
+	switch {
+	case emptyType:
+		errs = append(errs, errors.New("ManagedRecordTypes contains an empty type"))
+	case len(managed) == 0:
+		errs = append(errs, fmt.Errorf("ExcludeRecordTypes %q removes every managed record type %q", cfg.ExcludeRecordTypes, types))
 	}
 	if len(errs) > 0 {
 		return Namer{}, nil, nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, errors.Join(errs...))

@@ -28,9 +28,10 @@
 //
 // Reading accepts the legacy untyped format too (the TXT name without the
 // type: app.example.com itself without affixes), written by external-dns
-// v0.17 and earlier, and every type external-dns ever put in names (A, AAAA,
-// CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, tried in that order), with its
-// ambiguities: see [Namer.ParseTXTName].
+// v0.17 and earlier, and every type external-dns puts in names (A, AAAA,
+// CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, TLSA, tried in that order: the
+// order of endpoint.KnownRecordTypes), with its ambiguities: see
+// [Namer.ParseTXTName].
 //
 // # Values
 //
@@ -40,8 +41,9 @@
 //	"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"
 //
 // With [Config.EncryptionKey] values are written encrypted (AES-256-GCM,
-// byte-compatible with external-dns); both plain and encrypted values are
-// read. The nonce of a decrypted value is kept in the
+// byte-compatible with external-dns) — or, with [EncryptionDecryptOnly],
+// in plain text while encrypted values are still decrypted, to roll
+// encryption out or back; both plain and encrypted values are read. The nonce of a decrypted value is kept in the
 // "txt-encryption-nonce" label of the owned record so that rewriting it
 // gives the same bytes. TXT records whose value has no
 // heritage=external-dns are not ownership records: they are returned like
@@ -68,8 +70,10 @@
 // difference and emits an update; ApplyChanges then writes the typed TXT.
 // Records whose typed TXT name would be unusable (see Writing) are not
 // forced, so that no update is retried in vain at every cycle.
-// Legacy TXT records are never deleted (as with external-dns): remove them
-// by hand once no release older than v0.18 reads the zone.
+// Legacy untyped TXT records are never deleted (as with external-dns: an
+// untyped TXT without affix shares its name, and possibly its record set,
+// with the records it owns): remove them by hand once no release older
+// than v0.18 reads the zone.
 //
 // # Writing
 //
@@ -85,11 +89,26 @@
 //     the value read (exact, even encrypted), or created when the last read
 //     did not see it (the force-update case above): a TXT that does not
 //     exist is never updated or deleted;
-//   - delete: the TXT is deleted with the value read, unless another record
-//     still uses it (shared wildcard TXT) or it was not there.
+//   - delete: every typed TXT the record was owned through is deleted with
+//     the value read, once no record that its ownership lookup still
+//     consults remains (see below), unless it names another owner.
 //
-// Only records owned by OwnerID (or OldOwnerID) are updated or deleted;
-// changes to other records are dropped and logged. A TXT endpoint has TTL 0,
+// No ownership TXT outlives the records it owns. A typed TXT is consulted
+// by the records of its name and type and, for "a-" and "cname-" names, by
+// the A ALIAS record of its name (one is its own naming, the other the
+// fallback of Reading) — a record read, or created since. Deleting a record,
+// or updating it away (new name, alias property removed), takes it off the
+// TXT records it consulted; those left without any, at the end of the
+// change set, are deleted. So with Suffix ".%{record_type}-own",
+// app.cname-own.example.com, owning both the CNAME app.example.com and the
+// A ALIAS app.example.com (whose "a-" TXT is missing), goes with the second
+// of the two deleted, in either order, in one call or two.
+//
+// Only records owned by OwnerID (or OldOwnerID) are updated or deleted:
+// when a change set updates or deletes any other record, ApplyChanges
+// applies nothing and returns an error matching registry.ErrNotOwned that
+// names every such record with its owner label — a change is never
+// dropped silently. A TXT endpoint has TTL 0,
 // the set identifier and provider-specific properties of its record (but
 // "alias", invalid on TXT records) and the single label ownedRecord. If no
 // valid TXT name exists for a created record (a label over 63 octets, or a
@@ -100,7 +119,8 @@
 //
 // Without a preceding Records call (or after a failed ApplyChanges, which
 // leaves the zone state unknown) ApplyChanges behaves like external-dns: it
-// creates every TXT and rebuilds old values from the labels.
+// creates every TXT and rebuilds old values from the labels (encrypted with
+// the nonce label when the record carries one, in plain text otherwise).
 //
 // # Failures
 //
@@ -119,6 +139,14 @@
 // [Config.CacheInterval] keeps the last read so that several Records calls
 // within one cycle list the zone once; callers get deep copies of the cached
 // records, and ApplyChanges drops the cache.
+//
+// # Logging
+//
+// Records and ApplyChanges log through the logger of their context
+// (logr.FromContextOrDiscard; a Reconciler puts its Logger there): V(0)
+// for records left out and obsolete TXT records, V(1) for details of
+// every read and write. The Registry has no logger of its own: every
+// method that logs takes a context.
 //
 // # Concurrency
 //

@@ -12,69 +12,15 @@ import (
 // it is replaced by the lower-case record type of the owned record.
 const RecordTypeTemplate = "%{record_type}"
 
-// numParseTypes is the number of record types recognised in TXT names.
-const numParseTypes = 10
-
-// parseType returns the i-th record type in the order in which types are
-// tried when a templated affix is matched against a TXT name (COMPAT.md
-// §3.3): A, AAAA, CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME. The order
-// matters: with a bare "%{record_type}" prefix, "aaaafoo" is read as type A.
-func parseType(i int) string {
-	switch i {
-	case 0:
-		return endpoint.RecordTypeA
-	case 1:
-		return endpoint.RecordTypeAAAA
-	case 2:
-		return endpoint.RecordTypeCNAME
-	case 3:
-		return endpoint.RecordTypeNS
-	case 4:
-		return endpoint.RecordTypeMX
-	case 5:
-		return endpoint.RecordTypePTR
-	case 6:
-		return endpoint.RecordTypeSRV
-	case 7:
-		return endpoint.RecordTypeNAPTR
-	case 8:
-		return endpoint.RecordTypeTXT
-	default:
-		return endpoint.RecordTypeDNAME
-	}
-}
-
-// typeFromLower returns the record type whose lower-case form is s.
-func typeFromLower(s string) (string, bool) {
-	switch s {
-	case "a":
-		return endpoint.RecordTypeA, true
-	case "aaaa":
-		return endpoint.RecordTypeAAAA, true
-	case "cname":
-		return endpoint.RecordTypeCNAME, true
-	case "ns":
-		return endpoint.RecordTypeNS, true
-	case "mx":
-		return endpoint.RecordTypeMX, true
-	case "ptr":
-		return endpoint.RecordTypePTR, true
-	case "srv":
-		return endpoint.RecordTypeSRV, true
-	case "naptr":
-		return endpoint.RecordTypeNAPTR, true
-	case "txt":
-		return endpoint.RecordTypeTXT, true
-	case "dname":
-		return endpoint.RecordTypeDNAME, true
-	}
-	return "", false
-}
-
 // Namer maps record names to ownership TXT names and back, the way the
 // external-dns TXT registry does (COMPAT.md §3.1–§3.3). Its zero value has
 // no prefix, suffix or wildcard replacement: app.example.com/A maps to
 // a-app.example.com. Build other configurations with [NewNamer].
+//
+// The record types recognised in TXT names are those of
+// [endpoint.KnownRecordTypes], tried in its order (COMPAT.md §3.3: A, AAAA,
+// CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, TLSA). The order matters:
+// with a bare "%{record_type}" prefix, "aaaafoo" is read as type A.
 //
 // A Namer is an immutable value, safe for concurrent use.
 type Namer struct {
@@ -83,9 +29,12 @@ type Namer struct {
 	// plainPrefix and plainSuffix are the affixes with the template removed
 	// (the legacy untyped format).
 	plainPrefix, plainSuffix string
+	// types is endpoint.KnownRecordTypes(), set by NewNamer; the zero
+	// Namer asks the endpoint package on every parse.
+	types []string
 	// expanded holds the affix (prefix in prefix mode, suffix in suffix
-	// mode) expanded for every type of parseType, when templated.
-	expanded [numParseTypes]string
+	// mode) expanded for every type of types, when templated.
+	expanded []string
 }
 
 // NewNamer returns a Namer for the given prefix, suffix and wildcard
@@ -100,6 +49,7 @@ func NewNamer(prefix, suffix, wildcardReplacement string) (Namer, error) {
 		prefix:   strings.ToLower(prefix),
 		suffix:   strings.ToLower(suffix),
 		wildcard: strings.ToLower(wildcardReplacement),
+		types:    endpoint.KnownRecordTypes(),
 	}
 	n.templated = strings.Contains(n.prefix, RecordTypeTemplate) || strings.Contains(n.suffix, RecordTypeTemplate)
 	n.plainPrefix = strings.ReplaceAll(n.prefix, RecordTypeTemplate, "")
@@ -109,8 +59,9 @@ func NewNamer(prefix, suffix, wildcardReplacement string) (Namer, error) {
 		if n.suffix != "" {
 			affix = n.suffix
 		}
-		for i := range numParseTypes {
-			n.expanded[i] = strings.ReplaceAll(affix, RecordTypeTemplate, strings.ToLower(parseType(i)))
+		n.expanded = make([]string, len(n.types))
+		for i, t := range n.types {
+			n.expanded[i] = strings.ReplaceAll(affix, RecordTypeTemplate, strings.ToLower(t))
 		}
 	}
 	return n, nil
@@ -207,8 +158,9 @@ func appendLower(dst []byte, s string) []byte {
 // The rules, in external-dns's order:
 //
 //   - With a templated affix, the template is expanded with each type of
-//     A, AAAA, CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME in turn and the
-//     first expansion found wins; if none is found the template is removed
+//     A, AAAA, CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, TLSA
+//     ([endpoint.KnownRecordTypes]) in turn and the first expansion found
+//     wins; if none is found the template is removed
 //     and parsing goes on as for an untemplated affix (legacy names).
 //   - Otherwise the affix is removed and the text before the first "-" of
 //     what is left is compared with the lower-case types: a match gives that
@@ -260,13 +212,13 @@ func (n Namer) ParseTXTName(txtName string) (dnsName, recordType string, ok bool
 func (n Namer) dropAffix(name string) (string, string, bool) {
 	suffixMode := n.suffix != ""
 	if n.templated {
-		for i := range numParseTypes {
+		for i, exp := range n.expanded {
 			if suffixMode {
-				if rest, ok := strings.CutSuffix(name, n.expanded[i]); ok {
-					return rest, parseType(i), true
+				if rest, ok := strings.CutSuffix(name, exp); ok {
+					return rest, n.types[i], true
 				}
-			} else if rest, ok := strings.CutPrefix(name, n.expanded[i]); ok {
-				return rest, parseType(i), true
+			} else if rest, ok := strings.CutPrefix(name, exp); ok {
+				return rest, n.types[i], true
 			}
 		}
 	}
@@ -280,14 +232,14 @@ func (n Namer) dropAffix(name string) (string, string, bool) {
 	if !ok {
 		return "", "", false
 	}
-	name, rtype := extractType(rest)
+	name, rtype := n.extractType(rest)
 	return name, rtype, true
 }
 
 // extractType reads "<type>-<name>" (legacy default position of the type).
-func extractType(s string) (string, string) {
+func (n Namer) extractType(s string) (string, string) {
 	before, _, hasDash := strings.Cut(s, "-")
-	t, ok := typeFromLower(before)
+	t, ok := n.typeFromLower(before)
 	if !ok {
 		return s, ""
 	}
@@ -295,6 +247,24 @@ func extractType(s string) (string, string) {
 		return s[len(before)+1:], t
 	}
 	return s, t
+}
+
+// typeFromLower returns the known record type whose lower-case form is s
+// (a part of a lower-cased TXT name).
+func (n Namer) typeFromLower(s string) (string, bool) {
+	if s == "" {
+		return "", false
+	}
+	types := n.types
+	if types == nil {
+		types = endpoint.KnownRecordTypes()
+	}
+	for _, t := range types {
+		if len(t) == len(s) && strings.EqualFold(t, s) {
+			return t, true
+		}
+	}
+	return "", false
 }
 
 // ErrTXTName is wrapped by the errors about ownership TXT names that cannot

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -81,6 +82,10 @@ func TestNamerParseTXTName(t *testing.T) {
 		{name: "naptr", txtName: "naptr-n.example.com", wantName: "n.example.com", wantType: "NAPTR", wantOK: true},
 		{name: "txt", txtName: "txt-t.example.com", wantName: "t.example.com", wantType: "TXT", wantOK: true},
 		{name: "dname", txtName: "dname-d.example.com", wantName: "d.example.com", wantType: "DNAME", wantOK: true},
+		{name: "tlsa", txtName: "tlsa-_443._tcp.example.com", wantName: "_443._tcp.example.com", wantType: "TLSA", wantOK: true},
+		{name: "tlsa prefix", prefix: "txt-", txtName: "txt-tlsa-_443._tcp.example.com", wantName: "_443._tcp.example.com", wantType: "TLSA", wantOK: true},
+		{name: "tlsa templated suffix", suffix: "-%{record_type}", txtName: "_443-tlsa._tcp.example.com", wantName: "_443._tcp.example.com", wantType: "TLSA", wantOK: true},
+		{name: "tlsa templated prefix", prefix: "extdns-%{record_type}.", txtName: "extdns-tlsa._443._tcp.example.com", wantName: "_443._tcp.example.com", wantType: "TLSA", wantOK: true},
 		{name: "unknown type prefix is untyped", txtName: "caa-app.example.com", wantName: "caa-app.example.com", wantType: "", wantOK: true},
 		// Case.
 		{name: "TXT name lower-cased", txtName: "A-App.Example.COM", wantName: "app.example.com", wantType: "A", wantOK: true},
@@ -111,22 +116,28 @@ func TestNamerParseTXTName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := mustNamer(t, tt.prefix, tt.suffix, "")
-			gotName, gotType, ok := n.ParseTXTName(tt.txtName)
-			require.Equal(t, tt.wantOK, ok)
-			if !ok {
-				assert.Empty(t, gotName)
-				assert.Empty(t, gotType)
-				return
+			namers := []txt.Namer{mustNamer(t, tt.prefix, tt.suffix, "")}
+			if tt.prefix == "" && tt.suffix == "" {
+				namers = append(namers, txt.Namer{}) // the zero value reads the same
 			}
-			assert.Equal(t, tt.wantName, gotName)
-			assert.Equal(t, tt.wantType, gotType)
+			for _, n := range namers {
+				gotName, gotType, ok := n.ParseTXTName(tt.txtName)
+				require.Equal(t, tt.wantOK, ok)
+				if !ok {
+					assert.Empty(t, gotName)
+					assert.Empty(t, gotType)
+					continue
+				}
+				assert.Equal(t, tt.wantName, gotName)
+				assert.Equal(t, tt.wantType, gotType)
+			}
 		})
 	}
 }
 
 func TestNamerRoundTrip(t *testing.T) {
-	types := []string{"A", "AAAA", "CNAME", "NS", "MX", "PTR", "SRV", "NAPTR", "TXT", "DNAME"}
+	types := endpoint.KnownRecordTypes()
+	require.Equal(t, endpoint.RecordTypeTLSA, types[len(types)-1], "TLSA is known and tried last")
 	configs := []struct{ prefix, suffix string }{
 		{}, {prefix: "txt-"}, {prefix: "%{record_type}-"}, {prefix: "extdns-%{record_type}."},
 		{prefix: "_own.%{record_type}-"}, {suffix: "-own"}, {suffix: "-%{record_type}"}, {suffix: ".%{record_type}"},

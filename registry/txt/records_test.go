@@ -3,6 +3,7 @@ package txt_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -260,36 +261,72 @@ func TestRecordsKeepsProviderLabels(t *testing.T) {
 	assert.Equal(t, endpoint.Labels{"zone-id": "z1", "owner": "default", "resource": "service/default/app"}, recs[0].Labels)
 }
 
-func TestRecordsIdenticalValuesShareReadOnlyLabels(t *testing.T) {
-	zone := newZone(
-		a("x.example.com", "192.0.2.1"), txtRecord("a-x.example.com", v1),
-		a("y.example.com", "192.0.2.2"), txtRecord("a-y.example.com", v1),
-	)
-	want := endpoint.Labels{"owner": "default", "resource": "service/default/app"}
+// TestRecordsLabelsBelongToTheCaller: no two returned records share a
+// Labels map, even when they are owned through one TXT record or through
+// TXT records with identical values, and changing them leaks nowhere.
+func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
+	legacy := `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"`
 	tests := []struct {
 		name      string
 		cfg       txt.Config
+		records   []*endpoint.Endpoint
 		wantOwner string
+		wantForce bool
 	}{
-		{name: "plain", cfg: txt.Config{}, wantOwner: "default"},
-		{name: "migration replaces the shared map", cfg: txt.Config{OwnerID: "new", OldOwnerID: "default"}, wantOwner: "new"},
+		{
+			name:    "identical values",
+			records: []*endpoint.Endpoint{a("x.example.com", "192.0.2.1"), txtRecord("a-x.example.com", v1), a("y.example.com", "192.0.2.2"), txtRecord("a-y.example.com", v1)},
+		},
+		{
+			name:    "one wildcard TXT owns two records",
+			cfg:     txt.Config{WildcardReplacement: "any"},
+			records: []*endpoint.Endpoint{a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2"), txtRecord("a-any.example.com", v1)},
+		},
+		{
+			name: "one legacy TXT owns two records, migrated",
+			cfg:  txt.Config{OwnerID: "new", OldOwnerID: "default", ManagedRecordTypes: []string{"A", "MX"}},
+			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), endpoint.NewEndpoint("app.example.com", "MX", "10 mail.example.com"),
+				txtRecord("app.example.com", legacy)},
+			wantOwner: "new", wantForce: true,
+		},
+		{
+			name:      "one wildcard TXT owns two records, migrated",
+			cfg:       txt.Config{OwnerID: "new", OldOwnerID: "default", WildcardReplacement: "any"},
+			records:   []*endpoint.Endpoint{a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2"), txtRecord("a-any.example.com", v1)},
+			wantOwner: "new", wantForce: true,
+		},
+		{
+			name:      "identical values, migrated",
+			cfg:       txt.Config{OwnerID: "new", OldOwnerID: "default"},
+			records:   []*endpoint.Endpoint{a("x.example.com", "192.0.2.1"), txtRecord("a-x.example.com", v1), a("y.example.com", "192.0.2.2"), txtRecord("a-y.example.com", v1)},
+			wantOwner: "new", wantForce: true,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reg := newRegistry(t, zone, tt.cfg)
-			recs, err := reg.Records(context.Background())
-			require.NoError(t, err)
-			require.Len(t, recs, 2)
-			for _, rec := range recs {
-				assert.Equal(t, tt.wantOwner, rec.Labels["owner"], rec.DNSName)
-				assert.Equal(t, want["resource"], rec.Labels["resource"], rec.DNSName)
+			if tt.wantOwner == "" {
+				tt.wantOwner = "default"
 			}
-			// A second read parses the zone afresh: nothing leaked into
-			// shared state.
-			again, err := newRegistry(t, zone, txt.Config{}).Records(context.Background())
-			require.NoError(t, err)
-			for _, rec := range again {
-				assert.Equal(t, want, rec.Labels, rec.DNSName)
+			for _, cache := range []time.Duration{0, time.Hour} {
+				cfg := tt.cfg
+				cfg.CacheInterval = cache
+				reg := newRegistry(t, staticRecords(tt.records...), cfg)
+				recs, err := reg.Records(context.Background())
+				require.NoError(t, err)
+				require.Len(t, recs, 2)
+				for _, rec := range recs {
+					assert.Equal(t, endpoint.Labels{"owner": tt.wantOwner, "resource": "service/default/app"}, rec.Labels, rec.DNSName)
+					_, forced := rec.GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
+					assert.Equal(t, tt.wantForce, forced, rec.DNSName)
+				}
+				recs[0].Labels["resource"] = "changed"
+				assert.Equal(t, "service/default/app", recs[1].Labels["resource"], "maps are not shared")
+
+				again, err := reg.Records(context.Background())
+				require.NoError(t, err)
+				for _, rec := range again {
+					assert.Equal(t, endpoint.Labels{"owner": tt.wantOwner, "resource": "service/default/app"}, rec.Labels, rec.DNSName)
+				}
 			}
 		})
 	}
@@ -301,4 +338,37 @@ func TestRecordsProviderError(t *testing.T) {
 	_, err := reg.Records(context.Background())
 	require.ErrorIs(t, err, blueprinttest.ErrInjected)
 	assert.Contains(t, err.Error(), "txt registry")
+}
+
+// TestRegression_TLSAOwnershipTXT: external-dns v0.23.0 names the ownership
+// TXT of a TLSA record "tlsa-…" (COMPAT.md §3.3); the record is owned
+// through it, under every naming.
+func TestRegression_TLSAOwnershipTXT(t *testing.T) {
+	const mine = `"heritage=external-dns,external-dns/owner=me"`
+	tests := []struct {
+		name    string
+		cfg     txt.Config
+		txtName string
+	}{
+		{name: "no affix", txtName: "tlsa-_443._tcp.example.com"},
+		{name: "prefix", cfg: txt.Config{Prefix: "txt-"}, txtName: "txt-tlsa-_443._tcp.example.com"},
+		{name: "templated prefix", cfg: txt.Config{Prefix: "extdns-%{record_type}."}, txtName: "extdns-tlsa._443._tcp.example.com"},
+		{name: "templated suffix", cfg: txt.Config{Suffix: "-%{record_type}"}, txtName: "_443-tlsa._tcp.example.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			cfg.OwnerID = "me"
+			cfg.ManagedRecordTypes = []string{"TLSA"}
+			tlsa := endpoint.NewEndpoint("_443._tcp.example.com", endpoint.RecordTypeTLSA, "3 1 1 abcdef")
+			reg := newRegistry(t, staticRecords(tlsa, txtRecord(tt.txtName, mine)), cfg)
+			recs, err := reg.Records(context.Background())
+			require.NoError(t, err)
+			require.Len(t, recs, 1, "the ownership TXT is consumed")
+			assert.True(t, recs[0].IsOwnedBy("me"))
+			_, forced := recs[0].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
+			assert.False(t, forced, "its typed TXT exists")
+			assert.Equal(t, tt.txtName, reg.TXTName(tlsa))
+		})
+	}
 }

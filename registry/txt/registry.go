@@ -3,7 +3,6 @@ package txt
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,8 +12,8 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
-	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/registry"
 )
@@ -28,12 +27,12 @@ type Registry struct {
 	ownerID       string
 	oldOwnerID    string
 	namer         Namer
-	key           []byte
+	key           []byte   // decrypts values read; nil: plain only
+	encrypt       bool     // write values encrypted with key
 	managed       []string // upper case
 	aliasCNAME    bool
 	cacheInterval time.Duration
-	now           func() time.Time
-	log           logr.Logger
+	clock         clock.Clock
 
 	applyMu sync.Mutex // serialises ApplyChanges
 
@@ -58,10 +57,16 @@ type zoneState struct {
 }
 
 type txtInfo struct {
+	name      string // TXT name as read
 	lowerName string // TXT name, lower-case
 	setID     string
 	value     string // first target, exactly as read
-	users     int32  // records whose ownership was read from this TXT
+	// users counts the records whose ownership lookup consults this TXT
+	// under a typed key (COMPAT.md §3.5): records of its type, and A ALIAS
+	// records for both the "a-" and the "cname-" naming — whether or not
+	// their labels came from it. A typed TXT is deleted when the last of
+	// them is.
+	users int32
 }
 
 // index returns the map from txtKey to txts, building it on first use: a
@@ -106,27 +111,49 @@ func New(p provider.Provider, cfg Config) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
 	return &Registry{
 		provider:      p,
 		ownerID:       cfg.OwnerID,
 		oldOwnerID:    cfg.OldOwnerID,
 		namer:         namer,
 		key:           key,
+		encrypt:       len(key) > 0 && cfg.EncryptionMode == EncryptionReadWrite,
 		managed:       managed,
 		aliasCNAME:    cfg.AliasTXTType == AliasTXTTypeCNAME,
 		cacheInterval: cfg.CacheInterval,
-		now:           now,
-		log:           cfg.Logger,
+		clock:         clock.OrReal(cfg.Clock),
 		warned:        map[string]bool{},
 	}, nil
 }
 
+var _ registry.OwnershipReporter = (*Registry)(nil)
+
 // OwnerID returns the configured owner id.
 func (r *Registry) OwnerID() string { return r.ownerID }
+
+// Ownership returns the ownership settings of the registry, the ones a
+// Reconciler must plan with: [Config.OwnerID], [Config.OldOwnerID] and the
+// managed record types — [Config.ManagedRecordTypes] (or the default A,
+// AAAA, CNAME) in upper case, without [Config.ExcludeRecordTypes], never
+// empty. The slice is new on every call.
+func (r *Registry) Ownership() registry.Ownership {
+	return registry.Ownership{
+		OwnerID:            r.ownerID,
+		OldOwnerID:         r.oldOwnerID,
+		ManagedRecordTypes: slices.Clone(r.managed),
+	}
+}
+
+// manages reports whether records of recordType are managed; the type is
+// compared case-insensitively.
+func (r *Registry) manages(recordType string) bool {
+	for _, t := range r.managed {
+		if t == recordType || strings.EqualFold(t, recordType) {
+			return true
+		}
+	}
+	return false
+}
 
 // Namer returns the TXT naming rules of the registry.
 func (r *Registry) Namer() Namer { return r.namer }
@@ -167,10 +194,10 @@ func (r *Registry) TXTName(ep *endpoint.Endpoint) string {
 
 // OwnershipTXT returns the ownership TXT endpoint the registry writes for
 // ep: named by [Registry.TXTName], one target holding ep's labels (plain,
-// in quotes, or encrypted when a key is configured, reusing the nonce
-// label), TTL 0, ep's set identifier and provider-specific properties (but
-// "alias", which is not valid on TXT records), and the single label
-// ownedRecord = ep.DNSName. ep is not modified. The error
+// in quotes, or encrypted when values are written encrypted — see
+// [Config.EncryptionMode] — reusing the nonce label), TTL 0, ep's set
+// identifier and provider-specific properties (but "alias", which is not
+// valid on TXT records), and the single label ownedRecord = ep.DNSName. ep is not modified. The error
 // wraps [ErrTXTName] when no valid name can be built (a label longer than 63
 // octets, an empty label).
 func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
@@ -178,22 +205,9 @@ func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, erro
 	if err := ValidateTXTName(name); err != nil {
 		return nil, fmt.Errorf("ownership TXT of %s: %w", ep.Key(), err)
 	}
-	var value string
-	if len(r.key) > 0 {
-		labels := ep.Labels
-		if nonce, ok := labels[endpoint.TxtEncryptionNonceLabelKey]; ok && !validNonce(nonce) {
-			// A nonce that did not come from decryption (a plain value can
-			// carry the label): ignore it and draw a fresh one.
-			labels = maps.Clone(labels)
-			delete(labels, endpoint.TxtEncryptionNonceLabelKey)
-		}
-		v, err := labels.SerializeEncrypted(r.key, true)
-		if err != nil {
-			return nil, fmt.Errorf("ownership TXT of %s: encrypting labels: %w", ep.Key(), err)
-		}
-		value = v
-	} else {
-		value = ep.Labels.Serialize(true)
+	value, err := r.value(ep, r.encrypt)
+	if err != nil {
+		return nil, err
 	}
 	return &endpoint.Endpoint{
 		DNSName:          name,
@@ -203,6 +217,50 @@ func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, erro
 		Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: ep.DNSName},
 		ProviderSpecific: txtProviderSpecific(ep.ProviderSpecific),
 	}, nil
+}
+
+// oldOwnershipTXT is [Registry.OwnershipTXT] for the old side of an update
+// or delete when the last read did not give the value: a record whose
+// labels carry a valid nonce was read from an encrypted TXT, which is
+// rebuilt encrypted with that nonce; others are rebuilt in plain text
+// (whatever the mode: a fresh nonce could not match anything).
+func (r *Registry) oldOwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
+	txt, err := r.OwnershipTXT(ep)
+	if err != nil {
+		return nil, err
+	}
+	nonce, ok := ep.Labels[endpoint.TxtEncryptionNonceLabelKey]
+	encrypted := len(r.key) > 0 && ok && validNonce(nonce)
+	if encrypted != r.encrypt {
+		v, err := r.value(ep, encrypted)
+		if err != nil {
+			return nil, err
+		}
+		txt.Targets = endpoint.Targets{v}
+	}
+	return txt, nil
+}
+
+// value serialises the labels of ep, encrypted or not.
+func (r *Registry) value(ep *endpoint.Endpoint, encrypt bool) (string, error) {
+	var value string
+	if encrypt {
+		labels := ep.Labels
+		if nonce, ok := labels[endpoint.TxtEncryptionNonceLabelKey]; ok && !validNonce(nonce) {
+			// A nonce that did not come from decryption (a plain value can
+			// carry the label): ignore it and draw a fresh one.
+			labels = maps.Clone(labels)
+			delete(labels, endpoint.TxtEncryptionNonceLabelKey)
+		}
+		v, err := labels.SerializeEncrypted(r.key, true)
+		if err != nil {
+			return "", fmt.Errorf("ownership TXT of %s: encrypting labels: %w", ep.Key(), err)
+		}
+		value = v
+	} else {
+		value = ep.Labels.Serialize(true)
+	}
+	return value, nil
 }
 
 // validNonce reports whether s is the standard base64 encoding of a 12-byte
@@ -236,18 +294,15 @@ func txtProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific
 // ownership TXT records attached; see the package documentation for the
 // rules. Ownership TXT records are consumed; other TXT records are returned
 // like any record. The result is sorted by (DNSName, SetIdentifier,
-// RecordType) and belongs to the caller, with one exception: records whose
-// ownership TXT records carry the same value may share one Labels map, which
-// saves a map per record in zones where one owner writes the same labels
-// everywhere. Treat the Labels of returned records as read-only, or replace
-// the map (endpoint.DeepCopy does) before changing it; nothing in zonesync
-// writes to them.
+// RecordType) and belongs to the caller: the slice, the endpoints and their
+// Labels maps are the caller's to modify (no two records share a map).
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	log := logr.FromContextOrDiscard(ctx)
 	r.mu.Lock()
-	if r.cached && r.now().Sub(r.cacheAt) < r.cacheInterval {
-		out := deepCopyAll(r.cache)
+	if r.cached && r.clock.Now().Sub(r.cacheAt) < r.cacheInterval {
+		out := endpoint.DeepCopyAll(r.cache)
 		r.mu.Unlock()
-		r.log.V(1).Info("using cached records", "records", len(out))
+		log.V(1).Info("using cached records", "records", len(out))
 		return out, nil
 	}
 	gen := r.gen
@@ -257,7 +312,7 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("txt registry: reading records: %w", err)
 	}
-	out, st := r.attach(recs)
+	out, st := r.attach(log, recs)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -265,25 +320,20 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
 		r.state = st
 		if r.cacheInterval > 0 {
-			r.cache = deepCopyAll(out)
-			r.cacheAt = r.now()
+			r.cache = endpoint.DeepCopyAll(out)
+			r.cacheAt = r.clock.Now()
 			r.cached = true
 		}
 	}
 	return out, nil
 }
 
-func deepCopyAll(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
-	out := make([]*endpoint.Endpoint, len(eps))
-	for i, ep := range eps {
-		out[i] = ep.DeepCopy()
-	}
-	return out
-}
-
 // parsedTXT is an ownership TXT record found by attach.
 type parsedTXT struct {
+	// labels parsed from the value. The first record owned through the TXT
+	// gets this map; later ones get copies.
 	labels endpoint.Labels
+	given  bool
 	// canonical: the TXT name is exactly the typed name the registry
 	// writes for the record it owns, so finding a record through it proves
 	// that the record's typed TXT exists.
@@ -293,7 +343,7 @@ type parsedTXT struct {
 // attach consumes the ownership TXT records of recs (which the provider
 // gave to us) and attaches their labels to the other records. It reuses
 // recs' backing array for the result.
-func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zoneState) {
+func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zoneState) {
 	nTXT := 0
 	for _, rec := range recs {
 		if rec != nil && rec.RecordType == endpoint.RecordTypeTXT {
@@ -305,11 +355,6 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 	owners := newOwnerIndex(nTXT)
 
 	var buf []byte
-	// Consecutive ownership TXT records with the same value (the common
-	// case of records owned by one owner without per-record labels) share
-	// one parsed Labels map: see the Records documentation.
-	var prevValue string
-	var prevLabels endpoint.Labels
 	var filter endpoint.DomainFilterInterface
 	if nTXT > 0 {
 		filter = r.provider.GetDomainFilter()
@@ -324,29 +369,22 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 			continue
 		}
 		if len(rec.Targets) == 0 {
-			r.log.Error(nil, "skipping TXT record without targets", "record", rec.Key().String())
+			log.Error(nil, "skipping TXT record without targets", "record", rec.Key().String())
 			continue
 		}
-		var labels endpoint.Labels
-		if prevLabels != nil && rec.Targets[0] == prevValue {
-			labels = prevLabels
-		} else {
-			var err error
-			labels, err = parseValue(rec.Targets[0], r.key)
-			if err != nil {
-				// Not an ownership record: an ordinary TXT record.
-				out = append(out, rec)
-				continue
-			}
-			prevValue, prevLabels = rec.Targets[0], labels
+		labels, err := endpoint.ParseLabelsWithKey(rec.Targets[0], r.key)
+		if err != nil {
+			// Not an ownership record: an ordinary TXT record.
+			out = append(out, rec)
+			continue
 		}
 		lower := lowerASCII(rec.DNSName)
 		i := int32(len(st.txts))
-		st.txts = append(st.txts, txtInfo{lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0]})
+		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0]})
 		parsed = append(parsed, parsedTXT{labels: labels})
 		name, rtype, ok := r.namer.ParseTXTName(lower)
 		if !ok {
-			r.log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
+			log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
 			continue
 		}
 		if rtype != "" {
@@ -363,19 +401,26 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 	owners.finish()
 
 	for _, rec := range out {
-		i, typed, ok := r.findOwner(owners, rec)
+		i, typed, ok := r.findOwner(log, owners, st.txts, rec)
 		if ok {
-			st.txts[i].users++
-			if rec.Labels == nil {
-				// Possibly shared with other records: never written below.
-				rec.Labels = parsed[i].labels
-			} else {
-				maps.Copy(rec.Labels, parsed[i].labels)
+			p := &parsed[i]
+			handed := false
+			switch {
+			case rec.Labels != nil:
+				maps.Copy(rec.Labels, p.labels)
+			case !p.given:
+				rec.Labels, p.given, handed = p.labels, true, true
+			default:
+				rec.Labels = maps.Clone(p.labels)
+			}
+			if handed && r.oldOwnerID != "" && p.labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
+				// The relabelling below must not reach the other records
+				// owned through this TXT: keep a pristine copy for them.
+				p.labels = maps.Clone(p.labels)
 			}
 		}
 		migrated := false
 		if r.oldOwnerID != "" && rec.Labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
-			rec.Labels = maps.Clone(rec.Labels)
 			rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
 			migrated = true
 		}
@@ -383,7 +428,7 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 		// TXT is missing, or still names the old owner, gets
 		// txt/force-update so that the planner emits an update and
 		// ApplyChanges rewrites the TXT.
-		if len(st.txts) > 0 && slices.Contains(r.managed, rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
+		if len(st.txts) > 0 && r.manages(rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
 			force := migrated
 			if !force && !(ok && typed && parsed[i].canonical) {
 				buf = r.appendTXTKey(buf[:0], rec)
@@ -394,18 +439,18 @@ func (r *Registry) attach(recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zon
 				// A TXT that cannot be written would be asked for at every
 				// cycle in vain: report it instead.
 				if err := usableTXTName(filter, rec.DNSName, r.TXTName(rec)); err != nil {
-					r.log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
+					log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
 					force = false
 				}
 			}
 			if force {
 				rec.ProviderSpecific = append(slices.Clip(rec.ProviderSpecific),
 					endpoint.ProviderSpecificProperty{Name: endpoint.ProviderSpecificForceUpdate, Value: "true"})
-				r.log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
+				log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
 			}
 		}
 	}
-	r.log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts))
+	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts))
 	return out, st
 }
 
@@ -428,8 +473,9 @@ func (r *Registry) appendTXTKey(dst []byte, rec *endpoint.Endpoint) []byte {
 // findOwner looks up the ownership TXT of rec: typed key; for A ALIAS
 // records the other alias naming; then (not for AAAA) the legacy untyped
 // key. typed reports that the TXT was found under the type the registry
-// writes for rec.
-func (r *Registry) findOwner(owners *ownerIndex, rec *endpoint.Endpoint) (i int32, typed, ok bool) {
+// writes for rec. It counts rec as a user of every TXT found under a typed
+// key (see txtInfo.users).
+func (r *Registry) findOwner(log logr.Logger, owners *ownerIndex, txts []txtInfo, rec *endpoint.Endpoint) (i int32, typed, ok bool) {
 	if len(owners.entries) == 0 {
 		return 0, false, false
 	}
@@ -448,8 +494,14 @@ func (r *Registry) findOwner(owners *ownerIndex, rec *endpoint.Endpoint) (i int3
 		}
 		i, ok := q.find(first)
 		j, okOther := q.find(second)
-		if okOther && !r.aliasCNAME {
-			r.warnObsoleteAlias(rec)
+		if ok {
+			txts[i].users++
+		}
+		if okOther {
+			txts[j].users++
+			if !r.aliasCNAME {
+				r.warnObsoleteAlias(log, rec)
+			}
 		}
 		if ok {
 			return i, true, true
@@ -458,6 +510,7 @@ func (r *Registry) findOwner(owners *ownerIndex, rec *endpoint.Endpoint) (i int3
 			return j, false, true
 		}
 	} else if i, ok := q.find(rec.RecordType); ok {
+		txts[i].users++
 		return i, true, true
 	}
 	if rec.RecordType == endpoint.RecordTypeAAAA {
@@ -467,14 +520,14 @@ func (r *Registry) findOwner(owners *ownerIndex, rec *endpoint.Endpoint) (i int3
 	return i, false, ok
 }
 
-func (r *Registry) warnObsoleteAlias(rec *endpoint.Endpoint) {
+func (r *Registry) warnObsoleteAlias(log logr.Logger, rec *endpoint.Endpoint) {
 	legacy := r.namer.TXTName(rec.DNSName, endpoint.RecordTypeCNAME)
 	r.mu.Lock()
 	done := r.warned[legacy]
 	r.warned[legacy] = true
 	r.mu.Unlock()
 	if !done {
-		r.log.Info("obsolete ownership TXT record of an A ALIAS record can be removed",
+		log.Info("obsolete ownership TXT record of an A ALIAS record can be removed",
 			"txt", legacy, "record", rec.Key().String(), "current", r.namer.TXTName(rec.DNSName, endpoint.RecordTypeA))
 	}
 }
@@ -488,367 +541,4 @@ func lowerASCII(s string) string {
 		}
 	}
 	return s
-}
-
-// ApplyChanges applies changes together with the ownership TXT records
-// they need, in one provider ApplyChanges call; see the package
-// documentation for the rules. changes and its endpoints are not modified.
-//
-// Creates whose ownership TXT cannot be written (its name has a label over
-// 63 octets, or falls outside the provider's domain filter while the record
-// is inside it, like "a-example.com" for an apex record) are left out rather
-// than created without an owner; the other changes are applied and the
-// returned error, marked soft ([provider.SoftError]) so that a Reconciler
-// keeps running, wraps [ErrTXTName] and names each record.
-func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
-	if changes == nil {
-		return nil
-	}
-	if len(changes.UpdateOld) != len(changes.UpdateNew) {
-		return fmt.Errorf("txt registry: %d UpdateOld and %d UpdateNew records: updates must come in pairs",
-			len(changes.UpdateOld), len(changes.UpdateNew))
-	}
-	r.applyMu.Lock()
-	defer r.applyMu.Unlock()
-
-	r.mu.Lock()
-	st := r.state
-	r.mu.Unlock()
-
-	b := &changeBuilder{r: r, st: st, filter: r.provider.GetDomainFilter(), touched: map[string]bool{}}
-	out := b.build(changes)
-	if !hasAny(out) {
-		return b.skippedError(nil) // nothing reached the provider: state unchanged
-	}
-	err := r.provider.ApplyChanges(ctx, out)
-	if err != nil {
-		r.invalidate(nil, false)
-		return b.skippedError(fmt.Errorf("txt registry: applying changes: %w", err))
-	}
-	r.invalidate(b, true)
-	r.log.V(1).Info("applied changes", "create", len(out.Create), "updateOld", len(out.UpdateOld),
-		"updateNew", len(out.UpdateNew), "delete", len(out.Delete))
-	return b.skippedError(nil)
-}
-
-// owns reports whether ep is ours to update or delete: owned by OwnerID, or
-// by OldOwnerID (taken over).
-func (r *Registry) owns(ep *endpoint.Endpoint) bool {
-	return ep.IsOwnedBy(r.ownerID) || ep.IsOwnedBy(r.oldOwnerID)
-}
-
-func hasAny(c *plan.Changes) bool {
-	return len(c.Create)+len(c.UpdateOld)+len(c.UpdateNew)+len(c.Delete) > 0
-}
-
-// invalidate drops the cache after an ApplyChanges. After a success the
-// TXT index of the last read is brought up to date with what was written;
-// after a failure the zone state is unknown until the next read.
-func (r *Registry) invalidate(b *changeBuilder, ok bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.gen++
-	r.cache, r.cached = nil, false
-	if !ok || b == nil || r.state == nil || b.st != r.state {
-		// Failed, no read before, or a read raced with this call: the
-		// next ApplyChanges must not trust what it remembers.
-		r.state = nil
-		return
-	}
-	// Copy on write: the published state stays immutable.
-	idx := r.state.index()
-	st := &zoneState{txts: slices.Clone(r.state.txts)}
-	removed := make(map[int]bool, len(b.removed))
-	for key := range b.removed {
-		if i, ok := idx[key]; ok {
-			removed[int(i)] = true
-		}
-	}
-	for key, left := range b.users {
-		if i, ok := idx[key]; ok {
-			st.txts[i].users = max(left, 0)
-		}
-	}
-	for key, w := range b.written {
-		if i, ok := idx[key]; ok {
-			st.txts[i].value = w.value
-			delete(removed, int(i))
-			continue
-		}
-		st.txts = append(st.txts, txtInfo{lowerName: w.lowerName, setID: w.setID, value: w.value, users: 1})
-	}
-	if len(removed) > 0 {
-		kept := st.txts[:0]
-		for i, t := range st.txts {
-			if !removed[i] {
-				kept = append(kept, t)
-			}
-		}
-		st.txts = kept
-	}
-	r.state = st
-}
-
-// changeBuilder turns the planner's changes into the provider's changes.
-type changeBuilder struct {
-	r      *Registry
-	st     *zoneState
-	filter endpoint.DomainFilterInterface
-
-	touched map[string]bool    // TXT keys already in the output
-	written map[string]written // TXT key -> TXT created or updated
-	removed map[string]bool    // TXT keys deleted
-	users   map[string]int32   // remaining users of TXT keys being deleted
-	skipped []error
-
-	txtCreate, txtOld, txtNew, txtDelete []*endpoint.Endpoint
-	reuseOld, reuseNew                   []*endpoint.Endpoint
-}
-
-func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
-	r := b.r
-	out := &plan.Changes{}
-	for _, ep := range changes.Create {
-		if ep == nil {
-			continue
-		}
-		rec := ep.DeepCopy()
-		if rec.Labels == nil {
-			rec.Labels = endpoint.Labels{}
-		}
-		rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
-		txt, err := r.OwnershipTXT(rec)
-		if err == nil {
-			err = b.checkFilter(rec, txt)
-		}
-		if err != nil {
-			b.skipped = append(b.skipped, fmt.Errorf("create %s skipped: %w", rec.Key(), err))
-			r.log.Error(err, "not creating a record whose ownership cannot be recorded", "record", rec.Key().String())
-			continue
-		}
-		out.Create = append(out.Create, rec)
-		b.createTXT(rec, txt)
-	}
-	for i, oldEp := range changes.UpdateOld {
-		newEp := changes.UpdateNew[i]
-		if oldEp == nil || newEp == nil {
-			continue
-		}
-		if !r.owns(oldEp) {
-			r.log.Info("skipping update of a record not owned by this registry", "record", oldEp.Key().String(),
-				"owner", oldEp.Labels[endpoint.OwnerLabelKey])
-			continue
-		}
-		oldRec, newRec := oldEp.DeepCopy(), newEp.DeepCopy()
-		if newRec.Labels == nil {
-			newRec.Labels = endpoint.Labels{}
-		}
-		newRec.Labels[endpoint.OwnerLabelKey] = r.ownerID
-		out.UpdateOld = append(out.UpdateOld, oldRec)
-		out.UpdateNew = append(out.UpdateNew, newRec)
-		b.updateTXT(oldRec, newRec)
-	}
-	for _, ep := range changes.Delete {
-		if ep == nil {
-			continue
-		}
-		if !r.owns(ep) {
-			r.log.Info("skipping delete of a record not owned by this registry", "record", ep.Key().String(),
-				"owner", ep.Labels[endpoint.OwnerLabelKey])
-			continue
-		}
-		rec := ep.DeepCopy()
-		out.Delete = append(out.Delete, rec)
-		b.deleteTXT(rec)
-	}
-	out.Create = append(out.Create, b.txtCreate...)
-	out.UpdateOld = append(append(out.UpdateOld, b.txtOld...), b.reuseOld...)
-	out.UpdateNew = append(append(out.UpdateNew, b.txtNew...), b.reuseNew...)
-	out.Delete = append(out.Delete, b.txtDelete...)
-	return out
-}
-
-// checkFilter refuses a TXT name outside the provider's domain filter when
-// the owned record is inside it (an apex record without a prefix ending in
-// a dot gets "a-example.com", outside the zone).
-func (b *changeBuilder) checkFilter(rec, txt *endpoint.Endpoint) error {
-	return usableTXTName(b.filter, rec.DNSName, txt.DNSName)
-}
-
-// usableTXTName checks that txtName is a valid name and, when filter
-// matches the owned name, that it matches txtName too.
-func usableTXTName(filter endpoint.DomainFilterInterface, owned, txtName string) error {
-	if err := ValidateTXTName(txtName); err != nil {
-		return err
-	}
-	if filter == nil || !filter.Match(owned) || filter.Match(txtName) {
-		return nil
-	}
-	return fmt.Errorf("%w: %q is outside the provider's domain filter (for apex records use a prefix such as \"prefix-%%{record_type}.\")",
-		ErrTXTName, txtName)
-}
-
-func keyOf(txt *endpoint.Endpoint) string {
-	return txtKey(lowerASCII(txt.DNSName), txt.SetIdentifier)
-}
-
-// written is a TXT record that an ApplyChanges call creates or updates.
-type written struct {
-	lowerName, setID, value string
-}
-
-func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
-	if b.written == nil {
-		b.written = map[string]written{}
-	}
-	b.written[key] = written{lowerName: lowerASCII(txt.DNSName), setID: txt.SetIdentifier, value: txt.Targets[0]}
-}
-
-// createTXT writes the ownership TXT of a created record: reused when the
-// last read saw it with the same labels, updated when it holds others,
-// created otherwise.
-func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
-	key := keyOf(txt)
-	if b.touched[key] {
-		return
-	}
-	b.touched[key] = true
-	if info, ok := b.st.lookup(key); ok {
-		if b.sameLabels(info.value, rec.Labels) {
-			b.r.log.V(1).Info("reusing existing ownership TXT", "record", rec.Key().String(), "txt", txt.DNSName)
-			return
-		}
-		old := txt.DeepCopy()
-		old.Targets = endpoint.Targets{info.value}
-		b.reuseOld = append(b.reuseOld, old)
-		b.reuseNew = append(b.reuseNew, txt)
-		b.markWritten(key, txt)
-		return
-	}
-	b.txtCreate = append(b.txtCreate, txt)
-	b.markWritten(key, txt)
-}
-
-// sameLabels reports whether a stored TXT value holds labels (the nonce
-// aside).
-func (b *changeBuilder) sameLabels(value string, labels endpoint.Labels) bool {
-	stored, err := endpoint.ParseLabelsWithKey(value, b.r.key)
-	if err != nil {
-		return false
-	}
-	delete(stored, endpoint.TxtEncryptionNonceLabelKey)
-	n := 0
-	for k, v := range labels {
-		if k == endpoint.TxtEncryptionNonceLabelKey {
-			continue
-		}
-		n++
-		if w, ok := stored[k]; !ok || w != v {
-			return false
-		}
-	}
-	return n == len(stored)
-}
-
-// updateTXT rewrites the ownership TXT of an updated record.
-func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
-	r := b.r
-	newTXT, err := r.OwnershipTXT(newRec)
-	if err == nil {
-		err = b.checkFilter(newRec, newTXT)
-	}
-	if err != nil {
-		b.skipped = append(b.skipped, fmt.Errorf("update %s: ownership TXT not written: %w", newRec.Key(), err))
-		r.log.Error(err, "cannot write the ownership TXT of an updated record", "record", newRec.Key().String())
-		newTXT = nil
-	}
-	oldTXT, oldErr := r.OwnershipTXT(oldRec)
-	if oldErr != nil {
-		oldTXT = nil // no valid name: it cannot exist
-	}
-	if oldTXT != nil && newTXT != nil && keyOf(oldTXT) == keyOf(newTXT) {
-		key := keyOf(newTXT)
-		if b.touched[key] {
-			return
-		}
-		b.touched[key] = true
-		info, seen := b.st.lookup(key)
-		switch {
-		case seen:
-			oldTXT.Targets = endpoint.Targets{info.value}
-		case b.st != nil:
-			// The last read did not see it (the record was owned through a
-			// legacy or alias TXT, or its TXT went missing): create it.
-			b.txtCreate = append(b.txtCreate, newTXT)
-			b.markWritten(key, newTXT)
-			return
-		}
-		b.txtOld = append(b.txtOld, oldTXT)
-		b.txtNew = append(b.txtNew, newTXT)
-		b.markWritten(key, newTXT)
-		return
-	}
-	// The TXT name changes (a renamed record or a new alias naming).
-	if oldTXT != nil {
-		b.removeTXT(oldRec, oldTXT)
-	}
-	if newTXT != nil {
-		b.createTXT(newRec, newTXT)
-	}
-}
-
-// deleteTXT removes the ownership TXT of a deleted record.
-func (b *changeBuilder) deleteTXT(rec *endpoint.Endpoint) {
-	txt, err := b.r.OwnershipTXT(rec)
-	if err != nil {
-		return // no valid name: it cannot exist
-	}
-	b.removeTXT(rec, txt)
-}
-
-// removeTXT deletes txt, with the value the last read saw, unless the last
-// read did not see it, another record still uses it, or this call writes it.
-func (b *changeBuilder) removeTXT(rec, txt *endpoint.Endpoint) {
-	key := keyOf(txt)
-	if b.touched[key] {
-		return
-	}
-	if b.st != nil {
-		info, ok := b.st.lookup(key)
-		if !ok {
-			return
-		}
-		if b.users == nil {
-			b.users = map[string]int32{}
-		}
-		left, counted := b.users[key]
-		if !counted {
-			left = info.users
-		}
-		left--
-		b.users[key] = left
-		if left > 0 {
-			b.r.log.V(1).Info("keeping an ownership TXT shared with another record", "record", rec.Key().String(), "txt", txt.DNSName)
-			return
-		}
-		txt.Targets = endpoint.Targets{info.value}
-	}
-	b.touched[key] = true
-	if b.removed == nil {
-		b.removed = map[string]bool{}
-	}
-	b.removed[key] = true
-	b.txtDelete = append(b.txtDelete, txt)
-}
-
-// skippedError combines err (from the provider) with the records left out.
-func (b *changeBuilder) skippedError(err error) error {
-	if len(b.skipped) == 0 {
-		return err
-	}
-	skipped := fmt.Errorf("txt registry: %w", errors.Join(b.skipped...))
-	if err != nil {
-		return errors.Join(err, skipped)
-	}
-	return provider.NewSoftError(skipped)
 }

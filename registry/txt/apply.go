@@ -1,0 +1,521 @@
+package txt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-logr/logr"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry"
+)
+
+// ApplyChanges applies changes together with the ownership TXT records
+// they need, in one provider ApplyChanges call; see the package
+// documentation for the rules. changes and its endpoints are not modified.
+//
+// Changes are checked first: when an update (its UpdateOld record) or a
+// delete concerns a record not owned by OwnerID or OldOwnerID (its owner
+// label), nothing is applied and the error, which matches
+// [registry.ErrNotOwned], names every such record and its owner.
+//
+// Creates whose ownership TXT cannot be written (its name has a label over
+// 63 octets, or falls outside the provider's domain filter while the record
+// is inside it, like "a-example.com" for an apex record) are left out rather
+// than created without an owner; the other changes are applied and the
+// returned error, marked soft ([provider.SoftError]) so that a Reconciler
+// keeps running, wraps [ErrTXTName] and names each record.
+func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
+	if changes == nil {
+		return nil
+	}
+	if len(changes.UpdateOld) != len(changes.UpdateNew) {
+		return fmt.Errorf("txt registry: %d UpdateOld and %d UpdateNew records: updates must come in pairs",
+			len(changes.UpdateOld), len(changes.UpdateNew))
+	}
+	if err := r.checkOwned(changes); err != nil {
+		return err
+	}
+	r.applyMu.Lock()
+	defer r.applyMu.Unlock()
+
+	r.mu.Lock()
+	st := r.state
+	r.mu.Unlock()
+
+	b := &changeBuilder{r: r, log: logr.FromContextOrDiscard(ctx), st: st, filter: r.provider.GetDomainFilter(), touched: map[string]bool{}}
+	out := b.build(changes)
+	if !hasAny(out) {
+		return b.skippedError(nil) // nothing reached the provider: state unchanged
+	}
+	err := r.provider.ApplyChanges(ctx, out)
+	if err != nil {
+		r.invalidate(nil, false)
+		return b.skippedError(fmt.Errorf("txt registry: applying changes: %w", err))
+	}
+	r.invalidate(b, true)
+	b.log.V(1).Info("applied changes", "create", len(out.Create), "updateOld", len(out.UpdateOld),
+		"updateNew", len(out.UpdateNew), "delete", len(out.Delete))
+	return b.skippedError(nil)
+}
+
+// owns reports whether ep is ours to update or delete: owned by OwnerID, or
+// by OldOwnerID (taken over).
+func (r *Registry) owns(ep *endpoint.Endpoint) bool {
+	return ep.IsOwnedBy(r.ownerID) || ep.IsOwnedBy(r.oldOwnerID)
+}
+
+// checkOwned refuses changes that update or delete records the registry
+// does not own: the error names every such record with its owner label and
+// matches [registry.ErrNotOwned].
+func (r *Registry) checkOwned(changes *plan.Changes) error {
+	var errs []error
+	check := func(action string, ep *endpoint.Endpoint) {
+		if ep != nil && !r.owns(ep) {
+			errs = append(errs, fmt.Errorf("%s %s (owner %q): %w", action, ep.Key(), ep.Labels[endpoint.OwnerLabelKey], registry.ErrNotOwned))
+		}
+	}
+	for i, ep := range changes.UpdateOld {
+		if changes.UpdateNew[i] != nil {
+			check("update", ep)
+		}
+	}
+	for _, ep := range changes.Delete {
+		check("delete", ep)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("txt registry: nothing applied: %d change(s) of records not owned by %q: %w", len(errs), r.ownerID, errors.Join(errs...))
+}
+
+func hasAny(c *plan.Changes) bool {
+	return len(c.Create)+len(c.UpdateOld)+len(c.UpdateNew)+len(c.Delete) > 0
+}
+
+// invalidate drops the cache after an ApplyChanges. After a success the
+// TXT index of the last read is brought up to date with what was written;
+// after a failure the zone state is unknown until the next read.
+func (r *Registry) invalidate(b *changeBuilder, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gen++
+	r.cache, r.cached = nil, false
+	if !ok || b == nil || r.state == nil || b.st != r.state {
+		// Failed, no read before, or a read raced with this call: the
+		// next ApplyChanges must not trust what it remembers.
+		r.state = nil
+		return
+	}
+	// Copy on write: the published state stays immutable.
+	idx := r.state.index()
+	st := &zoneState{txts: slices.Clone(r.state.txts)}
+	for i, d := range b.delta {
+		st.txts[i].users = max(st.txts[i].users+d, 0)
+	}
+	for key, w := range b.written {
+		if i, ok := idx[key]; ok {
+			st.txts[i].value = w.value
+			continue
+		}
+		st.txts = append(st.txts, txtInfo{name: w.name, lowerName: w.lowerName, setID: w.setID, value: w.value, users: w.users})
+	}
+	if len(b.removed) > 0 {
+		kept := st.txts[:0]
+		for i, t := range st.txts {
+			if !b.removed[int32(i)] {
+				kept = append(kept, t)
+			}
+		}
+		st.txts = kept
+	}
+	r.state = st
+}
+
+// changeBuilder turns the planner's changes into the provider's changes.
+//
+// With a zone state (a Records call came first), ownership TXT records are
+// written and deleted by what that read saw: a typed TXT is deleted, with
+// the value read, once no record that consults it remains (see
+// txtInfo.users) — whichever record it gave its labels to. Without one it
+// behaves like external-dns: TXT records are rebuilt from the labels.
+type changeBuilder struct {
+	r      *Registry
+	log    logr.Logger
+	st     *zoneState // nil: unknown
+	filter endpoint.DomainFilterInterface
+
+	touched map[string]bool     // TXT keys written, reused or deleted by this call
+	written map[string]*written // TXT key -> TXT created or rewritten
+	skipped []error
+
+	// Users of the TXT records read (st.txts indices): the change of
+	// their count, the TXT records that lost a user (in order, with the
+	// first record that left), and those deleted.
+	delta   map[int32]int32
+	left    []leftTXT
+	removed map[int32]bool
+
+	txtCreate, txtOld, txtNew, txtDelete []*endpoint.Endpoint
+	reuseOld, reuseNew                   []*endpoint.Endpoint
+}
+
+// leftTXT is a TXT record read that a deleted or updated record stopped
+// using.
+type leftTXT struct {
+	txt int32
+	rec *endpoint.Endpoint
+}
+
+func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
+	r := b.r
+	out := &plan.Changes{}
+	for _, ep := range changes.Create {
+		if ep == nil {
+			continue
+		}
+		rec := ep.DeepCopy()
+		if rec.Labels == nil {
+			rec.Labels = endpoint.Labels{}
+		}
+		rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
+		txt, err := r.OwnershipTXT(rec)
+		if err == nil {
+			err = b.checkFilter(rec, txt)
+		}
+		if err != nil {
+			b.skipped = append(b.skipped, fmt.Errorf("create %s skipped: %w", rec.Key(), err))
+			b.log.Error(err, "not creating a record whose ownership cannot be recorded", "record", rec.Key().String())
+			continue
+		}
+		out.Create = append(out.Create, rec)
+		b.use(rec, nil)
+		b.createTXT(rec, txt)
+	}
+	for i, oldEp := range changes.UpdateOld {
+		newEp := changes.UpdateNew[i]
+		if oldEp == nil || newEp == nil {
+			continue
+		}
+		oldRec, newRec := oldEp.DeepCopy(), newEp.DeepCopy()
+		if newRec.Labels == nil {
+			newRec.Labels = endpoint.Labels{}
+		}
+		newRec.Labels[endpoint.OwnerLabelKey] = r.ownerID
+		out.UpdateOld = append(out.UpdateOld, oldRec)
+		out.UpdateNew = append(out.UpdateNew, newRec)
+		b.updateTXT(oldRec, newRec)
+	}
+	for _, ep := range changes.Delete {
+		if ep == nil {
+			continue
+		}
+		rec := ep.DeepCopy()
+		out.Delete = append(out.Delete, rec)
+		b.deleteTXT(rec)
+	}
+	b.deleteUnused()
+	out.Create = append(out.Create, b.txtCreate...)
+	out.UpdateOld = append(append(out.UpdateOld, b.txtOld...), b.reuseOld...)
+	out.UpdateNew = append(append(out.UpdateNew, b.txtNew...), b.reuseNew...)
+	out.Delete = append(out.Delete, b.txtDelete...)
+	return out
+}
+
+// checkFilter refuses a TXT name outside the provider's domain filter when
+// the owned record is inside it (an apex record without a prefix ending in
+// a dot gets "a-example.com", outside the zone).
+func (b *changeBuilder) checkFilter(rec, txt *endpoint.Endpoint) error {
+	return usableTXTName(b.filter, rec.DNSName, txt.DNSName)
+}
+
+// usableTXTName checks that txtName is a valid name and, when filter
+// matches the owned name, that it matches txtName too.
+func usableTXTName(filter endpoint.DomainFilterInterface, owned, txtName string) error {
+	if err := ValidateTXTName(txtName); err != nil {
+		return err
+	}
+	if filter == nil || !filter.Match(owned) || filter.Match(txtName) {
+		return nil
+	}
+	return fmt.Errorf("%w: %q is outside the provider's domain filter (for apex records use a prefix such as \"prefix-%%{record_type}.\")",
+		ErrTXTName, txtName)
+}
+
+func keyOf(txt *endpoint.Endpoint) string {
+	return txtKey(lowerASCII(txt.DNSName), txt.SetIdentifier)
+}
+
+// written is a TXT record that an ApplyChanges call creates or updates.
+type written struct {
+	name, lowerName, setID, value string
+	users                         int32 // records of this call writing it
+}
+
+func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
+	if b.written == nil {
+		b.written = map[string]*written{}
+	}
+	b.written[key] = &written{name: txt.DNSName, lowerName: lowerASCII(txt.DNSName), setID: txt.SetIdentifier,
+		value: txt.Targets[0], users: 1}
+}
+
+// createTXT writes the ownership TXT of a created record: reused when the
+// last read saw it with the same labels, updated when it holds others,
+// created otherwise.
+func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
+	key := keyOf(txt)
+	if w, ok := b.written[key]; ok {
+		w.users++ // another record of this call owned through it
+		return
+	}
+	if b.touched[key] {
+		return
+	}
+	b.touched[key] = true
+	if info, ok := b.st.lookup(key); ok {
+		if b.sameLabels(info.value, rec.Labels) {
+			b.log.V(1).Info("reusing existing ownership TXT", "record", rec.Key().String(), "txt", txt.DNSName)
+			return
+		}
+		old := txt.DeepCopy()
+		old.Targets = endpoint.Targets{info.value}
+		b.reuseOld = append(b.reuseOld, old)
+		b.reuseNew = append(b.reuseNew, txt)
+		b.markWritten(key, txt)
+		return
+	}
+	b.txtCreate = append(b.txtCreate, txt)
+	b.markWritten(key, txt)
+}
+
+// sameLabels reports whether a stored TXT value holds labels (the nonce
+// aside).
+func (b *changeBuilder) sameLabels(value string, labels endpoint.Labels) bool {
+	stored, err := endpoint.ParseLabelsWithKey(value, b.r.key)
+	if err != nil {
+		return false
+	}
+	delete(stored, endpoint.TxtEncryptionNonceLabelKey)
+	n := 0
+	for k, v := range labels {
+		if k == endpoint.TxtEncryptionNonceLabelKey {
+			continue
+		}
+		n++
+		if w, ok := stored[k]; !ok || w != v {
+			return false
+		}
+	}
+	return n == len(stored)
+}
+
+// updateTXT rewrites the ownership TXT of an updated record.
+func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
+	r := b.r
+	newTXT, err := r.OwnershipTXT(newRec)
+	if err == nil {
+		err = b.checkFilter(newRec, newTXT)
+	}
+	if err != nil {
+		b.skipped = append(b.skipped, fmt.Errorf("update %s: ownership TXT not written: %w", newRec.Key(), err))
+		b.log.Error(err, "cannot write the ownership TXT of an updated record", "record", newRec.Key().String())
+		newTXT = nil
+	}
+	oldTXT, oldErr := r.oldOwnershipTXT(oldRec)
+	if oldErr != nil {
+		oldTXT = nil // no valid name: it cannot exist
+	}
+	// The TXT records the old record consulted and the new one does not
+	// lose a user (a renamed record, a new alias naming).
+	b.use(newRec, oldRec)
+	if oldTXT != nil && newTXT != nil && keyOf(oldTXT) == keyOf(newTXT) {
+		key := keyOf(newTXT)
+		if w, ok := b.written[key]; ok {
+			w.users++
+			return
+		}
+		if b.touched[key] {
+			return
+		}
+		b.touched[key] = true
+		info, seen := b.st.lookup(key)
+		switch {
+		case seen:
+			oldTXT.Targets = endpoint.Targets{info.value}
+		case b.st != nil:
+			// The last read did not see it (the record was owned through a
+			// legacy or alias TXT, or its TXT went missing): create it.
+			b.txtCreate = append(b.txtCreate, newTXT)
+			b.markWritten(key, newTXT)
+			return
+		}
+		b.txtOld = append(b.txtOld, oldTXT)
+		b.txtNew = append(b.txtNew, newTXT)
+		b.markWritten(key, newTXT)
+		return
+	}
+	if oldTXT != nil && b.st == nil {
+		b.deleteRebuilt(oldTXT)
+	}
+	if newTXT != nil {
+		b.createTXT(newRec, newTXT)
+	}
+}
+
+// deleteTXT removes the ownership TXT of a deleted record: with a zone
+// state, every typed TXT it consulted loses a user (deleteUnused deletes
+// those left without); without one, its TXT rebuilt from the labels is
+// deleted.
+func (b *changeBuilder) deleteTXT(rec *endpoint.Endpoint) {
+	if b.st != nil {
+		b.use(nil, rec)
+		return
+	}
+	txt, err := b.r.oldOwnershipTXT(rec)
+	if err != nil {
+		return // no valid name: it cannot exist
+	}
+	b.deleteRebuilt(txt)
+}
+
+// deleteRebuilt deletes a TXT rebuilt from labels (no zone state), unless
+// this call writes it.
+func (b *changeBuilder) deleteRebuilt(txt *endpoint.Endpoint) {
+	key := keyOf(txt)
+	if b.touched[key] {
+		return
+	}
+	b.touched[key] = true
+	b.txtDelete = append(b.txtDelete, txt)
+}
+
+// consulted returns the typed ownership TXT records of the zone state that
+// the ownership lookup of rec consults (COMPAT.md §3.5): the TXT named for
+// its own type and, for an A ALIAS record, the one of the other alias
+// naming — each only if the last read saw it and its name reads back as
+// owning rec. Legacy untyped TXT records are not among them: they are
+// never deleted.
+func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [2]int32, n int) {
+	if b.st == nil || rec == nil {
+		return txts, 0
+	}
+	r := b.r
+	owned := lowerASCII(rec.DNSName)
+	if w := r.namer.wildcard; w != "" && (owned == "*" || strings.HasPrefix(owned, "*.")) {
+		owned = w + owned[1:]
+	}
+	types := [2]string{r.txtType(rec)}
+	if isAliasA(rec) {
+		types[1] = endpoint.RecordTypeA
+		if types[0] == endpoint.RecordTypeA {
+			types[1] = endpoint.RecordTypeCNAME
+		}
+	}
+	for _, t := range types {
+		if t == "" {
+			continue
+		}
+		name := lowerASCII(r.namer.TXTName(rec.DNSName, t))
+		i, ok := b.st.index()[txtKey(name, rec.SetIdentifier)]
+		if !ok {
+			continue
+		}
+		// A name can read back as owning another record (a bare
+		// "%{record_type}" prefix reads "aaaafoo" as A "aaafoo"): such a
+		// TXT does not belong to rec.
+		if gotName, gotType, ok := r.namer.ParseTXTName(name); ok && gotName == owned && gotType == t {
+			txts[n] = i
+			n++
+		}
+	}
+	return txts, n
+}
+
+// use moves users between TXT records of the zone state: added (a created
+// record, or the new side of an update) becomes a user of the TXT records
+// it consults, left (a deleted record, or the old side of an update) stops
+// using those it consulted. A TXT consulted by both sides is unchanged.
+func (b *changeBuilder) use(added, left *endpoint.Endpoint) {
+	if b.st == nil {
+		return
+	}
+	in, nIn := b.consulted(added)
+	out, nOut := b.consulted(left)
+	if b.delta == nil && nIn+nOut > 0 {
+		b.delta = map[int32]int32{}
+	}
+	for _, i := range in[:nIn] {
+		if !slices.Contains(out[:nOut], i) {
+			b.delta[i]++
+		}
+	}
+	for _, i := range out[:nOut] {
+		if !slices.Contains(in[:nIn], i) {
+			b.delta[i]--
+			b.left = append(b.left, leftTXT{txt: i, rec: left})
+		}
+	}
+}
+
+// deleteUnused deletes, with the value read, the TXT records that lost a
+// user and have none left, unless this call writes them or they belong to
+// another owner.
+func (b *changeBuilder) deleteUnused() {
+	for _, l := range b.left {
+		info := b.st.txts[l.txt]
+		key := txtKey(info.lowerName, info.setID)
+		if b.touched[key] {
+			continue
+		}
+		if n := info.users + b.delta[l.txt]; n > 0 {
+			b.log.V(1).Info("keeping an ownership TXT used by another record", "record", l.rec.Key().String(), "txt", info.name, "users", n)
+			continue
+		}
+		b.touched[key] = true
+		if !b.ours(info.value) {
+			b.log.Info("not deleting an ownership TXT of another owner", "record", l.rec.Key().String(), "txt", info.name)
+			continue
+		}
+		if b.removed == nil {
+			b.removed = map[int32]bool{}
+		}
+		b.removed[l.txt] = true
+		b.txtDelete = append(b.txtDelete, &endpoint.Endpoint{
+			DNSName:          info.name,
+			Targets:          endpoint.Targets{info.value},
+			RecordType:       endpoint.RecordTypeTXT,
+			SetIdentifier:    info.setID,
+			Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: l.rec.DNSName},
+			ProviderSpecific: txtProviderSpecific(l.rec.ProviderSpecific),
+		})
+	}
+}
+
+// ours reports whether an ownership TXT value names OwnerID or OldOwnerID
+// as the owner.
+func (b *changeBuilder) ours(value string) bool {
+	labels, err := endpoint.ParseLabelsWithKey(value, b.r.key)
+	if err != nil {
+		return false
+	}
+	owner := labels[endpoint.OwnerLabelKey]
+	return owner == b.r.ownerID || (b.r.oldOwnerID != "" && owner == b.r.oldOwnerID)
+}
+
+// skippedError combines err (from the provider) with the records left out.
+func (b *changeBuilder) skippedError(err error) error {
+	if len(b.skipped) == 0 {
+		return err
+	}
+	skipped := fmt.Errorf("txt registry: %w", errors.Join(b.skipped...))
+	if err != nil {
+		return errors.Join(err, skipped)
+	}
+	return provider.NewSoftError(skipped)
+}

@@ -1,0 +1,199 @@
+package txt_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/registry/txt"
+)
+
+const testKey = "ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY="
+
+// encStep is one cycle of an encryption roll-out or roll-back: a registry
+// with cfg plans desired against the zone and applies it.
+type encStep struct {
+	cfg     txt.Config
+	desired []*endpoint.Endpoint
+	// wantEncrypted maps every ownership TXT name of the zone after the
+	// step to whether its value is encrypted.
+	wantEncrypted map[string]bool
+}
+
+func svc(name, target string) *endpoint.Endpoint {
+	return a(name+".example.com", target).WithLabel("resource", "service/default/"+name)
+}
+
+// TestEncryptionRollOutAndBack runs both directions of an encryption
+// change against an in-memory zone: with EncryptionDecryptOnly, TXT
+// records read encrypted are updated and deleted with their exact old
+// bytes and rewritten in plain text, and new ones are plain; with the
+// default mode, new values are encrypted. Every record stays owned at
+// every step.
+func TestEncryptionRollOutAndBack(t *testing.T) {
+	readWrite := txt.Config{EncryptionKey: []byte(testKey)}
+	decryptOnly := txt.Config{EncryptionKey: []byte(testKey), EncryptionMode: txt.EncryptionDecryptOnly}
+	plain := txt.Config{}
+	tests := []struct {
+		name  string
+		start txt.Config // writes the starting zone: app, old, keep
+		steps []encStep
+	}{
+		{
+			name:  "roll-out",
+			start: plain,
+			steps: []encStep{
+				{ // Every instance learns the key first: still plain.
+					cfg:     decryptOnly,
+					desired: []*endpoint.Endpoint{svc("app", "192.0.2.2"), svc("keep", "192.0.2.3"), svc("new", "192.0.2.4")},
+					wantEncrypted: map[string]bool{
+						"a-app.example.com": false, "a-keep.example.com": false, "a-new.example.com": false,
+					},
+				},
+				{ // Then they write encrypted; plain values stay readable.
+					cfg:     readWrite,
+					desired: []*endpoint.Endpoint{svc("app", "192.0.2.5"), svc("new", "192.0.2.4"), svc("late", "192.0.2.6")},
+					wantEncrypted: map[string]bool{
+						"a-app.example.com": true, "a-new.example.com": false, "a-late.example.com": true,
+					},
+				},
+			},
+		},
+		{
+			name:  "roll-back",
+			start: readWrite,
+			steps: []encStep{
+				{ // Stop writing encrypted values, keep reading them.
+					cfg:     decryptOnly,
+					desired: []*endpoint.Endpoint{svc("app", "192.0.2.2"), svc("keep", "192.0.2.3"), svc("new", "192.0.2.4")},
+					wantEncrypted: map[string]bool{
+						"a-app.example.com": false, "a-keep.example.com": true, "a-new.example.com": false,
+					},
+				},
+				{ // Rewrite the last encrypted one, then drop the key.
+					cfg:     decryptOnly,
+					desired: []*endpoint.Endpoint{svc("app", "192.0.2.2"), svc("keep", "192.0.2.7"), svc("new", "192.0.2.4")},
+					wantEncrypted: map[string]bool{
+						"a-app.example.com": false, "a-keep.example.com": false, "a-new.example.com": false,
+					},
+				},
+				{
+					cfg:     plain,
+					desired: []*endpoint.Endpoint{svc("app", "192.0.2.2"), svc("keep", "192.0.2.7")},
+					wantEncrypted: map[string]bool{
+						"a-app.example.com": false, "a-keep.example.com": false,
+					},
+				},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone()
+			start := []*endpoint.Endpoint{svc("app", "192.0.2.1"), svc("old", "192.0.2.9"), svc("keep", "192.0.2.3")}
+			_, err := cycle(ctx, newRegistry(t, zone, tt.start), start)
+			require.NoError(t, err)
+
+			for i, step := range tt.steps {
+				before := txtValues(t, zone)
+				rp := blueprinttest.NewRecordingProvider(zone)
+				reg := newRegistry(t, rp, step.cfg)
+				changes, err := cycle(ctx, reg, step.desired)
+				require.NoError(t, err, "step %d", i)
+				require.True(t, changes.HasChanges(), "step %d", i)
+
+				got := lastApply(t, rp)
+				for _, old := range append(slices.Clone(got.UpdateOld), got.Delete...) {
+					if old.RecordType == endpoint.RecordTypeTXT {
+						assert.Equal(t, before[old.DNSName], old.Targets[0], "step %d: %s named with the bytes read", i, old.DNSName)
+					}
+				}
+				after := txtValues(t, zone)
+				gotEncrypted := map[string]bool{}
+				for name, value := range after {
+					gotEncrypted[name] = !strings.Contains(value, "heritage=")
+				}
+				assert.Equal(t, step.wantEncrypted, gotEncrypted, "step %d", i)
+
+				// Every desired record is owned, with its labels, by a
+				// registry that can read the zone as it now is.
+				recs, err := newRegistry(t, zone, step.cfg).Records(ctx)
+				require.NoError(t, err)
+				require.Len(t, recs, len(step.desired), "step %d", i)
+				for _, r := range recs {
+					assert.True(t, r.IsOwnedBy("default"), "step %d: %s", i, r.DNSName)
+					assert.Equal(t, "service/default/"+strings.TrimSuffix(r.DNSName, ".example.com"), r.Labels["resource"], "step %d", i)
+				}
+				changes, err = cycle(ctx, reg, step.desired)
+				require.NoError(t, err)
+				assert.False(t, changes.HasChanges(), "step %d: converged", i)
+			}
+		})
+	}
+}
+
+// TestEncryptedOldValueWithoutRead: without a preceding read the old side
+// of a delete is rebuilt from the labels — encrypted with the nonce label
+// when there is one, in either mode.
+func TestEncryptedOldValueWithoutRead(t *testing.T) {
+	for _, mode := range []txt.EncryptionMode{txt.EncryptionReadWrite, txt.EncryptionDecryptOnly} {
+		ctx := context.Background()
+		zone := newZone()
+		_, err := cycle(ctx, newRegistry(t, zone, txt.Config{EncryptionKey: []byte(testKey)}), []*endpoint.Endpoint{svc("app", "192.0.2.1")})
+		require.NoError(t, err)
+		value := txtValues(t, zone)["a-app.example.com"]
+		recs, err := newRegistry(t, zone, txt.Config{EncryptionKey: []byte(testKey)}).Records(ctx)
+		require.NoError(t, err)
+
+		rp := blueprinttest.NewRecordingProvider(zone)
+		reg := newRegistry(t, rp, txt.Config{EncryptionKey: []byte(testKey), EncryptionMode: mode})
+		require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs}))
+		got := lastApply(t, rp)
+		require.Len(t, got.Delete, 2)
+		assert.Equal(t, value, got.Delete[1].Targets[0], "mode %d", mode)
+		assert.Empty(t, zoneDump(t, zone))
+	}
+}
+
+func TestEncryptionModeValidation(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     txt.Config
+		wantMsg string
+	}{
+		{name: "decrypt-only without key", cfg: txt.Config{OwnerID: "o", EncryptionMode: txt.EncryptionDecryptOnly}, wantMsg: "needs an EncryptionKey"},
+		{name: "unknown mode", cfg: txt.Config{OwnerID: "o", EncryptionKey: []byte(testKey), EncryptionMode: 7}, wantMsg: "EncryptionMode 7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := txt.New(newZone(), tt.cfg)
+			require.ErrorIs(t, err, txt.ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+}
+
+// txtValues returns the first target of every TXT record of the zone by
+// name.
+func txtValues(t *testing.T, p interface {
+	Records(context.Context) ([]*endpoint.Endpoint, error)
+}) map[string]string {
+	t.Helper()
+	recs, err := p.Records(context.Background())
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, r := range recs {
+		if r.RecordType == endpoint.RecordTypeTXT {
+			out[r.DNSName] = r.Targets[0]
+		}
+	}
+	return out
+}
