@@ -254,6 +254,7 @@ func TestRunOnceFiltersAndTypes(t *testing.T) {
 	tests := []struct {
 		name        string
 		configure   func(*zonesync.Reconciler)
+		txt         txt.Config
 		wantChanges []string
 	}{
 		{name: "defaults", wantChanges: []string{"create a.example.com/A 192.0.2.1", "create b.sub.example.com/A 192.0.2.2", "create c.example.com/CNAME a.example.com"}},
@@ -264,18 +265,21 @@ func TestRunOnceFiltersAndTypes(t *testing.T) {
 		},
 		{
 			name:        "excluded type",
-			configure:   func(r *zonesync.Reconciler) { r.ExcludeRecordTypes = []string{endpoint.RecordTypeCNAME} },
+			txt:         txt.Config{ExcludeRecordTypes: []string{endpoint.RecordTypeCNAME}},
 			wantChanges: []string{"create a.example.com/A 192.0.2.1", "create b.sub.example.com/A 192.0.2.2"},
 		},
 		{
 			name:        "managed types",
-			configure:   func(r *zonesync.Reconciler) { r.ManagedRecordTypes = []string{endpoint.RecordTypeCNAME} },
+			txt:         txt.Config{ManagedRecordTypes: []string{endpoint.RecordTypeCNAME}},
 			wantChanges: []string{"create c.example.com/CNAME a.example.com"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, reg := newZone(t)
+			p, _ := newZone(t)
+			tt.txt.OwnerID = "me"
+			reg, err := txt.New(p, tt.txt)
+			require.NoError(t, err)
 			rec := &zonesync.Reconciler{
 				Source: source.NewInMemory(
 					a("a.example.com", "192.0.2.1"), a("b.sub.example.com", "192.0.2.2"),
