@@ -21,7 +21,7 @@ func benchReconciler(tb testing.TB, n int) *zonesync.Reconciler {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &zonesync.Reconciler{Source: workload.Source{N: n}, Registry: reg}
+	return &zonesync.Reconciler{Source: workload.NewSource(n), Registry: reg}
 }
 
 // BenchmarkRunOnceSteady measures one full cycle of W(N) in steady state

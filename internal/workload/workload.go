@@ -54,24 +54,38 @@ func Current(i int) *endpoint.Endpoint {
 	return Desired(i).WithLabel(endpoint.OwnerLabelKey, Owner)
 }
 
-// Source is the desired side of W(N): like a real source, it builds its
-// endpoints from its own state (here just N) on every call.
-type Source struct{ N int }
+// Source is the desired side of W(N). Like a Kubernetes source, whose
+// objects sit in an informer cache, it keeps the names, targets and resource
+// keys of its objects, and builds fresh endpoints from them on every call:
+// an endpoint, its target list and its labels per record.
+type Source struct {
+	names, targets, resources []string
+}
 
-// Endpoints returns N fresh endpoints.
-func (s Source) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+// NewSource returns the source of W(n).
+func NewSource(n int) *Source {
+	s := &Source{names: make([]string, n), targets: make([]string, n), resources: make([]string, n)}
+	for i := range n {
+		s.names[i], s.targets[i], s.resources[i] = Name(i), Target(i), Resource(i)
+	}
+	return s
+}
+
+// Endpoints returns fresh endpoints for every record.
+func (s *Source) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	eps := make([]*endpoint.Endpoint, s.N)
-	for i := range s.N {
-		eps[i] = Desired(i)
+	eps := make([]*endpoint.Endpoint, len(s.names))
+	for i := range eps {
+		eps[i] = endpoint.NewEndpoint(s.names[i], endpoint.RecordTypeA, s.targets[i]).
+			WithLabel(endpoint.ResourceLabelKey, s.resources[i])
 	}
 	return eps, nil
 }
 
 // AddEventHandler does nothing: the workload never changes.
-func (Source) AddEventHandler(context.Context, func()) {}
+func (*Source) AddEventHandler(context.Context, func()) {}
 
 // NewZone returns an in-memory provider holding W(n): n A records and their
 // ownership TXT records. The zone is filled in batches, each read back and

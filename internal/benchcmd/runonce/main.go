@@ -41,7 +41,7 @@ func newReconciler(ctx context.Context, n int) (*zonesync.Reconciler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &zonesync.Reconciler{Source: workload.Source{N: n}, Registry: reg}, nil
+	return &zonesync.Reconciler{Source: workload.NewSource(n), Registry: reg}, nil
 }
 
 func run(ctx context.Context, w io.Writer, args []string) error {
