@@ -1,0 +1,101 @@
+package source_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
+)
+
+type syncerSource struct {
+	source.InMemory
+	synced bool
+}
+
+func (s *syncerSource) HasSynced() bool { return s.synced }
+
+func TestHasSynced(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  source.Source
+		want bool
+	}{
+		{name: "not a Syncer", src: source.NewInMemory(), want: true},
+		{name: "synced", src: &syncerSource{synced: true}, want: true},
+		{name: "not synced", src: &syncerSource{}, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, source.HasSynced(tc.src))
+		})
+	}
+}
+
+func TestPartialError(t *testing.T) {
+	bad, worse := errors.New("bad ttl"), errors.New("bad hostname")
+
+	var pe *source.PartialError
+	require.NoError(t, pe.OrNil(), "a nil PartialError is no error")
+	assert.Equal(t, "source: no object failed", pe.Error())
+	assert.Nil(t, pe.Unwrap())
+
+	pe = pe.Add("service/ns/b", bad).Add("service/ns/a", worse)
+	err := fmt.Errorf("listing services: %w", pe.OrNil())
+	require.Error(t, err)
+	assert.Equal(t, "listing services: source: endpoints of 2 object(s) could not be built: service/ns/a: bad hostname; service/ns/b: bad ttl", err.Error())
+
+	var got *source.PartialError
+	require.ErrorAs(t, err, &got)
+	assert.Same(t, pe, got)
+	assert.ErrorIs(t, err, bad)
+	assert.ErrorIs(t, err, worse)
+
+	// A key added twice keeps both causes.
+	pe.Add("service/ns/a", bad)
+	assert.ErrorIs(t, pe.Failed["service/ns/a"], worse)
+	assert.ErrorIs(t, pe.Failed["service/ns/a"], bad)
+
+	// Merge gathers the failures of several sources.
+	var all *source.PartialError
+	all = all.Merge(nil)
+	assert.Nil(t, all)
+	all = all.Merge(&source.PartialError{Failed: map[string]error{"ingress/ns/c": bad}}).Merge(pe)
+	assert.Len(t, all.Failed, 3)
+
+	empty := &source.PartialError{}
+	assert.NoError(t, empty.OrNil())
+}
+
+// ExamplePartialError shows a source that reports the objects it could not
+// read without failing the others.
+func ExamplePartialError() {
+	type object struct{ key, host, ip string }
+	objects := []object{
+		{key: "service/default/web", host: "web.example.com", ip: "192.0.2.10"},
+		{key: "service/default/api", host: "api example.com", ip: "192.0.2.11"}, // a bad annotation
+	}
+	var eps []*endpoint.Endpoint
+	var failed *source.PartialError
+	for _, o := range objects {
+		if err := endpoint.ValidateDNSName(o.host); err != nil {
+			failed = failed.Add(o.key, err)
+			continue
+		}
+		eps = append(eps, endpoint.NewEndpoint(o.host, endpoint.RecordTypeA, o.ip).WithLabel(endpoint.ResourceLabelKey, o.key))
+	}
+	err := failed.OrNil() // what Endpoints returns with eps
+	fmt.Println(len(eps), "endpoint(s) built")
+	var pe *source.PartialError
+	if errors.As(err, &pe) {
+		for key := range pe.Failed {
+			fmt.Println("failed:", key)
+		}
+	}
+	// Output:
+	// 1 endpoint(s) built
+	// failed: service/default/api
+}
