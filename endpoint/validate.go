@@ -8,17 +8,19 @@ import (
 	"strings"
 )
 
-// Validate reports what is wrong with the endpoint: an invalid DNS name, a
+// Validate reports what is wrong with the endpoint: an invalid DNS name (see
+// [ValidateDNSName]: white space anywhere in it, an empty or over-long label,
+// ...; one trailing dot is accepted, [CanonicalDNSName] removes it), a
 // missing record type, no targets, or targets that do not fit the record type
 // (see [ValidateTarget]). All problems are reported together; the error names
-// the record and the offending field.
+// the record and the offending field ("dnsName", "targets[i]", ...).
 func (e *Endpoint) Validate() error {
 	if e == nil {
 		return errors.New("endpoint is nil")
 	}
 	var errs []error
 	if err := ValidateDNSName(e.DNSName); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("dnsName: %w", err))
 	}
 	if e.RecordType == "" {
 		errs = append(errs, errors.New("record type is empty"))
@@ -109,9 +111,6 @@ func ValidateTarget(recordType, target string) error {
 func validateHost(host string) error {
 	if host == "" {
 		return errors.New("host name is empty")
-	}
-	if strings.ContainsAny(host, " \t\r\n") {
-		return fmt.Errorf("host name %q contains white space", host)
 	}
 	return ValidateDNSName(host)
 }

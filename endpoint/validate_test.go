@@ -35,7 +35,8 @@ func TestValidateTarget(t *testing.T) {
 		{"CNAME", "lb.example.com", ""},
 		{"CNAME", "lb.example.com.", ""},
 		{"CNAME", "", `CNAME target "": host name is empty`},
-		{"CNAME", "lb example.com", `CNAME target "lb example.com": host name "lb example.com" contains white space`},
+		{"CNAME", "lb example.com", `CNAME target "lb example.com": DNS name "lb example.com" contains white space`},
+		{"CNAME", "lb.example.com ", `CNAME target "lb.example.com ": DNS name "lb.example.com " contains white space`},
 		{"CNAME", "a..example.com", `CNAME target "a..example.com": DNS name "a..example.com" has an empty label`},
 		{"CNAME", long + ".example.com", `of 64 octets`},
 		{"NS", "ns1.example.net", ""},
@@ -112,7 +113,7 @@ func TestEndpointValidate(t *testing.T) {
 		msg := err.Error()
 		assert.True(t, strings.HasPrefix(msg, "invalid endpoint a..example.com/SRV/eu: "), msg)
 		for _, want := range []string{
-			`DNS name "a..example.com" has an empty label`,
+			`dnsName: DNS name "a..example.com" has an empty label`,
 			`targets[0]: SRV target "192.0.2.1"`,
 			`targets[1]: SRV target "2001:db8::1"`,
 			`targets[2]: SRV target "x"`,
@@ -144,4 +145,27 @@ func TestEndpointValidate(t *testing.T) {
 		var ep *endpoint.Endpoint
 		assert.EqualError(t, ep.Validate(), "endpoint is nil")
 	})
+}
+
+func TestRegression_WhiteSpaceInDNSName(t *testing.T) {
+	tests := []struct {
+		name, dnsName, want string
+	}{
+		{"leading", " a.example.com", `invalid endpoint  a.example.com/A: dnsName: DNS name " a.example.com" contains white space (U+0020 at offset 0)`},
+		{"trailing", "a.example.com ", `invalid endpoint a.example.com /A: dnsName: DNS name "a.example.com " contains white space (U+0020 at offset 13)`},
+		{"inside", "a b.example.com", `invalid endpoint a b.example.com/A: dnsName: DNS name "a b.example.com" contains white space (U+0020 at offset 1)`},
+		{"tab before trailing dot", "a.example.com\t.", `dnsName: DNS name "a.example.com\t." contains white space (U+0009 at offset 13)`},
+		{"no-break space", "a\u00a0b.example.com", `dnsName: DNS name "a\u00a0b.example.com" contains white space (U+00A0 at offset 1)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ep := &endpoint.Endpoint{DNSName: tt.dnsName, RecordType: endpoint.RecordTypeA, Targets: endpoint.Targets{"192.0.2.1"}}
+			err := ep.Validate()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	// One trailing dot stays valid.
+	assert.NoError(t, endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1").Validate())
+	assert.NoError(t, (&endpoint.Endpoint{DNSName: "a.example.com.", RecordType: endpoint.RecordTypeA, Targets: endpoint.Targets{"192.0.2.1"}}).Validate())
 }
