@@ -1,10 +1,12 @@
 package endpoint_test
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -191,6 +193,44 @@ func FuzzEndpointJSON(f *testing.F) {
 		_ = ep.Validate()
 		_ = ep.String()
 	})
+}
+
+// FuzzValidateTargetTLSA checks ValidateTarget for TLSA against a plain
+// restatement of the rules external-dns applies (join the data fields, drop
+// ":" separators, decode as hex, check the ranges and digest lengths).
+func FuzzValidateTargetTLSA(f *testing.F) {
+	for _, seed := range []string{
+		"3 1 1 " + sha256Hex, "2 0 2 " + sha512Hex, "3 1 0 deadbeef", "3 1 0 DE AD:BE ef",
+		"3 1 1", "4 1 1 00", "3 1 0 abc", "3 1 0 :", "003 1 0 00", "3 1 0 0x00", "3\u00a01 0 00",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		got := endpoint.ValidateTarget(endpoint.RecordTypeTLSA, target) == nil
+		if want := referenceTLSAValid(target); got != want {
+			t.Fatalf("ValidateTarget(TLSA, %q) valid = %v, want %v", target, got, want)
+		}
+	})
+}
+
+func referenceTLSAValid(target string) bool {
+	fields := strings.Fields(target)
+	if len(fields) < 4 {
+		return false
+	}
+	var mt uint64
+	for i, limit := range []uint64{3, 1, 2} {
+		v, err := strconv.ParseUint(fields[i], 10, 8)
+		if err != nil || v > limit {
+			return false
+		}
+		mt = v
+	}
+	data := strings.ReplaceAll(strings.Join(fields[3:], ""), ":", "")
+	if _, err := hex.DecodeString(data); err != nil || data == "" {
+		return false
+	}
+	return mt == 0 || mt == 1 && len(data) == 64 || mt == 2 && len(data) == 128
 }
 
 // nameSeeds are the seeds of the name fuzz targets: punycode, UTS #46
