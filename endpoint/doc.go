@@ -29,6 +29,10 @@
 // trailing dot from the name and, depending on the record type, from the
 // targets (see [NewEndpoint]), and change nothing else.
 //
+// Targets are compared with [Targets.Same]: ignoring order and case (Unicode
+// simple case folding), IPv6 addresses in canonical form. [CanonicalTarget]
+// is that comparison form, the one definition of target equality.
+//
 // # Validation
 //
 // Constructors never fail and never return nil: they record what they are
