@@ -3,6 +3,7 @@ package endpoint_test
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"maps"
 	"regexp"
 	"slices"
@@ -38,9 +39,15 @@ func FuzzParseLabels(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		labels, err := endpoint.ParseLabels(text)
+		if want, ok := referenceParseLabels(text); ok != (err == nil) || ok && !maps.Equal(want, labels) {
+			t.Fatalf("ParseLabels(%q) = %q, %v; COMPAT §3.4 gives %q, ours = %v", text, labels, err, want, ok)
+		}
 		if err != nil {
 			if labels != nil {
 				t.Fatalf("ParseLabels(%q) returned labels %v with error %v", text, labels, err)
+			}
+			if !errors.Is(err, endpoint.ErrInvalidHeritage) {
+				t.Fatalf("ParseLabels(%q): error %v does not wrap ErrInvalidHeritage", text, err)
 			}
 			return
 		}
@@ -64,6 +71,35 @@ func FuzzParseLabels(f *testing.F) {
 			}
 		}
 	})
+}
+
+// referenceParseLabels restates the parsing rules of COMPAT.md §3.4 as
+// plainly as possible: strip every leading and trailing double quote, split
+// at ",", ignore tokens without "=", split the others at the first "=";
+// heritage must be external-dns, keys starting with external-dns give labels
+// without the "external-dns/" prefix; no heritage means not ours.
+func referenceParseLabels(text string) (endpoint.Labels, bool) {
+	labels := endpoint.Labels{}
+	ours := false
+	for _, token := range strings.Split(strings.Trim(text, `"`), ",") {
+		i := strings.Index(token, "=")
+		if i < 0 {
+			continue
+		}
+		key, value := token[:i], token[i+1:]
+		if key == "heritage" {
+			if value != "external-dns" {
+				return nil, false
+			}
+			ours = true
+		} else if strings.HasPrefix(key, "external-dns") {
+			labels[strings.TrimPrefix(key, "external-dns/")] = value
+		}
+	}
+	if !ours {
+		return nil, false
+	}
+	return labels, true
 }
 
 // FuzzParseLabelsEncrypted checks that parsing possibly encrypted texts with a
