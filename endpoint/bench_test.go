@@ -29,6 +29,23 @@ func BenchmarkNormalizeDNSName(b *testing.B) {
 	}
 }
 
+func BenchmarkCanonicalDNSName(b *testing.B) {
+	for _, bm := range []struct{ name, in string }{
+		{"ASCII", "www.app.example.com"},
+		{"ASCIITrailingDot", "www.app.example.com."},
+		{"ASCIIUpperTrailingDot", "WWW.App.Example.COM."},
+		{"Unicode", "FoOoo.Api.Stonks📈.Org"},
+		{"Punycode", "shop.xn--bcher-kva.example"},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				benchName = endpoint.CanonicalDNSName(bm.in)
+			}
+		})
+	}
+}
+
 func BenchmarkTargetsSame(b *testing.B) {
 	for _, bm := range []struct {
 		name string
