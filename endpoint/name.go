@@ -25,10 +25,11 @@ const acePrefix = "xn--"
 const deviations = "\u00df\u03c2\u200c\u200d"
 
 // idnaProfile is the UTS #46 profile of every name conversion in this
-// package, the one external-dns uses for its domain filter and planner: the
-// IDNA lookup mapping (case folding, width and compatibility mapping, NFC,
-// "。" and other full stops mapped to "."), transitional processing ("ß"
-// becomes "ss") and non-strict STD3 rules, so that "_" and "*" are allowed.
+// package, the one external-dns defines in internal/idna and uses for its
+// domain filter and planner: the IDNA lookup mapping (case folding, width and
+// compatibility mapping, NFC, "。" and other full stops mapped to "."),
+// transitional processing ("ß" becomes "ss") and non-strict STD3 rules, so
+// that "_" and "*" are allowed.
 //
 // An *idna.Profile is immutable and safe for concurrent use; this variable is
 // set once at package initialisation and never reassigned, so it is shared
@@ -51,14 +52,19 @@ var idnaProfile = idna.New(
 // non-strict STD3 rules: letters are lower-cased, full-width and
 // compatibility forms are mapped ("ǅ" becomes "dž", "İ" becomes "i̇"), "ß"
 // becomes "ss", and "_", "*" and white space are kept. The name is converted
-// to its ASCII form, as [CanonicalDNSName] does, and each punycode label
-// ("xn--…") is then decoded to Unicode if the Unicode form converts back to
-// the same label. A label whose Unicode form holds one of the UTS #46
-// deviation characters (ß, ς, zero width joiner or non-joiner) therefore
-// stays in punycode: "xn--strae-oqa" is "straße", a different DNS name from
+// to its ASCII form with IDNA ToASCII, and each punycode label ("xn--…") is
+// then decoded to Unicode if the Unicode form converts back to the same
+// label. A label whose Unicode form holds one of the UTS #46 deviation
+// characters (ß, ς, zero width joiner or non-joiner) therefore stays in
+// punycode: "xn--strae-oqa" is "straße", a different DNS name from
 // "strasse", which is what "straße" means under transitional processing.
 // For a name IDNA accepts, NormalizeDNSName(a) equals NormalizeDNSName(b)
 // exactly when CanonicalDNSName(a) equals CanonicalDNSName(b).
+//
+// external-dns's domain filter converts with ToUnicode, which x/net/idna
+// always runs non-transitionally, so there a filter entry "straße.de" does
+// not match "strasse.de"; its planner converts with ToASCII, which maps both
+// to "strasse.de". zonesync follows the planner in both places.
 //
 // Names that IDNA rejects (a label such as "ab--cd" or "-a" breaks the hyphen
 // rules, a punycode label does not decode or decodes to plain ASCII, a rune is

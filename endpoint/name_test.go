@@ -34,6 +34,8 @@ func TestNormalizeDNSName(t *testing.T) {
 		// UTS #46 mapping.
 		{"ＡＰＰ", "app"},
 		{"ＡＰＰ．Ｅｘａｍｐｌｅ", "app.example"},
+		{"ＢÜＣＨＥＲ.example", "bücher.example"},
+		{"bücher。example", "bücher.example"},
 		{"a。b．c｡d", "a.b.c.d"},
 		{"a。", "a"},
 		{"İ.example", "i\u0307.example"},
@@ -98,6 +100,8 @@ func TestCanonicalDNSName(t *testing.T) {
 		{"XN--MNCHEN-3YA.example.com.", "xn--mnchen-3ya.example.com"},
 		{"FoOoo.Api.Stonks📈.Org", "foooo.api.xn--stonks-u354e.org"},
 		{"ＡＰＰ．Ｅｘａｍｐｌｅ", "app.example"},
+		{"ＢÜＣＨＥＲ.example", "xn--bcher-kva.example"},
+		{"bücher。example", "xn--bcher-kva.example"},
 		{"a。b．c｡d。", "a.b.c.d"},
 		{"İ.example", "xn--i-9bb.example"},
 		{"ǅ.example", "xn--d-toa.example"},
