@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,6 +34,7 @@ var corePatterns = []string{
 var allowedCoreModules = []string{
 	"github.com/go-logr/logr",
 	"golang.org/x/sync",
+	"golang.org/x/net/idna",
 	"github.com/hashicorp/go-multierror",
 	"k8s.io/apimachinery",
 }
@@ -103,12 +106,99 @@ func isStd(path string) bool {
 	return !strings.Contains(first, ".")
 }
 
-func TestEndpointDependsOnStandardLibraryOnly(t *testing.T) {
-	for _, p := range goList(t, "-deps", "./endpoint") {
-		if p.Standard || isOwn(p.ImportPath) {
+// endpointDirectImports are the only packages outside the standard library
+// that endpoint may import: UTS #46 name mapping.
+var endpointDirectImports = []string{"golang.org/x/net/idna"}
+
+// endpointDependencies are the package trees outside the standard library
+// that may appear in endpoint's dependency graph: idna and what it imports
+// from golang.org/x/text.
+var endpointDependencies = []string{"golang.org/x/net/idna", "golang.org/x/text"}
+
+// endpointDependencyViolations checks the `go list -deps` output of endpoint
+// against endpointDirectImports and endpointDependencies.
+func endpointDependencyViolations(pkgs []listedPackage) []string {
+	var out []string
+	for _, p := range pkgs {
+		if p.Standard {
 			continue
 		}
-		t.Errorf("endpoint depends on %s; it may use the standard library only", p.ImportPath)
+		if !isOwn(p.ImportPath) {
+			if !underAny(p.ImportPath, endpointDependencies) {
+				out = append(out, "endpoint depends on "+p.ImportPath+"; allowed besides the standard library: "+
+					strings.Join(endpointDependencies, ", "))
+			}
+			continue
+		}
+		for _, imp := range p.Imports {
+			if isStd(imp) || isOwn(imp) || slices.Contains(endpointDirectImports, imp) {
+				continue
+			}
+			out = append(out, p.ImportPath+" imports "+imp+"; allowed besides the standard library: "+
+				strings.Join(endpointDirectImports, ", "))
+		}
+	}
+	return out
+}
+
+func underAny(path string, trees []string) bool {
+	for _, tree := range trees {
+		if underModule(path, tree) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestEndpointDependsOnStandardLibraryAndIDNAOnly(t *testing.T) {
+	for _, v := range endpointDependencyViolations(goList(t, "-deps", "./endpoint/...")) {
+		t.Error(v)
+	}
+}
+
+// TestEndpointDependencyGateRejects checks that the gate above fails for a
+// forbidden import, direct or indirect.
+func TestEndpointDependencyGateRejects(t *testing.T) {
+	const ep = modulePath + "/endpoint"
+	allowed := []listedPackage{
+		{ImportPath: "strings", Standard: true},
+		{ImportPath: "golang.org/x/text/unicode/norm", Imports: []string{"golang.org/x/text/transform"}},
+		{ImportPath: "golang.org/x/net/idna", Imports: []string{"golang.org/x/text/unicode/norm"}},
+		{ImportPath: ep, Imports: []string{"strings", "golang.org/x/net/idna"}},
+	}
+	require.Empty(t, endpointDependencyViolations(allowed))
+
+	tests := []struct {
+		name string
+		pkgs []listedPackage
+		want string
+	}{
+		{"direct import of another module", []listedPackage{
+			{ImportPath: ep, Imports: []string{"github.com/go-logr/logr"}},
+			{ImportPath: "github.com/go-logr/logr"},
+		}, ep + " imports github.com/go-logr/logr"},
+		{"direct import of x/text", []listedPackage{
+			{ImportPath: ep, Imports: []string{"golang.org/x/text/unicode/norm"}},
+			{ImportPath: "golang.org/x/text/unicode/norm"},
+		}, ep + " imports golang.org/x/text/unicode/norm"},
+		{"another x/net package", []listedPackage{
+			{ImportPath: ep, Imports: []string{"golang.org/x/net/idna"}},
+			{ImportPath: "golang.org/x/net/idna", Imports: []string{"golang.org/x/net/http2"}},
+			{ImportPath: "golang.org/x/net/http2"},
+		}, "endpoint depends on golang.org/x/net/http2"},
+		{"indirect dependency", []listedPackage{
+			{ImportPath: ep, Imports: []string{"golang.org/x/net/idna"}},
+			{ImportPath: "golang.org/x/net/idna", Imports: []string{"github.com/miekg/dns"}},
+			{ImportPath: "github.com/miekg/dns"},
+		}, "endpoint depends on github.com/miekg/dns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := endpointDependencyViolations(tt.pkgs)
+			require.NotEmpty(t, got)
+			assert.True(t, slices.ContainsFunc(got, func(v string) bool { return strings.Contains(v, tt.want) }),
+				"violations %q do not mention %q", got, tt.want)
+		})
 	}
 }
 

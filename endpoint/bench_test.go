@@ -29,6 +29,23 @@ func BenchmarkNormalizeDNSName(b *testing.B) {
 	}
 }
 
+func BenchmarkCanonicalDNSName(b *testing.B) {
+	for _, bm := range []struct{ name, in string }{
+		{"ASCII", "www.app.example.com"},
+		{"ASCIITrailingDot", "www.app.example.com."},
+		{"ASCIIUpperTrailingDot", "WWW.App.Example.COM."},
+		{"Unicode", "FoOoo.Api.Stonks📈.Org"},
+		{"Punycode", "shop.xn--bcher-kva.example"},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				benchName = endpoint.CanonicalDNSName(bm.in)
+			}
+		})
+	}
+}
+
 func BenchmarkTargetsSame(b *testing.B) {
 	for _, bm := range []struct {
 		name string
@@ -43,6 +60,26 @@ func BenchmarkTargetsSame(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				benchSame = bm.a.Same(bm.o)
+			}
+		})
+	}
+}
+
+var benchLabels endpoint.Labels
+
+// BenchmarkParseLabels: a plain ownership value costs one allocation, the
+// map.
+func BenchmarkParseLabels(b *testing.B) {
+	for _, bm := range []struct{ name, in string }{
+		{"Heritage", `"heritage=external-dns"`},
+		{"OwnerResource", `"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/web"`},
+		{"EightLabels", `"heritage=external-dns,external-dns/a=1,external-dns/b=2,external-dns/c=3,external-dns/d=4,` +
+			`external-dns/e=5,external-dns/f=6,external-dns/g=7,external-dns/h=8"`},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				benchLabels, _ = endpoint.ParseLabels(bm.in)
 			}
 		})
 	}

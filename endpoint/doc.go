@@ -3,24 +3,43 @@
 // the [Labels] that carry ownership and their TXT payload encoding, and the
 // domain filter family ([DomainFilter], [MatchAllDomainFilters]).
 //
-// The package depends on the standard library only, so anything that wants to
-// describe DNS records can import it without pulling in Kubernetes, a DNS
-// library or a cloud SDK.
+// The package depends on the standard library and golang.org/x/net/idna only,
+// so anything that wants to describe DNS records can import it without
+// pulling in Kubernetes, a DNS library or a cloud SDK.
 //
 // # Names
 //
-// DNS names are compared case-insensitively, without a trailing dot and in
-// IDNA-normalised (Unicode) form; [NormalizeDNSName] produces that form and
-// returns plain lower-case ASCII names unchanged without allocating.
-// Constructors such as [NewEndpoint] strip one trailing dot from the name and,
-// depending on the record type, from the targets (see [NewEndpoint]).
+// A DNS name has two forms, both derived with the UTS #46 profile
+// external-dns uses (IDNA lookup mapping, transitional processing,
+// non-strict STD3 rules, so "_" and "*" are allowed):
+//
+//   - [NormalizeDNSName] gives the comparison form: lower-case, no trailing
+//     dot, labels in Unicode ("bücher.example"). Every comparison of names
+//     uses it: domain filters, grouping of records by name in the planner,
+//     lookups in providers. It is also the form of domain filter entries on
+//     the wire.
+//   - [CanonicalDNSName] gives the wire and storage form, what DNS stores:
+//     lower-case A-labels ("xn--bcher-kva.example"), one trailing dot
+//     removed. Everything written to a provider, and the names of ownership
+//     TXT records, use it; callers canonicalise names once before planning.
+//
+// For names IDNA accepts the two agree: NormalizeDNSName(CanonicalDNSName(x))
+// equals NormalizeDNSName(x). Both return plain lower-case ASCII names
+// unchanged without allocating. Constructors such as [NewEndpoint] strip one
+// trailing dot from the name and, depending on the record type, from the
+// targets (see [NewEndpoint]), and change nothing else.
+//
+// Targets are compared with [Targets.Same]: ignoring order and case (Unicode
+// simple case folding), IPv6 addresses in canonical form. [CanonicalTarget]
+// is that comparison form, the one definition of target equality.
 //
 // # Validation
 //
 // Constructors never fail and never return nil: they record what they are
-// given. [Endpoint.Validate] reports everything wrong with an endpoint (an
-// over-long label, an A target that is not IPv4, an SRV target with the wrong
-// number of fields, ...) in one error that names the record and the field.
+// given. [Endpoint.Validate] reports everything wrong with an endpoint (white
+// space in the name, an over-long label, an A target that is not IPv4, an SRV
+// target with the wrong number of fields, ...) in one error that names the
+// record and the field.
 //
 // # Wire compatibility
 //

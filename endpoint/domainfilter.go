@@ -91,11 +91,14 @@ func (df *DomainFilter) usesRegex() bool {
 }
 
 // Match reports whether domain is in scope. A nil filter matches everything.
+// The name is normalised with [NormalizeDNSName] but, unlike the filter
+// entries, not trimmed of white space (as in external-dns): " a.example"
+// does not match "a.example".
 func (df *DomainFilter) Match(domain string) bool {
 	if df == nil {
 		return true
 	}
-	name := NormalizeDNSName(strings.TrimSpace(domain))
+	name := NormalizeDNSName(domain)
 	if df.usesRegex() {
 		if df.regexExclude != nil && df.regexExclude.String() != "" && df.regexExclude.MatchString(name) {
 			return false
@@ -136,12 +139,12 @@ func matchEntry(entry, name string) bool {
 // include entries without a leading dot, for example to decide whether a zone
 // "example.com" is needed for an include entry "a.b.example.com". Exclusions
 // still apply, and an empty include list matches every domain. Regex filters
-// are not consulted.
+// are not consulted. Like [DomainFilter.Match], it does not trim domain.
 func (df *DomainFilter) MatchParent(domain string) bool {
 	if df == nil {
 		return true
 	}
-	name := NormalizeDNSName(strings.TrimSpace(domain))
+	name := NormalizeDNSName(domain)
 	if matchList(df.exclude, name, false) {
 		return false
 	}

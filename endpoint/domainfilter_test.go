@@ -104,7 +104,8 @@ func TestDomainFilterMatch(t *testing.T) {
 		{"nil filter", nil, "example.com", true},
 		{"nil filter, empty name", nil, "", true},
 		{"zero filter", &endpoint.DomainFilter{}, "example.com", true},
-		{"white space in name is trimmed", endpoint.NewDomainFilter([]string{"example.com"}), "  www.example.com. ", true},
+		{"white space around name is not trimmed", endpoint.NewDomainFilter([]string{"example.com"}), "  www.example.com. ", false},
+		{"white space in entry is trimmed", endpoint.NewDomainFilter([]string{"  example.com. "}), "www.example.com.", true},
 		{"entry with trailing dot", endpoint.NewDomainFilter([]string{"example.com."}), "example.com", true},
 		{"several includes", endpoint.NewDomainFilter([]string{"a.example", "b.example"}), "x.b.example", true},
 		{"several includes, none", endpoint.NewDomainFilter([]string{"a.example", "b.example"}), "c.example", false},
@@ -123,6 +124,64 @@ func TestDomainFilterMatch(t *testing.T) {
 			assert.Equal(t, tt.matches, tt.filter.Match(tt.domain))
 		})
 	}
+}
+
+// TestDomainFilterIDNA checks the UTS #46 cases in which the filter must
+// agree with external-dns: entries and names are mapped (full width, other
+// full stops, compatibility forms) and compared in Unicode.
+func TestDomainFilterIDNA(t *testing.T) {
+	tests := []struct {
+		name     string
+		include  []string
+		wantJSON string
+		domain   string
+		matches  bool
+	}{
+		{"fullwidth entry", []string{"ＡＰＰ"}, `{"include":["app"]}`, "app", true},
+		{"fullwidth name", []string{"app.example"}, `{"include":["app.example"]}`, "ＡＰＰ.example", true},
+		{"ideographic full stop in entry", []string{"example。com"}, `{"include":["example.com"]}`, "www.example.com", true},
+		{"ideographic full stop in name", []string{"example.com"}, `{"include":["example.com"]}`, "www。example．com｡", true},
+		{"dotted capital I", []string{"İ.example"}, `{"include":["i̇.example"]}`, "xn--i-9bb.example", true},
+		{"title case digraph", []string{"ǅ.example"}, `{"include":["dž.example"]}`, "Ǆ.example", true},
+		{"sharp s is ss", []string{"straße.de"}, `{"include":["strasse.de"]}`, "www.strasse.de", true},
+		{"ss is sharp s", []string{"strasse.de"}, `{"include":["strasse.de"]}`, "STRASSE.de", true},
+		{"capital sharp s", []string{"strasse.de"}, `{"include":["strasse.de"]}`, "STRAẞE.de", true},
+		{"punycode sharp s is another name", []string{"strasse.de"}, `{"include":["strasse.de"]}`, "xn--strae-oqa.de", false},
+		{"punycode sharp s entry stays punycode", []string{"xn--strae-oqa.de"}, `{"include":["xn--strae-oqa.de"]}`, "a.xn--strae-oqa.de", true},
+		{"underscore and wildcard", []string{"_acme.example"}, `{"include":["_acme.example"]}`, "*._ACME.example", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			df := endpoint.NewDomainFilterWithExclusions(tt.include, nil)
+			got, err := json.Marshal(df)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantJSON, string(got))
+			assert.Equal(t, tt.matches, df.Match(tt.domain), "Match(%q)", tt.domain)
+			assert.Equal(t, tt.matches, decodeFilter(t, string(got)).Match(tt.domain), "decoded filter, Match(%q)", tt.domain)
+		})
+	}
+}
+
+func TestRegression_FullwidthFilterEntry(t *testing.T) {
+	df := endpoint.NewDomainFilterWithExclusions([]string{"ＡＰＰ"}, nil)
+	assert.True(t, df.Match("app"))
+	got, err := json.Marshal(df)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"include":["app"]}`, string(got))
+	assert.Equal(t, `{"include":["app"]}`, string(got))
+}
+
+func TestRegression_MatchDoesNotTrimName(t *testing.T) {
+	df := endpoint.NewDomainFilter([]string{"example.com"})
+	for _, name := range []string{" example.com", "example.com ", "www.example.com\t", "example.com\n."} {
+		assert.False(t, df.Match(name), "Match(%q)", name)
+		assert.False(t, df.MatchParent(name), "MatchParent(%q)", name)
+	}
+	// White space inside the first label leaves the name below the entry,
+	// as in external-dns; Endpoint.Validate rejects such names.
+	assert.True(t, df.Match("\twww.example.com"))
+	assert.True(t, df.Match("www .example.com"))
+	assert.True(t, df.Match("www.example.com"))
 }
 
 func TestDomainFilterAccessors(t *testing.T) {

@@ -138,8 +138,9 @@ func NewEndpoint(dnsName, recordType string, targets ...string) *Endpoint {
 // NewEndpointWithTTL returns an endpoint with the given name, type, TTL and
 // targets. One trailing dot is removed from dnsName and, for record types
 // whose targets are host names or addresses (A, AAAA, CNAME, NS, PTR, DNAME,
-// MX), from every target; SRV, NAPTR, TXT and unknown types keep their
-// targets verbatim. The target slice is copied.
+// MX), from every target; SRV, NAPTR, TLSA, TXT and unknown types keep their
+// targets verbatim. Nothing else is changed: the name is not normalised (see
+// [NormalizeDNSName] and [CanonicalDNSName]). The target slice is copied.
 //
 // It never returns nil and never fails: use [Endpoint.Validate] to check the
 // result.
@@ -165,8 +166,9 @@ func stripsTargetDot(recordType string) bool {
 	case RecordTypeA, RecordTypeAAAA, RecordTypeCNAME, RecordTypeNS,
 		RecordTypePTR, RecordTypeDNAME, RecordTypeMX:
 		return true
+	default: // SRV, NAPTR, TLSA, TXT and unknown types: verbatim
+		return false
 	}
-	return false
 }
 
 // WithSetIdentifier sets the set identifier and returns e.

@@ -23,7 +23,7 @@ func ExampleNewEndpoint() {
 	// Output:
 	// www.example.com lb.example.net www.example.com/CNAME
 	// {"dnsName":"www.example.com","targets":["lb.example.net"],"recordType":"CNAME","labels":{"owner":"default"},"providerSpecific":[{"name":"alias","value":"false"}]}
-	// invalid endpoint a..example.com/A: DNS name "a..example.com" has an empty label
+	// invalid endpoint a..example.com/A: dnsName: DNS name "a..example.com" has an empty label
 	// targets[0]: A target "2001:db8::1" is not an IPv4 address
 }
 

@@ -1,12 +1,18 @@
 package endpoint_test
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 
 	"github.com/zonesync/zonesync/endpoint"
 )
@@ -33,9 +39,15 @@ func FuzzParseLabels(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		labels, err := endpoint.ParseLabels(text)
+		if want, ok := referenceParseLabels(text); ok != (err == nil) || ok && !maps.Equal(want, labels) {
+			t.Fatalf("ParseLabels(%q) = %q, %v; COMPAT §3.4 gives %q, ours = %v", text, labels, err, want, ok)
+		}
 		if err != nil {
 			if labels != nil {
 				t.Fatalf("ParseLabels(%q) returned labels %v with error %v", text, labels, err)
+			}
+			if !errors.Is(err, endpoint.ErrInvalidHeritage) {
+				t.Fatalf("ParseLabels(%q): error %v does not wrap ErrInvalidHeritage", text, err)
 			}
 			return
 		}
@@ -59,6 +71,35 @@ func FuzzParseLabels(f *testing.F) {
 			}
 		}
 	})
+}
+
+// referenceParseLabels restates the parsing rules of COMPAT.md §3.4 as
+// plainly as possible: strip every leading and trailing double quote, split
+// at ",", ignore tokens without "=", split the others at the first "=";
+// heritage must be external-dns, keys starting with external-dns give labels
+// without the "external-dns/" prefix; no heritage means not ours.
+func referenceParseLabels(text string) (endpoint.Labels, bool) {
+	labels := endpoint.Labels{}
+	ours := false
+	for _, token := range strings.Split(strings.Trim(text, `"`), ",") {
+		i := strings.Index(token, "=")
+		if i < 0 {
+			continue
+		}
+		key, value := token[:i], token[i+1:]
+		if key == "heritage" {
+			if value != "external-dns" {
+				return nil, false
+			}
+			ours = true
+		} else if strings.HasPrefix(key, "external-dns") {
+			labels[strings.TrimPrefix(key, "external-dns/")] = value
+		}
+	}
+	if !ours {
+		return nil, false
+	}
+	return labels, true
 }
 
 // FuzzParseLabelsEncrypted checks that parsing possibly encrypted texts with a
@@ -190,14 +231,63 @@ func FuzzEndpointJSON(f *testing.F) {
 	})
 }
 
+// FuzzValidateTargetTLSA checks ValidateTarget for TLSA against a plain
+// restatement of the rules external-dns applies (join the data fields, drop
+// ":" separators, decode as hex, check the ranges and digest lengths).
+func FuzzValidateTargetTLSA(f *testing.F) {
+	for _, seed := range []string{
+		"3 1 1 " + sha256Hex, "2 0 2 " + sha512Hex, "3 1 0 deadbeef", "3 1 0 DE AD:BE ef",
+		"3 1 1", "4 1 1 00", "3 1 0 abc", "3 1 0 :", "003 1 0 00", "3 1 0 0x00", "3\u00a01 0 00",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		got := endpoint.ValidateTarget(endpoint.RecordTypeTLSA, target) == nil
+		if want := referenceTLSAValid(target); got != want {
+			t.Fatalf("ValidateTarget(TLSA, %q) valid = %v, want %v", target, got, want)
+		}
+	})
+}
+
+func referenceTLSAValid(target string) bool {
+	fields := strings.Fields(target)
+	if len(fields) < 4 {
+		return false
+	}
+	var mt uint64
+	for i, limit := range []uint64{3, 1, 2} {
+		v, err := strconv.ParseUint(fields[i], 10, 8)
+		if err != nil || v > limit {
+			return false
+		}
+		mt = v
+	}
+	data := strings.ReplaceAll(strings.Join(fields[3:], ""), ":", "")
+	if _, err := hex.DecodeString(data); err != nil || data == "" {
+		return false
+	}
+	return mt == 0 || mt == 1 && len(data) == 64 || mt == 2 && len(data) == 128
+}
+
+// nameSeeds are the seeds of the name fuzz targets: punycode, UTS #46
+// mapping (full width, other full stops, İ, ǅ, ß, ς, joiners), white space,
+// names IDNA rejects and invalid UTF-8.
+var nameSeeds = []string{
+	"example.com", "Example.COM.", "xn--bcher-kva.example", "xn--r28h.org",
+	"API.xn--StonkS-u354e.ORG", "xn--xn--abc-.example", "xn--", "a..", ".", "",
+	"\u212a.example", "a\xffb", "xn--99999999999",
+	"ＡＰＰ", "ａｐｐ．ｅｘａｍｐｌｅ", "www。example。com", "a．b｡c。", "İ.example", "ǅ.example",
+	"straße.de", "STRAẞE.de", "xn--strae-oqa.de", "ς.example", "a\u200db.example",
+	" a.example", "a.example ", "a b.example", "a\u00a0b", "a\u3000b", "a.example\t.",
+	"München.Example.COM.", "xn--mnchen-3ya.example.com", "a-b.example.com.",
+	"AB--CD.München.de", "Ü--x.example", "xn--abc-.example", "ｘｎ--abc-.example", "-a.example",
+	"*._tcp.Example.com", "ꮪꮲ.example",
+}
+
 // FuzzNormalizeDNSName checks that normalisation never panics, is
 // idempotent, and leaves canonical ASCII names alone.
 func FuzzNormalizeDNSName(f *testing.F) {
-	for _, seed := range []string{
-		"example.com", "Example.COM.", "xn--bcher-kva.example", "xn--r28h.org",
-		"API.xn--StonkS-u354e.ORG", "xn--xn--abc-.example", "xn--", "a..", ".", "",
-		"\u212a.example", "a\xffb", "xn--99999999999",
-	} {
+	for _, seed := range nameSeeds {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
@@ -209,9 +299,69 @@ func FuzzNormalizeDNSName(f *testing.F) {
 		if strings.HasSuffix(once, ".") {
 			t.Fatalf("NormalizeDNSName(%q) = %q ends with a dot", name, once)
 		}
-		if strings.ToLower(once) != once {
-			t.Fatalf("NormalizeDNSName(%q) = %q is not lower-case", name, once)
+		if strings.ContainsFunc(once, func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
+			t.Fatalf("NormalizeDNSName(%q) = %q has upper-case ASCII", name, once)
+		}
+		if plainLowerASCII(name) && !strings.HasSuffix(name, ".") && once != name {
+			t.Fatalf("NormalizeDNSName(%q) = %q changed a plain lower-case ASCII name", name, once)
 		}
 		_ = endpoint.ValidateDNSName(name)
 	})
+}
+
+// fuzzProfile is the profile documented for NormalizeDNSName and
+// CanonicalDNSName; the fuzz targets use it to tell names IDNA accepts.
+var fuzzProfile = idna.New(idna.MapForLookup(), idna.Transitional(true), idna.StrictDomainName(false))
+
+// FuzzCanonicalDNSName checks that the canonical form never panics, is ASCII
+// for names IDNA accepts, and agrees with NormalizeDNSName both ways:
+// normalising the canonical form gives the normalised name, and
+// canonicalising the normalised name gives the canonical form, so that two
+// valid names compare equal exactly when their canonical forms are equal.
+func FuzzCanonicalDNSName(f *testing.F) {
+	for _, seed := range nameSeeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		canonical := endpoint.CanonicalDNSName(name)
+		normalized := endpoint.NormalizeDNSName(name)
+		if plainLowerASCII(name) && !strings.HasSuffix(name, ".") && canonical != name {
+			t.Fatalf("CanonicalDNSName(%q) = %q changed a plain lower-case ASCII name", name, canonical)
+		}
+		if _, err := fuzzProfile.ToASCII(name); err != nil || !utf8.ValidString(name) {
+			return // not a name IDNA accepts (x/net reads invalid UTF-8 as U+FFFD without error)
+		}
+		for i := 0; i < len(canonical); i++ {
+			if c := canonical[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
+				t.Fatalf("CanonicalDNSName(%q) = %q is not lower-case ASCII", name, canonical)
+			}
+		}
+		if got := endpoint.NormalizeDNSName(canonical); got != normalized {
+			t.Fatalf("NormalizeDNSName(CanonicalDNSName(%q)) = NormalizeDNSName(%q) = %q, want NormalizeDNSName(%q) = %q",
+				name, canonical, got, name, normalized)
+		}
+		if strings.HasSuffix(canonical, ".") {
+			return // more than one trailing dot: only one is removed
+		}
+		if got := endpoint.CanonicalDNSName(normalized); got != canonical {
+			t.Fatalf("CanonicalDNSName(NormalizeDNSName(%q)) = CanonicalDNSName(%q) = %q, want CanonicalDNSName(%q) = %q",
+				name, normalized, got, name, canonical)
+		}
+	})
+}
+
+// plainLowerASCII reports whether name is lower-case ASCII without a label
+// starting with "xn--": the names both functions return unchanged.
+func plainLowerASCII(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
+			return false
+		}
+	}
+	for label := range strings.SplitSeq(name, ".") {
+		if strings.HasPrefix(label, "xn--") {
+			return false
+		}
+	}
+	return true
 }

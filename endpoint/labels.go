@@ -24,8 +24,6 @@ const (
 	// OwnedRecordLabelKey is set on generated ownership TXT endpoints only and
 	// holds the name of the record they own.
 	OwnedRecordLabelKey = "ownedRecord"
-	// AWSSDDescriptionLabelKey is used by the AWS Cloud Map registry.
-	AWSSDDescriptionLabelKey = "aws-sd-description"
 	// TxtEncryptionNonceLabelKey holds, in memory only, the nonce of an
 	// encrypted ownership TXT so that re-serialising gives the same bytes.
 	TxtEncryptionNonceLabelKey = "txt-encryption-nonce"
@@ -59,32 +57,61 @@ var (
 // one in the text, because parsing strips surrounding quotes.
 type Labels map[string]string
 
-// ParseLabels parses the text of an ownership TXT record. Surrounding double
-// quotes are ignored; tokens without "=" and keys that do not start with
-// "external-dns" are skipped. A text without heritage=external-dns gives an
-// error wrapping [ErrInvalidHeritage] that quotes the text.
+// ParseLabels parses the text of an ownership TXT record, the one parser of
+// that format in zonesync. The rules are external-dns's: every leading and
+// trailing double quote is stripped; the text is split at ","; tokens
+// without "=" are ignored; each other token is split at its first "=" into
+// key and value. Key "heritage" must have the value "external-dns"; a key
+// that starts with "external-dns" gives the label named by the key without
+// its "external-dns/" prefix; other keys are ignored. A text without
+// heritage=external-dns, or with a heritage token of any other value, gives
+// an error wrapping [ErrInvalidHeritage] that quotes the text: the record is
+// not ours.
+//
+// A plain ownership text is parsed with one allocation, the map.
 func ParseLabels(text string) (Labels, error) {
-	labels := Labels{}
-	sawHeritage := false
-	for token := range strings.SplitSeq(strings.Trim(text, `"`), ",") {
-		key, value, ok := strings.Cut(token, "=")
-		if !ok {
-			continue
-		}
-		switch {
-		case key == heritageKey:
-			if value != heritage {
-				return nil, fmt.Errorf("label text %q: %w", text, ErrInvalidHeritage)
-			}
-			sawHeritage = true
-		case strings.HasPrefix(key, heritage):
-			labels[strings.TrimPrefix(key, labelKeyPrefix)] = value
-		}
-	}
-	if !sawHeritage {
+	labels, ok := parsePlain(text)
+	if !ok {
 		return nil, fmt.Errorf("label text %q: %w", text, ErrInvalidHeritage)
 	}
 	return labels, nil
+}
+
+// parsePlain parses a plain ownership text; ok is false when the text is not
+// ours. It allocates the map and nothing else.
+func parsePlain(text string) (labels Labels, ok bool) {
+	s := strings.Trim(text, `"`)
+	sawHeritage := false
+	for {
+		token, rest, more := strings.Cut(s, ",")
+		if key, value, hasValue := strings.Cut(token, "="); hasValue {
+			switch {
+			case key == heritageKey:
+				if value != heritage {
+					return nil, false
+				}
+				sawHeritage = true
+			case strings.HasPrefix(key, heritage):
+				if labels == nil {
+					// A hint up to 8 fits the map's first group: one
+					// allocation, whatever the number of labels below 9.
+					labels = make(Labels, 8)
+				}
+				labels[strings.TrimPrefix(key, labelKeyPrefix)] = value
+			}
+		}
+		if !more {
+			break
+		}
+		s = rest
+	}
+	if !sawHeritage {
+		return nil, false
+	}
+	if labels == nil {
+		labels = Labels{}
+	}
+	return labels, true
 }
 
 // ParseLabelsWithKey parses an ownership TXT text that may be encrypted. With
@@ -97,7 +124,7 @@ func ParseLabelsWithKey(text string, aesKey []byte) (Labels, error) {
 	if len(aesKey) == 0 {
 		return ParseLabels(text)
 	}
-	plain, nonce, err := DecryptText(strings.Trim(text, `"`), aesKey)
+	plain, nonce, err := decryptText(strings.Trim(text, `"`), aesKey)
 	if err != nil {
 		return ParseLabels(text)
 	}
@@ -145,10 +172,14 @@ func (l Labels) Serialize(withQuotes bool) string {
 	return b.String()
 }
 
-// SerializeEncrypted returns the encrypted text form of the labels (see
-// [EncryptText]). The nonce is taken from the [TxtEncryptionNonceLabelKey]
-// label when present, so the same labels give the same ciphertext; otherwise
-// a random nonce is used. The labels are not modified.
+// SerializeEncrypted returns the encrypted text form of the labels, as
+// external-dns encrypts ownership TXT values: the plain text (see
+// [Labels.Serialize]) compressed with gzip (level 9, flushed, closed), then
+// sealed with AES-256-GCM without associated data; the result is the standard
+// base64 of nonce ‖ ciphertext ‖ tag, in double quotes with withQuotes. The
+// nonce is taken from the [TxtEncryptionNonceLabelKey] label when present, so
+// the same labels give the same ciphertext; otherwise a random 12-byte nonce
+// is used. The labels are not modified.
 func (l Labels) SerializeEncrypted(aesKey []byte, withQuotes bool) (string, error) {
 	var nonce []byte
 	if encoded, ok := l[TxtEncryptionNonceLabelKey]; ok {
@@ -163,7 +194,7 @@ func (l Labels) SerializeEncrypted(aesKey []byte, withQuotes bool) (string, erro
 			return "", fmt.Errorf("generating nonce: %w", err)
 		}
 	}
-	text, err := EncryptText(l.Serialize(false), aesKey, nonce)
+	text, err := encryptText(l.Serialize(false), aesKey, nonce)
 	if err != nil {
 		return "", err
 	}
@@ -190,11 +221,11 @@ func ParseEncryptionKey(key []byte) ([]byte, error) {
 	return decoded, nil
 }
 
-// EncryptText encrypts text the way external-dns encrypts ownership TXT
+// encryptText encrypts text the way external-dns encrypts ownership TXT
 // values: gzip (level 9, flushed, closed), then AES-256-GCM with the given
 // 12-byte nonce and no associated data; the result is the standard base64 of
 // nonce ‖ ciphertext ‖ tag, without quotes.
-func EncryptText(text string, aesKey, nonce []byte) (string, error) {
+func encryptText(text string, aesKey, nonce []byte) (string, error) {
 	if len(nonce) != nonceLength {
 		return "", fmt.Errorf("nonce is %d bytes, want %d", len(nonce), nonceLength)
 	}
@@ -220,9 +251,9 @@ func EncryptText(text string, aesKey, nonce []byte) (string, error) {
 	return base64.StdEncoding.EncodeToString(sealed), nil
 }
 
-// DecryptText reverses [EncryptText]: it returns the plain text and the nonce
+// decryptText reverses encryptText: it returns the plain text and the nonce
 // (standard base64). Errors wrap [ErrDecryption].
-func DecryptText(text string, aesKey []byte) (plain, nonce string, err error) {
+func decryptText(text string, aesKey []byte) (plain, nonce string, err error) {
 	aead, err := newGCM(aesKey)
 	if err != nil {
 		return "", "", err

@@ -345,3 +345,22 @@ func TestParseLabelsWithKeyFallsBackToPlain(t *testing.T) {
 	_, err = endpoint.ParseLabelsWithKey(text, key)
 	assert.ErrorIs(t, err, endpoint.ErrInvalidHeritage)
 }
+
+// TestParseLabelsAllocations: a plain ownership value costs the map and
+// nothing else (Go allocates a map's header and, at the first insert, its
+// first group of eight slots).
+func TestParseLabelsAllocations(t *testing.T) {
+	for in, want := range map[string]float64{
+		`"heritage=external-dns"`: 1,
+		`"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/web"`: 2,
+		`heritage=external-dns,external-dns/a=1,external-dns/b=2,external-dns/c=3,external-dns/d=4,` +
+			`external-dns/e=5,external-dns/f=6,external-dns/g=7,external-dns/h=8,,x,other=y`: 2,
+	} {
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, err := endpoint.ParseLabels(in); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Equal(t, want, allocs, in)
+	}
+}

@@ -31,15 +31,47 @@ func TestNormalizeDNSName(t *testing.T) {
 		{"API.xn--StonkS-u354e.ORG", "api.stonks📈.org"},
 		{"FoOoo.Api.Stonks📈.Org", "foooo.api.stonks📈.org"},
 		{"ÄÖÜ.example", "äöü.example"},
-		// Not valid punycode: kept as lower-case ASCII.
-		{"xn--.example", "xn--.example"},
+		// UTS #46 mapping.
+		{"ＡＰＰ", "app"},
+		{"ＡＰＰ．Ｅｘａｍｐｌｅ", "app.example"},
+		{"ＢÜＣＨＥＲ.example", "bücher.example"},
+		{"bücher。example", "bücher.example"},
+		{"a。b．c｡d", "a.b.c.d"},
+		{"a。", "a"},
+		{"İ.example", "i\u0307.example"},
+		{"ǅ.example", "dž.example"},
+		{"Ǆ.example", "dž.example"},
+		{"\u212a.example", "k.example"},
+		{"ℌ.example", "h.example"},
+		{"ΣΑΣ.example", "σασ.example"},
+		{"a\u00adb.example", "ab.example"},
+		// Transitional processing: deviation characters are mapped...
+		{"straße.de", "strasse.de"},
+		{"STRAẞE.de", "strasse.de"},
+		{"strasse.de", "strasse.de"},
+		{"ς.example", "σ.example"},
+		{"a\u200db.example", "ab.example"},
+		// ... and a punycode label holding one is another name: it stays.
+		{"xn--strae-oqa.de", "xn--strae-oqa.de"},
+		{"XN--STRAE-OQA.de.", "xn--strae-oqa.de"},
+		// White space is kept (and mapped to a space), never trimmed.
+		{" a.example", " a.example"},
+		{"a.example ", "a.example "},
+		{"a b.example", "a b.example"},
+		{"a\u00a0b.example", "a b.example"},
+		// Names IDNA rejects: the partly processed result, as external-dns.
+		{"AB--CD.München.de", "ab--cd.münchen.de"},
+		{"-A.example", "-a.example"},
+		{"Ü--x.example", "ü--x.example"},
+		{"xn--.example", ".example"},
+		{"xn--abc-.example", "abc.example"},
+		{"ｘｎ--abc-.example", "abc.example"},
 		{"xn--ab_c.example", "xn--ab_c.example"},
 		{"XN--!!!.example", "xn--!!!.example"},
 		{"xn--99999999999.example", "xn--99999999999.example"},
-		// Decodes to plain ASCII: not an A-label, kept.
-		{"xn--abc-.example", "xn--abc-.example"},
+		{"xn---r28h.example", "xn---r28h.example"},
 		{"not-xn--bcher-kva.example", "not-xn--bcher-kva.example"},
-		// Invalid UTF-8 becomes U+FFFD.
+		// Invalid UTF-8 is read as U+FFFD.
 		{"a\xffb.example", "a\uFFFDb.example"},
 	}
 	for _, tt := range tests {
@@ -51,17 +83,134 @@ func TestNormalizeDNSName(t *testing.T) {
 	}
 }
 
+func TestCanonicalDNSName(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"", ""},
+		{".", ""},
+		{"example.com", "example.com"},
+		{"example.com.", "example.com"},
+		{"example.com..", "example.com."},
+		{"Example.COM.", "example.com"},
+		{"*.Example.com", "*.example.com"},
+		{"_sip._TCP.example.com", "_sip._tcp.example.com"},
+		{"München.Example.COM.", "xn--mnchen-3ya.example.com"},
+		{"xn--mnchen-3ya.example.com", "xn--mnchen-3ya.example.com"},
+		{"XN--MNCHEN-3YA.example.com.", "xn--mnchen-3ya.example.com"},
+		{"FoOoo.Api.Stonks📈.Org", "foooo.api.xn--stonks-u354e.org"},
+		{"ＡＰＰ．Ｅｘａｍｐｌｅ", "app.example"},
+		{"ＢÜＣＨＥＲ.example", "xn--bcher-kva.example"},
+		{"bücher。example", "xn--bcher-kva.example"},
+		{"a。b．c｡d。", "a.b.c.d"},
+		{"İ.example", "xn--i-9bb.example"},
+		{"ǅ.example", "xn--d-toa.example"},
+		{"straße.de", "strasse.de"},
+		{"xn--strae-oqa.de", "xn--strae-oqa.de"},
+		{"a b.Example", "a b.example"},
+		// Labels IDNA rejects are kept as given, ASCII lower-cased;
+		// the others are still converted.
+		{"AB--CD.example", "ab--cd.example"},
+		{"AB--CD.München.de", "ab--cd.xn--mnchen-3ya.de"},
+		{"-A.example", "-a.example"},
+		{"xn--abc-.example", "xn--abc-.example"},
+		{"XN--ABC-.Example", "xn--abc-.example"},
+		{"xn--.example", ".example"},
+		{"xn--99999999999.example", "xn--99999999999.example"},
+		{"Ü--X.example", "Ü--x.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got := endpoint.CanonicalDNSName(tt.in)
+			assert.Equal(t, tt.want, got)
+			if !strings.HasSuffix(got, ".") { // exactly one trailing dot is removed per call
+				assert.Equal(t, got, endpoint.CanonicalDNSName(got), "idempotent")
+			}
+			assert.Equal(t, endpoint.NormalizeDNSName(tt.in), endpoint.NormalizeDNSName(got),
+				"NormalizeDNSName(CanonicalDNSName(x)) == NormalizeDNSName(x)")
+		})
+	}
+}
+
+func TestRegression_CanonicalDNSNameStripsTrailingDot(t *testing.T) {
+	assert.Equal(t, "a-b.example.com", endpoint.CanonicalDNSName("a-b.example.com."))
+	assert.Equal(t, "a-b.example.com", endpoint.NormalizeDNSName("a-b.example.com."))
+	require.NoError(t, endpoint.ValidateDNSName("a-b.example.com."), "Validate keeps accepting one trailing dot")
+}
+
+func TestRegression_IdeographicFullStop(t *testing.T) {
+	for _, in := range []string{"www。example。com", "www．example．com", "www｡example｡com", "www.example.com。"} {
+		assert.Equal(t, "www.example.com", endpoint.NormalizeDNSName(in), in)
+		assert.Equal(t, "www.example.com", endpoint.CanonicalDNSName(in), in)
+	}
+}
+
+func TestRegression_SharpSAndSSNormaliseTheSame(t *testing.T) {
+	assert.Equal(t, endpoint.NormalizeDNSName("strasse.example"), endpoint.NormalizeDNSName("straße.example"))
+	assert.Equal(t, endpoint.CanonicalDNSName("strasse.example"), endpoint.CanonicalDNSName("straße.example"))
+	// The IDNA2008 A-label of "straße" is a different DNS name.
+	assert.NotEqual(t, endpoint.NormalizeDNSName("strasse.example"), endpoint.NormalizeDNSName("xn--strae-oqa.example"))
+}
+
+func TestRegression_DottedCapitalIAndDigraph(t *testing.T) {
+	assert.Equal(t, "i\u0307", endpoint.NormalizeDNSName("İ"))
+	assert.Equal(t, "i\u0307", endpoint.NormalizeDNSName("xn--i-9bb"))
+	assert.Equal(t, "xn--i-9bb", endpoint.CanonicalDNSName("İ"))
+	assert.Equal(t, "dž", endpoint.NormalizeDNSName("ǅ"))
+	assert.Equal(t, "dž", endpoint.NormalizeDNSName("Ǆ"))
+	assert.Equal(t, "xn--d-toa", endpoint.CanonicalDNSName("ǅ"))
+}
+
+// TestRegression_ASCIIOnlyPunycodeLabel pins the external-dns fallback: IDNA
+// rejects a punycode label that decodes to plain ASCII, and the partly
+// processed name (the decoded text) is what names are compared in, while the
+// canonical form never rewrites the label.
+func TestRegression_ASCIIOnlyPunycodeLabel(t *testing.T) {
+	assert.Equal(t, "abc.example", endpoint.NormalizeDNSName("xn--abc-.example"))
+	assert.Equal(t, "xn--abc-.example", endpoint.CanonicalDNSName("xn--abc-.example"))
+}
+
+// TestRegression_NestedASCIIOnlyPunycodeLabel: the partly processed result
+// of an ASCII-only punycode label can be another one ("xn--xn--0--" gives
+// "xn--0-", which gives "0"); normalising must still be idempotent (found by
+// FuzzNormalizeDNSName).
+func TestRegression_NestedASCIIOnlyPunycodeLabel(t *testing.T) {
+	for in, want := range map[string]string{
+		"Xn--Xn--0--":                "0",
+		"xn--xn--xn--abc---.example": "abc.example",
+		"xn--xn--\u212a-.example":    "xn--k.example",
+	} {
+		got := endpoint.NormalizeDNSName(in)
+		assert.Equal(t, want, got, in)
+		assert.Equal(t, got, endpoint.NormalizeDNSName(got), in)
+	}
+}
+
 func TestNormalizeDNSNameASCIIFastPath(t *testing.T) {
 	name := "www.app.example.com"
 	got := endpoint.NormalizeDNSName(name)
 	require.Equal(t, name, got)
 	assert.Equal(t, unsafeStringData(name), unsafeStringData(got), "returns the same string")
 
-	for _, in := range []string{"www.app.example.com", "www.app.example.com.", "*.example.com", "_acme-challenge.example.com", ""} {
+	for _, in := range []string{"www.app.example.com", "www.app.example.com.", "*.example.com", "_acme-challenge.example.com", "ab--cd.example", ""} {
 		allocs := testing.AllocsPerRun(100, func() {
 			_ = endpoint.NormalizeDNSName(in)
 		})
 		assert.Zero(t, allocs, "NormalizeDNSName(%q) allocates", in)
+	}
+}
+
+func TestCanonicalDNSNameASCIIFastPath(t *testing.T) {
+	name := "www.app.example.com"
+	got := endpoint.CanonicalDNSName(name)
+	require.Equal(t, name, got)
+	assert.Equal(t, unsafeStringData(name), unsafeStringData(got), "returns the same string")
+
+	for _, in := range []string{"www.app.example.com", "www.app.example.com.", "*.example.com", "_acme-challenge.example.com", "ab--cd.example", ""} {
+		allocs := testing.AllocsPerRun(100, func() {
+			_ = endpoint.CanonicalDNSName(in)
+		})
+		assert.Zero(t, allocs, "CanonicalDNSName(%q) allocates", in)
 	}
 }
 
@@ -84,6 +233,13 @@ func TestValidateDNSName(t *testing.T) {
 		{"empty label", "a..example.com", `DNS name "a..example.com" has an empty label`},
 		{"leading dot", ".example.com", `has an empty label`},
 		{"two trailing dots", "example.com..", `has an empty label`},
+		{"leading space", " example.com", `DNS name " example.com" contains white space (U+0020 at offset 0)`},
+		{"trailing space", "example.com ", `DNS name "example.com " contains white space (U+0020 at offset 11)`},
+		{"space inside", "www .example.com", `contains white space (U+0020 at offset 3)`},
+		{"tab", "www.example.com\t", `contains white space (U+0009`},
+		{"newline before dot", "example.com\n.", `contains white space (U+000A`},
+		{"no-break space", "a\u00a0b.example", `contains white space (U+00A0`},
+		{"ideographic space", "a\u3000b.example", `contains white space (U+3000`},
 		{"64 octet label", long + "a.example.com", `has label "` + long + `a" of 64 octets (at most 63 allowed)`},
 		{"254 octets", strings.Repeat(strings.Repeat("a", 49)+".", 5) + "abcd", `is 254 octets long (at most 253 allowed)`},
 	}

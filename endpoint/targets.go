@@ -21,7 +21,8 @@ func (t Targets) String() string { return strings.Join(t, ";") }
 // Same reports whether t and o hold the same targets, ignoring order and case
 // (Unicode simple case folding, as [strings.EqualFold]). IPv6 addresses are
 // compared in canonical form, so "2001:DB8::2" and "2001:db8:0::2" are the
-// same. Duplicates count: {a, a, b} is not {a, b, b}.
+// same. Duplicates count: {a, a, b} is not {a, b, b}. It is true exactly
+// when the sorted [CanonicalTarget] forms of both lists are equal.
 // Short lists are compared in place without allocating.
 func (t Targets) Same(o Targets) bool {
 	if len(t) != len(o) {
@@ -68,8 +69,8 @@ func countTarget(ts Targets, x string) int {
 
 // sameTarget compares two targets case-insensitively (Unicode simple case
 // folding), and as addresses when both are IP addresses with a colon, so
-// that "2001:DB8::2" equals "2001:db8:0::2". It agrees with canonicalTarget:
-// sameTarget(a, b) == (canonicalTarget(a) == canonicalTarget(b)), which makes
+// that "2001:DB8::2" equals "2001:db8:0::2". It agrees with CanonicalTarget:
+// sameTarget(a, b) == (CanonicalTarget(a) == CanonicalTarget(b)), which makes
 // it an equivalence relation.
 func sameTarget(a, b string) bool {
 	if a == b || strings.EqualFold(a, b) {
@@ -80,15 +81,27 @@ func sameTarget(a, b string) bool {
 	}
 	x, err1 := netip.ParseAddr(a)
 	y, err2 := netip.ParseAddr(b)
-	// Same address, and zones equal up to case (as canonicalTarget folds
+	// Same address, and zones equal up to case (as CanonicalTarget folds
 	// the zone of the canonical text).
 	return err1 == nil && err2 == nil && x.WithZone("") == y.WithZone("") && strings.EqualFold(x.Zone(), y.Zone())
 }
 
-// canonicalTarget returns the form in which a target is compared: an address
-// in its canonical text form, and every character replaced by one fixed
-// member of its case-folding orbit (the lower-case letter for ASCII letters).
-func canonicalTarget(s string) string {
+// CanonicalTarget returns the form in which targets are compared, the one
+// definition of target equality: [Targets.Same] reports two lists the same
+// exactly when their CanonicalTarget forms, sorted, are equal, and
+// [Targets.IsLess] orders lists by those forms.
+//
+// An IP address with a colon (IPv6, optionally with a zone) is written in
+// its canonical text form ("2001:DB8:0::1" becomes "2001:db8::1"); IPv4
+// addresses have only one valid text form already. Every character is then
+// replaced by one fixed member of its Unicode simple case-folding orbit, the
+// one with the smallest code point, lower-cased when that is an ASCII letter.
+// So CanonicalTarget(a) == CanonicalTarget(b) exactly when
+// [strings.EqualFold] holds for the texts (after the address step): "\u212a"
+// (KELVIN SIGN), "K" and "k" all become "k", and "σ", "ς" and "Σ" all become
+// "Σ". The result is a comparison key, not a display form. Lower-case ASCII
+// text comes back unchanged without allocating.
+func CanonicalTarget(s string) string {
 	if strings.IndexByte(s, ':') >= 0 {
 		if a, err := netip.ParseAddr(s); err == nil {
 			s = a.String()
@@ -131,15 +144,14 @@ func foldRune(r rune) rune {
 func canonicalSorted(t Targets) []string {
 	out := make([]string, len(t))
 	for i, s := range t {
-		out[i] = canonicalTarget(s)
+		out[i] = CanonicalTarget(s)
 	}
 	slices.Sort(out)
 	return out
 }
 
 // IsLess orders target lists: fewer targets first; lists of equal length
-// compare as their sorted, canonical forms (lower-cased, IPv6 addresses in
-// canonical text), element by element. It is a strict weak order consistent
+// compare as their sorted [CanonicalTarget] forms, element by element. It is a strict weak order consistent
 // with [Targets.Same]: when t.Same(o), neither is less than the other.
 // It gives the deterministic choice between two resources that ask for one
 // name.
@@ -157,7 +169,7 @@ func canonicalCompare(a, b string) int {
 	if !hasUpper(a) && !hasUpper(b) && strings.IndexByte(a, ':') < 0 && strings.IndexByte(b, ':') < 0 {
 		return strings.Compare(a, b)
 	}
-	return strings.Compare(canonicalTarget(a), canonicalTarget(b))
+	return strings.Compare(CanonicalTarget(a), CanonicalTarget(b))
 }
 
 func hasUpper(s string) bool {

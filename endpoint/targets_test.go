@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -190,4 +191,78 @@ func TestTargetsIsLessDeterministicOrder(t *testing.T) {
 		{"C.example.com", "a.example.com"},
 		{"x", "y", "z"},
 	}, want)
+}
+
+func TestCanonicalTarget(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"192.0.2.1", "192.0.2.1"},
+		{"lb.example.com", "lb.example.com"},
+		{"LB.Example.COM", "lb.example.com"},
+		{"2001:DB8:0::1", "2001:db8::1"},
+		{"2001:db8:0:0:0:0:0:1", "2001:db8::1"},
+		{"::FFFF:192.0.2.1", "::ffff:192.0.2.1"},
+		{"fe80::1%ETH0", "fe80::1%eth0"},
+		{"not:an:address", "not:an:address"},
+		{"\u212a.example", "k.example"},
+		{"σ", "Σ"},
+		{"ς", "Σ"},
+		{"Σ", "Σ"},
+		{"ÄÖÜ", "ÄÖÜ"},
+		{"äöü", "ÄÖÜ"},
+		{"10 MAIL.example.com", "10 mail.example.com"},
+		{`"v=spf1 -ALL"`, `"v=spf1 -all"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got := endpoint.CanonicalTarget(tt.in)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, got, endpoint.CanonicalTarget(got), "idempotent")
+		})
+	}
+}
+
+func TestCanonicalTargetLowerASCIIDoesNotAllocate(t *testing.T) {
+	for _, in := range []string{"192.0.2.1", "lb.example.com", "10 mail.example.com", ""} {
+		allocs := testing.AllocsPerRun(100, func() { _ = endpoint.CanonicalTarget(in) })
+		assert.Zero(t, allocs, "CanonicalTarget(%q) allocates", in)
+	}
+}
+
+// FuzzTargetsSame checks that Targets.Same agrees with CanonicalTarget, the
+// single definition of target equality, and that IsLess is consistent with
+// it. Each argument is a target list, targets separated by newlines.
+func FuzzTargetsSame(f *testing.F) {
+	f.Add("192.0.2.1\nlb.example.com", "LB.Example.COM\n192.0.2.1")
+	f.Add("2001:DB8::1", "2001:db8:0::1")
+	f.Add("fe80::1%ETH0\nx", "x\nfe80::1%eth0")
+	f.Add("\u212a\nk", "K\nk")
+	f.Add("σ\nς", "Σ\nσ")
+	f.Add("a\na\nb", "a\nb\nb")
+	f.Add("1\n2\n3\n4\n5\n6\n7\n8\n9", "9\n8\n7\n6\n5\n4\n3\n2\n1")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		x, y := endpoint.Targets(strings.Split(a, "\n")), endpoint.Targets(strings.Split(b, "\n"))
+		canonical := func(ts endpoint.Targets) []string {
+			out := make([]string, len(ts))
+			for i, s := range ts {
+				out[i] = endpoint.CanonicalTarget(s)
+			}
+			slices.Sort(out)
+			return out
+		}
+		want := slices.Equal(canonical(x), canonical(y))
+		if got := x.Same(y); got != want {
+			t.Fatalf("Targets%q.Same(%q) = %v, sorted CanonicalTarget lists equal = %v", x, y, got, want)
+		}
+		if got := y.Same(x); got != want {
+			t.Fatalf("Same is not symmetric for %q and %q", x, y)
+		}
+		if want && (x.IsLess(y) || y.IsLess(x)) {
+			t.Fatalf("%q and %q are the same but one is less", x, y)
+		}
+		if !want && x.IsLess(y) == y.IsLess(x) && len(x) == len(y) {
+			t.Fatalf("%q and %q differ but neither (or both) is less", x, y)
+		}
+	})
 }

@@ -8,17 +8,19 @@ import (
 	"strings"
 )
 
-// Validate reports what is wrong with the endpoint: an invalid DNS name, a
+// Validate reports what is wrong with the endpoint: an invalid DNS name (see
+// [ValidateDNSName]: white space anywhere in it, an empty or over-long label,
+// ...; one trailing dot is accepted, [CanonicalDNSName] removes it), a
 // missing record type, no targets, or targets that do not fit the record type
 // (see [ValidateTarget]). All problems are reported together; the error names
-// the record and the offending field.
+// the record and the offending field ("dnsName", "targets[i]", ...).
 func (e *Endpoint) Validate() error {
 	if e == nil {
 		return errors.New("endpoint is nil")
 	}
 	var errs []error
 	if err := ValidateDNSName(e.DNSName); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("dnsName: %w", err))
 	}
 	if e.RecordType == "" {
 		errs = append(errs, errors.New("record type is empty"))
@@ -48,11 +50,22 @@ func (e *Endpoint) Validate() error {
 }
 
 // ValidateTarget checks that target is valid record data for recordType:
-// A takes an IPv4 address, AAAA an IPv6 address (not IPv4-mapped, no zone), CNAME/NS/PTR/DNAME a host
-// name, MX "<preference> <host>", SRV "<priority> <weight> <port> <host>."
-// (numbers fit in 16 bits, the host ends with a dot), NAPTR
-// "<order> <preference> "<flags>" "<service>" "<regexp>" <replacement>".
-// TXT and unknown types accept any text.
+//
+//   - A: an IPv4 address; AAAA: an IPv6 address (not IPv4-mapped, no zone);
+//   - CNAME, NS, PTR, DNAME: a host name (see [ValidateDNSName]);
+//   - MX: "<preference> <host>";
+//   - SRV: "<priority> <weight> <port> <host>." (numbers fit in 16 bits, the
+//     host ends with a dot);
+//   - NAPTR: "<order> <preference> "<flags>" "<service>" "<regexp>" <replacement>";
+//   - TLSA: "<usage> <selector> <matching-type> <data>" as external-dns
+//     accepts it: usage 0 to 3, selector 0 or 1, matching type 0 to 2, and
+//     the certificate association data in hex (either case, at least one
+//     byte), which may be split into several fields separated by white space
+//     and may hold ":" separators; a SHA-256 digest (matching type 1) has 64
+//     hex digits, a SHA-512 digest (matching type 2) 128;
+//   - TXT and unknown types: any text.
+//
+// Fields are separated by white space.
 func ValidateTarget(recordType, target string) error {
 	switch recordType {
 	case RecordTypeA:
@@ -102,6 +115,53 @@ func ValidateTarget(recordType, target string) error {
 		if err := validateNAPTR(target); err != nil {
 			return fmt.Errorf("NAPTR target %q: %w", target, err)
 		}
+	case RecordTypeTLSA:
+		if err := validateTLSA(target); err != nil {
+			return fmt.Errorf("TLSA target %q: %w", target, err)
+		}
+	}
+	return nil
+}
+
+// validateTLSA checks "<usage> <selector> <matching-type> <data>" (RFC 6698
+// presentation format) with the limits external-dns applies.
+func validateTLSA(target string) error {
+	fields := strings.Fields(target)
+	if len(fields) < 4 {
+		return fmt.Errorf("want \"<usage> <selector> <matching-type> <data>\", got %d fields", len(fields))
+	}
+	var values [3]uint64
+	for i, f := range []struct {
+		name string
+		max  uint64
+	}{{"usage", 3}, {"selector", 1}, {"matching type", 2}} {
+		v, err := strconv.ParseUint(fields[i], 10, 8)
+		if err != nil || v > f.max {
+			return fmt.Errorf("%s %q is not a number from 0 to %d", f.name, fields[i], f.max)
+		}
+		values[i] = v
+	}
+	digits := 0
+	for _, f := range fields[3:] {
+		for i := 0; i < len(f); i++ {
+			switch c := f[i]; {
+			case c == ':':
+			case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+				digits++
+			default:
+				return fmt.Errorf("certificate association data %q is not hex", strings.Join(fields[3:], " "))
+			}
+		}
+	}
+	switch {
+	case digits == 0:
+		return errors.New("certificate association data is empty")
+	case digits%2 != 0:
+		return fmt.Errorf("certificate association data has an odd number of hex digits (%d)", digits)
+	case values[2] == 1 && digits != 64:
+		return fmt.Errorf("matching type 1 (SHA-256) needs 64 hex digits, got %d", digits)
+	case values[2] == 2 && digits != 128:
+		return fmt.Errorf("matching type 2 (SHA-512) needs 128 hex digits, got %d", digits)
 	}
 	return nil
 }
@@ -109,9 +169,6 @@ func ValidateTarget(recordType, target string) error {
 func validateHost(host string) error {
 	if host == "" {
 		return errors.New("host name is empty")
-	}
-	if strings.ContainsAny(host, " \t\r\n") {
-		return fmt.Errorf("host name %q contains white space", host)
 	}
 	return ValidateDNSName(host)
 }

@@ -35,7 +35,8 @@ func TestValidateTarget(t *testing.T) {
 		{"CNAME", "lb.example.com", ""},
 		{"CNAME", "lb.example.com.", ""},
 		{"CNAME", "", `CNAME target "": host name is empty`},
-		{"CNAME", "lb example.com", `CNAME target "lb example.com": host name "lb example.com" contains white space`},
+		{"CNAME", "lb example.com", `CNAME target "lb example.com": DNS name "lb example.com" contains white space`},
+		{"CNAME", "lb.example.com ", `CNAME target "lb.example.com ": DNS name "lb.example.com " contains white space`},
 		{"CNAME", "a..example.com", `CNAME target "a..example.com": DNS name "a..example.com" has an empty label`},
 		{"CNAME", long + ".example.com", `of 64 octets`},
 		{"NS", "ns1.example.net", ""},
@@ -71,6 +72,29 @@ func TestValidateTarget(t *testing.T) {
 		{"NAPTR", `100 10 S "SIP+D2U" "" .`, `flags "S" must be a quoted string`},
 		{"NAPTR", `100 10 "S" "SIP+D2U" "unterminated .`, `unterminated quoted string`},
 
+		{"TLSA", "3 1 1 " + sha256Hex, ""},
+		{"TLSA", "2 0 2 " + sha512Hex, ""},
+		{"TLSA", "0 0 1 " + strings.ToUpper(sha256Hex), ""},
+		{"TLSA", "3 1 0 deadbeef", ""},
+		{"TLSA", "3 1 0 de", ""},
+		{"TLSA", "  3   1\t1 " + sha256Hex[:32] + " " + sha256Hex[32:] + " ", ""},
+		{"TLSA", "3 1 1 " + colonHex(sha256Hex), ""},
+		{"TLSA", "003 1 0 00", ""},
+		{"TLSA", "", `TLSA target "": want "<usage> <selector> <matching-type> <data>", got 0 fields`},
+		{"TLSA", "3 1 1", `want "<usage> <selector> <matching-type> <data>", got 3 fields`},
+		{"TLSA", "4 1 1 " + sha256Hex, `usage "4" is not a number from 0 to 3`},
+		{"TLSA", "-1 1 1 " + sha256Hex, `usage "-1" is not a number from 0 to 3`},
+		{"TLSA", "x 1 1 " + sha256Hex, `usage "x" is not a number from 0 to 3`},
+		{"TLSA", "3 2 1 " + sha256Hex, `selector "2" is not a number from 0 to 1`},
+		{"TLSA", "3 1 3 " + sha256Hex, `matching type "3" is not a number from 0 to 2`},
+		{"TLSA", "3 1 256 00", `matching type "256" is not a number from 0 to 2`},
+		{"TLSA", "3 1 1 " + strings.Repeat("z", 64), `certificate association data "zzzz`},
+		{"TLSA", "3 1 1 " + sha256Hex + " extra", `is not hex`},
+		{"TLSA", "3 1 0 abc", `odd number of hex digits (3)`},
+		{"TLSA", "3 1 0 :", `certificate association data is empty`},
+		{"TLSA", "3 1 1 deadbeef", `matching type 1 (SHA-256) needs 64 hex digits, got 8`},
+		{"TLSA", "3 1 2 " + sha256Hex, `matching type 2 (SHA-512) needs 128 hex digits, got 64`},
+
 		{"TXT", "anything at all, even \"quotes\"", ""},
 		{"TXT", "", ""},
 		{"CAA", `0 issue "ca.example.net"`, ""},
@@ -86,6 +110,33 @@ func TestValidateTarget(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.wantErr)
 		})
 	}
+}
+
+const (
+	sha256Hex = "54ee30e752c6e751b7bfde666e638ec4e25f3974207258072299caa15e15820f"
+	sha512Hex = "f758ae635ec9b464b46d89e05274b791b72ac4245f8eb18ccad836ef59238706" +
+		"fa201cf1616169813a8d0743f3e0275eb69bad17bcf1032217830d0aacbbc843"
+)
+
+// colonHex writes hex data as colon-separated bytes.
+func colonHex(h string) string {
+	var parts []string
+	for i := 0; i+2 <= len(h); i += 2 {
+		parts = append(parts, h[i:i+2])
+	}
+	return strings.Join(parts, ":")
+}
+
+func TestNewEndpointKeepsTLSATargetsVerbatim(t *testing.T) {
+	for _, target := range []string{"3 1 1 " + sha256Hex, "3 1 0 AB:CD", "3 1 0 ab."} {
+		ep := endpoint.NewEndpoint("_443._tcp.www.example.com.", endpoint.RecordTypeTLSA, target)
+		assert.Equal(t, "_443._tcp.www.example.com", ep.DNSName)
+		assert.Equal(t, endpoint.Targets{target}, ep.Targets)
+	}
+	ok := endpoint.NewEndpoint("_443._tcp.www.example.com", endpoint.RecordTypeTLSA, "3 1 1 "+sha256Hex)
+	assert.NoError(t, ok.Validate())
+	bad := endpoint.NewEndpoint("_443._tcp.www.example.com", endpoint.RecordTypeTLSA, "3 1 0 ab.")
+	assert.ErrorContains(t, bad.Validate(), `targets[0]: TLSA target "3 1 0 ab.": certificate association data "ab." is not hex`)
 }
 
 func TestEndpointValidate(t *testing.T) {
@@ -112,7 +163,7 @@ func TestEndpointValidate(t *testing.T) {
 		msg := err.Error()
 		assert.True(t, strings.HasPrefix(msg, "invalid endpoint a..example.com/SRV/eu: "), msg)
 		for _, want := range []string{
-			`DNS name "a..example.com" has an empty label`,
+			`dnsName: DNS name "a..example.com" has an empty label`,
 			`targets[0]: SRV target "192.0.2.1"`,
 			`targets[1]: SRV target "2001:db8::1"`,
 			`targets[2]: SRV target "x"`,
@@ -144,4 +195,27 @@ func TestEndpointValidate(t *testing.T) {
 		var ep *endpoint.Endpoint
 		assert.EqualError(t, ep.Validate(), "endpoint is nil")
 	})
+}
+
+func TestRegression_WhiteSpaceInDNSName(t *testing.T) {
+	tests := []struct {
+		name, dnsName, want string
+	}{
+		{"leading", " a.example.com", `invalid endpoint  a.example.com/A: dnsName: DNS name " a.example.com" contains white space (U+0020 at offset 0)`},
+		{"trailing", "a.example.com ", `invalid endpoint a.example.com /A: dnsName: DNS name "a.example.com " contains white space (U+0020 at offset 13)`},
+		{"inside", "a b.example.com", `invalid endpoint a b.example.com/A: dnsName: DNS name "a b.example.com" contains white space (U+0020 at offset 1)`},
+		{"tab before trailing dot", "a.example.com\t.", `dnsName: DNS name "a.example.com\t." contains white space (U+0009 at offset 13)`},
+		{"no-break space", "a\u00a0b.example.com", `dnsName: DNS name "a\u00a0b.example.com" contains white space (U+00A0 at offset 1)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ep := &endpoint.Endpoint{DNSName: tt.dnsName, RecordType: endpoint.RecordTypeA, Targets: endpoint.Targets{"192.0.2.1"}}
+			err := ep.Validate()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	// One trailing dot stays valid.
+	assert.NoError(t, endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1").Validate())
+	assert.NoError(t, (&endpoint.Endpoint{DNSName: "a.example.com.", RecordType: endpoint.RecordTypeA, Targets: endpoint.Targets{"192.0.2.1"}}).Validate())
 }

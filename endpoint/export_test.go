@@ -1,0 +1,7 @@
+package endpoint
+
+// Test access to the unexported encryption primitives.
+var (
+	EncryptText = encryptText
+	DecryptText = decryptText
+)
