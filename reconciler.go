@@ -495,7 +495,7 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 func canonicalNames(eps []*endpoint.Endpoint) {
 	for _, ep := range eps {
 		if ep != nil {
-			ep.DNSName = tmpCanonical(ep.DNSName)
+			ep.DNSName = endpoint.CanonicalDNSName(ep.DNSName)
 		}
 	}
 }
@@ -713,6 +713,3 @@ func (r *Reconciler) setBackoff(until time.Time) {
 	r.backoffUntil = until
 	r.mu.Unlock()
 }
-
-// tmpCanonical is replaced by endpoint.CanonicalDNSName.
-func tmpCanonical(s string) string { return strings.ToLower(strings.TrimSuffix(s, ".")) }

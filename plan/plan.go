@@ -236,6 +236,17 @@ func (pl *planner) typeIndex(t string) int {
 	return -1
 }
 
+// trimSpace removes white space around a name, so that a desired endpoint
+// whose name is invalid only for its white space lands in the row of the
+// name it means and holds that row's records (see [SkipInvalid]). It does
+// not allocate.
+func trimSpace(name string) string {
+	if name == "" || (name[0] > ' ' && name[len(name)-1] > ' ' && name[0] < 0x80 && name[len(name)-1] < 0x80) {
+		return name
+	}
+	return strings.TrimSpace(name)
+}
+
 // upperASCII upper-cases ASCII letters; it does not allocate when s has no
 // lower-case letter.
 func upperASCII(s string) string {
@@ -386,7 +397,7 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 			k.t = -1
 			continue
 		}
-		k.name = endpoint.NormalizeDNSName(e.DNSName)
+		k.name = endpoint.NormalizeDNSName(trimSpace(e.DNSName))
 		k.h = pl.hashKey(k.name, e.SetIdentifier)
 	}
 	pl.touchTable(keys)

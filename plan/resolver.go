@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -118,7 +117,7 @@ func (MergeTargets) Resolve(current *endpoint.Endpoint, candidates []*endpoint.E
 	var all []target
 	for _, c := range candidates {
 		for _, t := range c.Targets {
-			all = append(all, target{canon: canonicalTarget(t), text: t})
+			all = append(all, target{canon: endpoint.CanonicalTarget(t), text: t})
 		}
 	}
 	slices.SortFunc(all, func(a, b target) int {
@@ -140,15 +139,4 @@ func (MergeTargets) Resolve(current *endpoint.Endpoint, candidates []*endpoint.E
 	out := base.DeepCopy()
 	out.Targets = merged
 	return out, nil
-}
-
-// canonicalTarget is the form in which targets are compared: an IP address in
-// its canonical text, anything else lower-cased.
-func canonicalTarget(s string) string {
-	if strings.IndexByte(s, ':') >= 0 {
-		if a, err := netip.ParseAddr(s); err == nil {
-			return a.String()
-		}
-	}
-	return strings.ToLower(s)
 }

@@ -183,3 +183,35 @@ func TestPolicyFunc(t *testing.T) {
 	assert.Equal(t, plan.ActionCreate, res.Skipped[0].Action)
 	assert.Contains(t, res.Skipped[0].Detail, "plan.PolicyFunc")
 }
+
+// TestRegression_WhiteSpaceAroundNames: a name with white space is invalid;
+// it lands in the row of the name it means and protects that row's records
+// instead of making a second row (external-dns: one row).
+func TestRegression_WhiteSpaceAroundNames(t *testing.T) {
+	current := []*endpoint.Endpoint{ep("a.example.com", a, "192.0.2.1", "@owner=me")}
+	for _, name := range []string{" a.example.com", "a.example.com ", "\ta.example.com"} {
+		t.Run(name, func(t *testing.T) {
+			res := (&plan.Plan{OwnerID: "me", Current: current, Desired: []*endpoint.Endpoint{ep(name, a, "192.0.2.2")}}).Calculate()
+			assert.False(t, res.Changes.HasChanges(), res.String())
+			require.Len(t, res.Skipped, 2, "the bad endpoint and the delete it holds back")
+			actions := map[plan.Action]bool{}
+			for _, sk := range res.Skipped {
+				assert.Equal(t, plan.SkipInvalid, sk.Reason)
+				assert.Contains(t, sk.Detail, "white space")
+				actions[sk.Action] = true
+			}
+			assert.True(t, actions[plan.ActionDelete], "the current record is not deleted")
+		})
+	}
+}
+
+// TestRegression_SharpSAndSSAreOneRow: UTS #46 transitional mapping makes
+// "straße" and "strasse" one name, so a CNAME and an A there conflict.
+func TestRegression_SharpSAndSSAreOneRow(t *testing.T) {
+	res := (&plan.Plan{Desired: []*endpoint.Endpoint{
+		ep("strasse.example.com", a, "192.0.2.1"),
+		ep("straße.example.com", cname, "lb.example.net"),
+	}}).Calculate()
+	assert.Equal(t, []string{"strasse.example.com/A"}, keys(res.Changes.Create))
+	assert.Equal(t, []string{"create straße.example.com/CNAME cname-conflict"}, skips(res))
+}
