@@ -233,15 +233,62 @@ func (e *Endpoint) Key() Key {
 }
 
 // DeepCopyAll returns a new slice holding a deep copy of every endpoint of
-// eps (see [Endpoint.DeepCopy]); nil entries stay nil. It returns nil for a
-// nil slice.
+// eps (see [Endpoint.DeepCopy]); nil entries stay nil, and a nil slice gives
+// nil. The copies share nothing with eps. To keep the cost of copying many
+// endpoints to a few allocations, the copies' structs, target lists and
+// provider-specific lists live in three shared backing arrays, each copy's
+// slices capped so that appending to one never writes into another; only
+// the labels take one map per endpoint.
 func DeepCopyAll(eps []*Endpoint) []*Endpoint {
 	if eps == nil {
 		return nil
 	}
+	var n, nTargets, nProps int
+	for _, ep := range eps {
+		if ep != nil {
+			n++
+			nTargets += len(ep.Targets)
+			nProps += len(ep.ProviderSpecific)
+		}
+	}
 	out := make([]*Endpoint, len(eps))
+	if n == 0 {
+		return out
+	}
+	structs := make([]Endpoint, n)
+	var targets []string
+	if nTargets > 0 {
+		targets = make([]string, 0, nTargets)
+	}
+	var props []ProviderSpecificProperty
+	if nProps > 0 {
+		props = make([]ProviderSpecificProperty, 0, nProps)
+	}
+	k := 0
 	for i, ep := range eps {
-		out[i] = ep.DeepCopy()
+		if ep == nil {
+			continue
+		}
+		c := &structs[k]
+		k++
+		*c = *ep
+		if ep.Targets != nil {
+			start := len(targets)
+			targets = append(targets, ep.Targets...)
+			c.Targets = Targets(targets[start:len(targets):len(targets)])
+		}
+		if ep.ProviderSpecific != nil {
+			start := len(props)
+			props = append(props, ep.ProviderSpecific...)
+			c.ProviderSpecific = ProviderSpecific(props[start:len(props):len(props)])
+		}
+		if ep.Labels != nil {
+			c.Labels = make(Labels, len(ep.Labels))
+			for key, v := range ep.Labels {
+				c.Labels[key] = v
+			}
+		}
+		out[i] = c
 	}
 	return out
 }

@@ -311,3 +311,39 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
+
+func TestDeepCopyAll(t *testing.T) {
+	assert.Nil(t, endpoint.DeepCopyAll(nil))
+	assert.Equal(t, []*endpoint.Endpoint{nil}, endpoint.DeepCopyAll([]*endpoint.Endpoint{nil}))
+
+	in := []*endpoint.Endpoint{
+		endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1", "192.0.2.2").
+			WithLabel(endpoint.OwnerLabelKey, "me").WithProviderSpecific("alias", "false"),
+		nil,
+		endpoint.NewEndpoint("b.example.com", endpoint.RecordTypeTXT, `"x"`).WithSetIdentifier("eu"),
+	}
+	out := endpoint.DeepCopyAll(in)
+	require.Len(t, out, 3)
+	assert.Nil(t, out[1])
+	for i := range in {
+		if in[i] == nil {
+			continue
+		}
+		assert.True(t, in[i].Equal(out[i]))
+		assert.NotSame(t, in[i], out[i])
+	}
+
+	// The copies share nothing with the input, and appending to one copy's
+	// slices does not write into the next copy.
+	out[0].Targets[0] = "203.0.113.1"
+	out[0].Labels["owner"] = "other"
+	out[0].ProviderSpecific[0].Value = "true"
+	assert.Equal(t, "192.0.2.1", in[0].Targets[0])
+	assert.Equal(t, "me", in[0].Labels["owner"])
+	assert.Equal(t, "false", in[0].ProviderSpecific[0].Value)
+	out[0].Targets = append(out[0].Targets, "203.0.113.2")
+	assert.Equal(t, endpoint.Targets{`"x"`}, out[2].Targets)
+
+	allocs := testing.AllocsPerRun(20, func() { _ = endpoint.DeepCopyAll(in) })
+	assert.LessOrEqual(t, allocs, 6.0, "slab copy: out, structs, targets, props and one label map (header and slots)")
+}

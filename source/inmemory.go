@@ -41,7 +41,7 @@ func (s *InMemory) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) 
 	eps := s.eps
 	s.mu.Unlock()
 	// s.eps is replaced, never modified, so copying outside the lock is safe.
-	return copyEndpoints(eps), nil
+	return endpoint.DeepCopyAll(eps), nil
 }
 
 // Set replaces the endpoints with copies of eps and then calls every
@@ -95,52 +95,7 @@ func copySorted(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
 			nonNil = append(nonNil, ep)
 		}
 	}
-	out := copyEndpoints(nonNil)
+	out := endpoint.DeepCopyAll(nonNil)
 	slices.SortStableFunc(out, endpoint.Compare)
-	return out
-}
-
-// copyEndpoints deep-copies eps. The endpoint structs, target strings and
-// provider-specific properties of all copies share three backing arrays
-// (each copy's slices are capped, so appending to one never writes into
-// another); only labels need one map per endpoint. That keeps the cost of
-// serving a large source to a few allocations instead of several per record.
-func copyEndpoints(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
-	if len(eps) == 0 {
-		return []*endpoint.Endpoint{}
-	}
-	var nTargets, nProps int
-	for _, ep := range eps {
-		nTargets += len(ep.Targets)
-		nProps += len(ep.ProviderSpecific)
-	}
-	structs := make([]endpoint.Endpoint, len(eps))
-	targets := make([]string, 0, nTargets)
-	var props []endpoint.ProviderSpecificProperty
-	if nProps > 0 {
-		props = make([]endpoint.ProviderSpecificProperty, 0, nProps)
-	}
-	out := make([]*endpoint.Endpoint, len(eps))
-	for i, ep := range eps {
-		c := &structs[i]
-		*c = *ep
-		if ep.Targets != nil {
-			start := len(targets)
-			targets = append(targets, ep.Targets...)
-			c.Targets = endpoint.Targets(targets[start:len(targets):len(targets)])
-		}
-		if ep.ProviderSpecific != nil {
-			start := len(props)
-			props = append(props, ep.ProviderSpecific...)
-			c.ProviderSpecific = endpoint.ProviderSpecific(props[start:len(props):len(props)])
-		}
-		if ep.Labels != nil {
-			c.Labels = make(endpoint.Labels, len(ep.Labels))
-			for k, v := range ep.Labels {
-				c.Labels[k] = v
-			}
-		}
-		out[i] = c
-	}
 	return out
 }

@@ -67,7 +67,7 @@ func (r *RecordingProvider) record(c Call) {
 // result.
 func (r *RecordingProvider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	eps, err := r.next.Records(ctx)
-	r.record(Call{Method: MethodRecords, Endpoints: copyEndpoints(eps), Err: err})
+	r.record(Call{Method: MethodRecords, Endpoints: endpoint.DeepCopyAll(eps), Err: err})
 	return eps, err
 }
 
@@ -81,7 +81,7 @@ func (r *RecordingProvider) ApplyChanges(ctx context.Context, changes *plan.Chan
 
 // AdjustEndpoints records a copy of eps and calls the wrapped provider.
 func (r *RecordingProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	in := copyEndpoints(eps)
+	in := endpoint.DeepCopyAll(eps)
 	out, err := r.next.AdjustEndpoints(eps)
 	r.record(Call{Method: MethodAdjustEndpoints, Endpoints: in, Err: err})
 	return out, err
@@ -102,7 +102,7 @@ func (r *RecordingProvider) Calls() []Call {
 	defer r.mu.Unlock()
 	out := make([]Call, len(r.calls))
 	for i, c := range r.calls {
-		out[i] = Call{Method: c.Method, Changes: copyChanges(c.Changes), Endpoints: copyEndpoints(c.Endpoints), Err: c.Err}
+		out[i] = Call{Method: c.Method, Changes: copyChanges(c.Changes), Endpoints: endpoint.DeepCopyAll(c.Endpoints), Err: c.Err}
 	}
 	return out
 }
@@ -119,25 +119,14 @@ func (r *RecordingProvider) Reset() {
 	r.calls = nil
 }
 
-func copyEndpoints(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
-	if eps == nil {
-		return nil
-	}
-	out := make([]*endpoint.Endpoint, len(eps))
-	for i, e := range eps {
-		out[i] = e.DeepCopy()
-	}
-	return out
-}
-
 func copyChanges(c *plan.Changes) *plan.Changes {
 	if c == nil {
 		return nil
 	}
 	return &plan.Changes{
-		Create:    copyEndpoints(c.Create),
-		UpdateOld: copyEndpoints(c.UpdateOld),
-		UpdateNew: copyEndpoints(c.UpdateNew),
-		Delete:    copyEndpoints(c.Delete),
+		Create:    endpoint.DeepCopyAll(c.Create),
+		UpdateOld: endpoint.DeepCopyAll(c.UpdateOld),
+		UpdateNew: endpoint.DeepCopyAll(c.UpdateNew),
+		Delete:    endpoint.DeepCopyAll(c.Delete),
 	}
 }

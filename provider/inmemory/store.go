@@ -89,11 +89,7 @@ func newStore(capacity int) store {
 		typeIndex: make(map[string]uint32),
 		snap:      &snapshot{},
 	}
-	for _, t := range []string{
-		endpoint.RecordTypeA, endpoint.RecordTypeAAAA, endpoint.RecordTypeCNAME, endpoint.RecordTypeTXT,
-		endpoint.RecordTypeSRV, endpoint.RecordTypeNS, endpoint.RecordTypePTR, endpoint.RecordTypeMX,
-		endpoint.RecordTypeNAPTR, endpoint.RecordTypeDNAME,
-	} {
+	for _, t := range endpoint.KnownRecordTypes() {
 		s.typeNumber(t)
 	}
 	return s
