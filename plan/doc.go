@@ -29,15 +29,25 @@
 //
 //   - a desired record and no current record gives a create;
 //   - a current record and no desired record gives a delete;
-//   - both give an update when the targets differ ([endpoint.Targets.Same]
-//     ignores order and case), when the desired record configures a TTL that
-//     differs, or when the provider-specific properties differ in any way
-//     (a current record carrying txt/force-update, set by the TXT registry
-//     when its ownership record is missing, is therefore updated).
+//   - both give an update when the record data differ ([Why]: the targets,
+//     compared by [endpoint.Targets.Same], which ignores order and case; a
+//     TTL the desired record configures; the provider-specific properties),
+//     or when the current record carries txt/force-update, which the TXT
+//     registry sets when its ownership record must be rewritten. The new
+//     record keeps the current TTL when the desired one is unset.
 //
-// A CNAME cannot share a name with other records: when the desired records of
-// a row ask for a CNAME and for A or AAAA records, the CNAME ones are dropped
-// ([SkipCNAMEConflict]), which also deletes a CNAME we own at that name.
+// Current records whose resource label names an object in [Plan.Protected]
+// (objects a source could not read this time) are neither updated nor
+// deleted ([SkipSourceError]).
+//
+// A CNAME cannot share a name with other records (RFC 1034 §3.6.2): when the
+// desired records of a row ask for a CNAME and for any other managed type,
+// the CNAME ones are dropped ([SkipCNAMEConflict]), which also deletes a
+// CNAME we own at that name.
+//
+// A row's name is normalised after removing white space around it, so a
+// desired record whose name is invalid only for that white space holds the
+// records of the name it means (see below).
 //
 // Only the record types in [Plan.ManagedRecords] (A, AAAA and CNAME when
 // empty) minus [Plan.ExcludeRecords], and only names the [Plan.DomainFilter]
@@ -100,17 +110,12 @@
 // # Order and performance
 //
 // Every list in the result, Skipped included, is sorted by (DNSName,
-// SetIdentifier, RecordType), whatever the order of the input. Calculate
-// keeps its rows in one slice behind a compact open-addressing hash table of
-// row indexes, with the record types of a row in a small fixed array and the
-// candidates of a record set in linked lists threaded through two slices
-// parallel to Current and Desired. It reads each endpoint's labels once,
-// normalises plain ASCII names without allocating, compares short target
-// lists in place and sorts only the change lists. Endpoints are processed in
-// small batches whose memory is touched first, so that with hundreds of
-// thousands of records the cache misses overlap instead of queueing. The
-// result: time linear in the number of records and a fixed handful of
-// allocations per call, plus what the changes themselves need.
+// SetIdentifier, RecordType), whatever the order of the input, so the same
+// inputs always give the same plan. Calculate runs in time linear in the
+// number of records (plus sorting the changes), reads each endpoint once,
+// does not allocate for names that are already plain lower-case ASCII, and
+// makes a fixed handful of allocations per call beyond what the changes and
+// skips themselves need; docs/benchmarks.md has the figures.
 //
 // # Concurrency
 //

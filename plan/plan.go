@@ -133,8 +133,6 @@ type planner struct {
 	curInfo []curInfo
 	desInfo []desInfo
 
-	sink uint64 // keeps the loads of prepare from being optimised away
-
 	scratch []*endpoint.Endpoint
 	creates []*endpoint.Endpoint
 	updates []updatePair
@@ -341,8 +339,7 @@ func (pl *planner) grow() {
 	}
 }
 
-// batchSize is the number of endpoints whose row lookups are prepared
-// together (see prefetch.go).
+// batchSize is the number of endpoints prepared together.
 const batchSize = 32
 
 // pendingKey is an endpoint of a batch, ready for its row lookup.
@@ -356,11 +353,8 @@ type pendingKey struct {
 
 // prepare fills keys for the batch eps: the type index (or -1 for endpoints
 // that stay out, recording why for desired ones), what the labels say, the
-// normalised name and the hash. Each step is a separate loop over the
-// batch so that the memory loads of different endpoints overlap (see
-// prefetch.go).
+// normalised name and the hash.
 func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired bool) {
-	pl.touchEndpoints(eps)
 	for j, e := range eps {
 		keys[j] = pendingKey{t: pl.admitType(e, desired)}
 	}
@@ -400,7 +394,6 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 		k.name = endpoint.NormalizeDNSName(trimSpace(e.DNSName))
 		k.h = pl.hashKey(k.name, e.SetIdentifier)
 	}
-	pl.touchTable(keys)
 }
 
 // admitType returns the type index of e, or -1 when e is nil or of an
@@ -507,9 +500,6 @@ func (pl *planner) skip(action Action, e *endpoint.Endpoint, reason SkipReason, 
 func (pl *planner) planRows() {
 	nt := len(pl.types)
 	for r := range pl.rows {
-		if r%batchSize == 0 {
-			pl.touchRows(r, min(r+batchSize, len(pl.rows)))
-		}
 		rw := &pl.rows[r]
 		protected := rw.invalid != 0 && pl.rowHasCurrent(r)
 		// A CNAME cannot coexist with any other type at one name (RFC 1034

@@ -30,8 +30,8 @@ const (
 	// SkipLostConflict: another desired endpoint for the same name, set
 	// identifier and type was chosen by the [ConflictResolver].
 	SkipLostConflict SkipReason = "lost-conflict"
-	// SkipCNAMEConflict: a CNAME was asked for at a name that also gets A
-	// or AAAA records; the CNAME is dropped.
+	// SkipCNAMEConflict: a CNAME was asked for at a name that also gets
+	// records of another type; the CNAME is dropped.
 	SkipCNAMEConflict SkipReason = "cname-conflict"
 	// SkipInvalid: the desired endpoint failed [endpoint.Endpoint.Validate],
 	// or the change was held back because an invalid desired endpoint shares
