@@ -7,26 +7,21 @@ import (
 	"testing"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
-// benchZone builds W(n), the realistic workload of SPEC.md "Performance":
-// n names svc-<i>.bench.example.com with one A target each and their typed
-// ownership TXT, owned by "bench", every TXT carrying its own resource
-// label service/default/svc-<i> as real sources write — so no two values
-// are alike.
-func benchZone(n int) *inmemory.Provider {
-	eps := make([]*endpoint.Endpoint, 0, 2*n)
-	for i := range n {
-		name := fmt.Sprintf("svc-%d.bench.example.com", i)
-		eps = append(eps,
-			endpoint.NewEndpoint(name, endpoint.RecordTypeA, fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)),
-			endpoint.NewEndpoint("a-"+name, endpoint.RecordTypeTXT,
-				fmt.Sprintf(`"heritage=external-dns,external-dns/owner=bench,external-dns/resource=service/default/svc-%d"`, i)),
-		)
+// benchZone builds W(n), the realistic workload of SPEC.md "Performance"
+// (internal/workload): n names with one A target each and their typed
+// ownership TXT, owned by "bench", every TXT carrying its own resource label.
+func benchZone(tb testing.TB, n int) *inmemory.Provider {
+	tb.Helper()
+	p, err := workload.NewZone(context.Background(), n)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(eps...))
+	return p
 }
 
 var benchSizes = []int{1_000, 10_000, 100_000}
@@ -36,7 +31,7 @@ var benchSizes = []int{1_000, 10_000, 100_000}
 func BenchmarkRecords(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			zone := benchZone(n)
+			zone := benchZone(b, n)
 			reg, err := txt.New(zone, txt.Config{OwnerID: "bench"})
 			if err != nil {
 				b.Fatal(err)
@@ -64,7 +59,7 @@ func BenchmarkRecords(b *testing.B) {
 func BenchmarkProviderRecords(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			zone := benchZone(n)
+			zone := benchZone(b, n)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
