@@ -275,8 +275,11 @@ func hasPrefixFold(s, prefix string) bool {
 // lowerASCII lower-cases the ASCII letters of s and leaves every other byte
 // alone.
 func lowerASCII(s string) string {
-	i := strings.IndexFunc(s, func(r rune) bool { return r >= 'A' && r <= 'Z' })
-	if i < 0 {
+	i := 0
+	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
 		return s
 	}
 	b := []byte(s)
@@ -286,6 +289,21 @@ func lowerASCII(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// indexSpace returns the offset of the first white space rune of s
+// ([unicode.IsSpace]), or -1. ASCII bytes are checked directly; only a
+// name with non-ASCII bytes takes the Unicode path.
+func indexSpace(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return strings.IndexFunc(s, unicode.IsSpace)
+		case c == ' ' || c >= '\t' && c <= '\r':
+			return i
+		}
+	}
+	return -1
 }
 
 func isASCII(s string) bool {
@@ -306,7 +324,7 @@ func isASCII(s string) bool {
 // It checks the name as given, not its IDNA form; see [CanonicalDNSName] for
 // the form written to providers.
 func ValidateDNSName(name string) error {
-	if i := strings.IndexFunc(name, unicode.IsSpace); i >= 0 {
+	if i := indexSpace(name); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(name[i:])
 		return fmt.Errorf("DNS name %q contains white space (%U at offset %d)", name, r, i)
 	}
