@@ -672,6 +672,12 @@ func (r *Reconciler) Run(ctx context.Context) error {
 		due := r.nextDue(tick)
 		if now.Before(due) {
 			timer := clk.NewTimer(due.Sub(now))
+			if !clk.Now().Before(due) {
+				// The clock moved past due while the timer was made (a
+				// timer is relative to the time it is made): run now.
+				timer.Stop()
+				continue
+			}
 			select {
 			case <-ctx.Done():
 				timer.Stop()
