@@ -13,38 +13,28 @@ var (
 	benchReorder = endpoint.Targets{"2001:DB8::1", "192.0.2.4", "LB.example.com", "192.0.2.1"}
 )
 
-func BenchmarkNormalizeDNSName(b *testing.B) {
-	for _, bm := range []struct{ name, in string }{
-		{"ASCII", "www.app.example.com"},
-		{"ASCIIUpperTrailingDot", "WWW.App.Example.COM."},
-		{"Unicode", "FoOoo.Api.Stonks📈.Org"},
-		{"Punycode", "shop.xn--bcher-kva.example"},
-	} {
+var benchNames = []struct{ name, in string }{
+	{"ASCII", "www.app.example.com"},
+	{"ASCIITrailingDot", "www.app.example.com."},
+	{"ASCIIUpperTrailingDot", "WWW.App.Example.COM."},
+	{"Unicode", "FoOoo.Api.Stonks📈.Org"},
+	{"Punycode", "shop.xn--bcher-kva.example"},
+}
+
+func benchmarkNames(b *testing.B, f func(string) string) {
+	for _, bm := range benchNames {
 		b.Run(bm.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				benchName = endpoint.NormalizeDNSName(bm.in)
+				benchName = f(bm.in)
 			}
 		})
 	}
 }
 
-func BenchmarkCanonicalDNSName(b *testing.B) {
-	for _, bm := range []struct{ name, in string }{
-		{"ASCII", "www.app.example.com"},
-		{"ASCIITrailingDot", "www.app.example.com."},
-		{"ASCIIUpperTrailingDot", "WWW.App.Example.COM."},
-		{"Unicode", "FoOoo.Api.Stonks📈.Org"},
-		{"Punycode", "shop.xn--bcher-kva.example"},
-	} {
-		b.Run(bm.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				benchName = endpoint.CanonicalDNSName(bm.in)
-			}
-		})
-	}
-}
+func BenchmarkNormalizeDNSName(b *testing.B) { benchmarkNames(b, endpoint.NormalizeDNSName) }
+
+func BenchmarkCanonicalDNSName(b *testing.B) { benchmarkNames(b, endpoint.CanonicalDNSName) }
 
 func BenchmarkTargetsSame(b *testing.B) {
 	for _, bm := range []struct {
