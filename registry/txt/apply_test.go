@@ -15,6 +15,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 )
@@ -722,4 +723,28 @@ func TestSharedTXTKeptWhileUsed(t *testing.T) {
 			assert.Equal(t, tt.want, append([]string{}, zoneDump(t, zone)...))
 		})
 	}
+}
+
+// TestRegression_TrailingDotCreateUsesCanonicalNames: a create handed to
+// the registry directly with a trailing dot and upper case gets the record
+// and the TXT name external-dns writes.
+func TestRegression_TrailingDotCreateUsesCanonicalNames(t *testing.T) {
+	zone := inmemory.New(inmemory.WithZone("example.com"))
+	reg, err := txt.New(zone, txt.Config{OwnerID: "me"})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
+		endpoint.NewEndpoint("A-B.example.com.", endpoint.RecordTypeAAAA, "2001:db8::1"),
+	}}))
+	recs, err := zone.Records(ctx)
+	require.NoError(t, err)
+	var names []string
+	for _, r := range recs {
+		names = append(names, r.DNSName+" "+r.RecordType)
+	}
+	assert.Equal(t, []string{"a-b.example.com AAAA", "aaaa-a-b.example.com TXT"}, names)
+	owned, err := reg.Records(ctx)
+	require.NoError(t, err)
+	require.Len(t, owned, 1)
+	assert.True(t, owned[0].IsOwnedBy("me"))
 }
