@@ -128,6 +128,7 @@ type planner struct {
 	mask    uint64
 	seed    maphash.Seed
 	rows    []row
+	last    int      // row of the last lookup (see rowFor)
 	sets    []string // set identifier of each row; nil while all are empty
 	extra   []slot   // slots beyond inlineSlots: row r has extra[r*(n-inlineSlots):]
 	curInfo []curInfo
@@ -291,6 +292,23 @@ func (pl *planner) hashKey(name, set string) uint64 {
 	return h
 }
 
+// rowFor returns the index of the row (name, set), creating it when it does
+// not exist. Providers and sources tend to return records in the same
+// sorted order, so the rows of consecutive lookups are usually the same row
+// or the next one: those two are tried before the hash table, which keeps
+// the lookups of sorted inputs sequential in memory.
+func (pl *planner) rowFor(name, set string) int {
+	for _, r := range [2]int{pl.last, pl.last + 1} {
+		if r < len(pl.rows) && pl.rows[r].name == name && pl.rowSet(r) == set {
+			pl.last = r
+			return r
+		}
+	}
+	r := pl.findRow(name, set, pl.hashKey(name, set))
+	pl.last = r
+	return r
+}
+
 // findRow returns the index of the row (name, set) whose key hashes to h,
 // creating it when it does not exist.
 func (pl *planner) findRow(name, set string, h uint64) int {
@@ -345,7 +363,6 @@ const batchSize = 32
 // pendingKey is an endpoint of a batch, ready for its row lookup.
 type pendingKey struct {
 	name    string // normalised DNS name
-	h       uint64 // hash of (name, set identifier)
 	t       int    // type index, or -1 when the endpoint stays out of the plan
 	owned   bool   // current records: see curInfo
 	relabel bool
@@ -392,7 +409,6 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 			continue
 		}
 		k.name = endpoint.NormalizeDNSName(trimSpace(e.DNSName))
-		k.h = pl.hashKey(k.name, e.SetIdentifier)
 	}
 }
 
@@ -448,7 +464,7 @@ func (pl *planner) indexCurrent() {
 				continue
 			}
 			i := start + j
-			r := pl.findRow(k.name, e.SetIdentifier, k.h)
+			r := pl.rowFor(k.name, e.SetIdentifier)
 			if rw := &pl.rows[r]; rw.foreign == 0 && !k.owned {
 				rw.foreign = int32(i + 1)
 			}
@@ -473,7 +489,7 @@ func (pl *planner) indexDesired() {
 				continue
 			}
 			i := start + j
-			r := pl.findRow(k.name, e.SetIdentifier, k.h)
+			r := pl.rowFor(k.name, e.SetIdentifier)
 			s := pl.slot(r, k.t)
 			if err := e.Validate(); err != nil {
 				if pl.rows[r].invalid == 0 {
