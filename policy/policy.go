@@ -19,64 +19,39 @@ const (
 // plans and goroutines is safe.
 var (
 	// Sync keeps every change: DNS follows the sources exactly.
-	Sync plan.Policy = syncPolicy{}
+	Sync plan.Policy = listPolicy{name: NameSync, keepUpdates: true, keepDeletes: true}
 	// UpsertOnly keeps creates and updates and drops deletes: records are
 	// never removed.
-	UpsertOnly plan.Policy = upsertOnlyPolicy{}
+	UpsertOnly plan.Policy = listPolicy{name: NameUpsertOnly, keepUpdates: true}
 	// CreateOnly keeps creates only: existing records are never touched.
-	CreateOnly plan.Policy = createOnlyPolicy{}
+	CreateOnly plan.Policy = listPolicy{name: NameCreateOnly}
 )
 
-// syncPolicy is the type of Sync.
-type syncPolicy struct{}
+// listPolicy keeps some of the lists of a Changes: creates always,
+// updates and deletes when asked to. It is the type of the built-in
+// policies.
+type listPolicy struct {
+	name                     string
+	keepUpdates, keepDeletes bool
+}
 
-// Apply returns a copy of changes with every list kept.
-func (syncPolicy) Apply(changes *plan.Changes) *plan.Changes {
+// Apply returns a copy of changes with the lists the policy keeps.
+func (p listPolicy) Apply(changes *plan.Changes) *plan.Changes {
 	if changes == nil {
 		return &plan.Changes{}
 	}
-	return &plan.Changes{
-		Create:    slices.Clone(changes.Create),
-		UpdateOld: slices.Clone(changes.UpdateOld),
-		UpdateNew: slices.Clone(changes.UpdateNew),
-		Delete:    slices.Clone(changes.Delete),
+	out := &plan.Changes{Create: slices.Clone(changes.Create)}
+	if p.keepUpdates {
+		out.UpdateOld, out.UpdateNew = slices.Clone(changes.UpdateOld), slices.Clone(changes.UpdateNew)
 	}
+	if p.keepDeletes {
+		out.Delete = slices.Clone(changes.Delete)
+	}
+	return out
 }
 
-// String returns "sync".
-func (syncPolicy) String() string { return NameSync }
-
-// upsertOnlyPolicy is the type of UpsertOnly.
-type upsertOnlyPolicy struct{}
-
-// Apply returns a copy of changes without the deletes.
-func (upsertOnlyPolicy) Apply(changes *plan.Changes) *plan.Changes {
-	if changes == nil {
-		return &plan.Changes{}
-	}
-	return &plan.Changes{
-		Create:    slices.Clone(changes.Create),
-		UpdateOld: slices.Clone(changes.UpdateOld),
-		UpdateNew: slices.Clone(changes.UpdateNew),
-	}
-}
-
-// String returns "upsert-only".
-func (upsertOnlyPolicy) String() string { return NameUpsertOnly }
-
-// createOnlyPolicy is the type of CreateOnly.
-type createOnlyPolicy struct{}
-
-// Apply returns a copy of changes with only the creates.
-func (createOnlyPolicy) Apply(changes *plan.Changes) *plan.Changes {
-	if changes == nil {
-		return &plan.Changes{}
-	}
-	return &plan.Changes{Create: slices.Clone(changes.Create)}
-}
-
-// String returns "create-only".
-func (createOnlyPolicy) String() string { return NameCreateOnly }
+// String returns the policy's name, as ByName takes it.
+func (p listPolicy) String() string { return p.name }
 
 // Names returns the names [ByName] accepts, in order of permissiveness:
 // sync, upsert-only, create-only. The slice is new on every call.

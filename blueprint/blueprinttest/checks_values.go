@@ -12,15 +12,11 @@ import (
 // expectExact checks that want is stored once and that its targets are
 // exactly those written, byte for byte (in any order).
 func (s *session) expectExact(recs []*endpoint.Endpoint, want *endpoint.Endpoint, after string) {
-	got := find(recs, want)
-	switch {
-	case len(got) == 0:
-		s.fail("Records", keyOf(want), "record missing after "+after, nil)
+	one, ok := s.findOne(recs, want, after)
+	if !ok {
 		return
-	case len(got) > 1:
-		s.fail("Records", keyOf(want), fmt.Sprintf("record returned %d times after %s; one endpoint must hold all targets", len(got), after), nil)
 	}
-	g := slices.Sorted(slices.Values(got[0].Targets))
+	g := slices.Sorted(slices.Values(one.Targets))
 	w := slices.Sorted(slices.Values(want.Targets))
 	if len(g) != len(w) {
 		s.fail("Records", keyOf(want), fmt.Sprintf("%d targets after %s, want %d: %s", len(g), after, len(w), describeTargets(g)), nil)

@@ -353,18 +353,27 @@ func find(recs []*endpoint.Endpoint, want *endpoint.Endpoint) []*endpoint.Endpoi
 	return out
 }
 
-// expect checks that want is stored exactly once with its targets and, when
-// configured, its TTL.
-func (s *session) expect(recs []*endpoint.Endpoint, want *endpoint.Endpoint, after string) {
+// findOne returns the record with want's key, reporting a violation when
+// there is none (ok is false) or more than one (the first is returned).
+func (s *session) findOne(recs []*endpoint.Endpoint, want *endpoint.Endpoint, after string) (*endpoint.Endpoint, bool) {
 	got := find(recs, want)
 	switch {
 	case len(got) == 0:
 		s.fail("Records", keyOf(want), "record missing after "+after, nil)
-		return
+		return nil, false
 	case len(got) > 1:
 		s.fail("Records", keyOf(want), fmt.Sprintf("record returned %d times after %s; one endpoint must hold all targets", len(got), after), nil)
 	}
-	g := got[0]
+	return got[0], true
+}
+
+// expect checks that want is stored exactly once with its targets and, when
+// configured, its TTL.
+func (s *session) expect(recs []*endpoint.Endpoint, want *endpoint.Endpoint, after string) {
+	g, ok := s.findOne(recs, want, after)
+	if !ok {
+		return
+	}
 	if !g.Targets.Same(want.Targets) {
 		s.fail("Records", keyOf(want), fmt.Sprintf("targets are %q after %s, want %q", []string(g.Targets), after, []string(want.Targets)), nil)
 	}
