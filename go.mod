@@ -6,6 +6,7 @@ require (
 	github.com/go-logr/logr v1.4.4
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/net v0.58.0
+	golang.org/x/sync v0.22.0
 )
 
 require (

@@ -13,18 +13,36 @@ import (
 
 // Source produces the endpoints a program wants to exist.
 //
+// The contract every implementation keeps:
+//
+//   - Endpoints returns a new slice on every call. The caller owns the slice
+//     and the endpoints in it and may modify them; a source never keeps or
+//     reuses what it returned. Order does not matter: the planner sorts, so
+//     sources need not.
+//   - Endpoints honours ctx: it returns promptly with an error wrapping
+//     ctx.Err() once ctx is done.
+//   - Errors name the object at fault (for Kubernetes objects
+//     kind/namespace/name) and wrap their cause with %w. A bad object is a
+//     per-object error (a [*PartialError]), never a reason to return no
+//     endpoints for the others.
+//   - Handlers given to AddEventHandler are cheap and non-blocking; the
+//     source stops calling them once the registration's ctx is done.
+//   - A source that can be incomplete (informer caches not synced) also
+//     implements [Syncer].
+//
 // Implementations must be safe for concurrent use: a Reconciler may call
 // Endpoints from its loop while an event handler registration is in flight.
 type Source interface {
-	// Endpoints returns the desired endpoints. It returns a new slice on
-	// every call, in any order; the caller owns the slice and the
-	// endpoints in it and may modify them. Errors name the object at fault
-	// (for Kubernetes objects: kind/namespace/name) and wrap their cause
-	// with %w.
+	// Endpoints returns the desired endpoints in a new slice, in any order.
+	// The caller owns the slice and the endpoints in it. Errors name the
+	// object at fault (for Kubernetes objects: kind/namespace/name) and wrap
+	// their cause with %w.
 	//
 	// A source that could build the endpoints of some objects but not of
 	// others returns the endpoints it built together with a
-	// [*PartialError] naming the others; see [PartialError].
+	// [*PartialError] naming the others; see [PartialError]. Any other
+	// error means the list is unusable, and the caller must not plan from
+	// it.
 	Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error)
 	// AddEventHandler registers handler to be called when the source's
 	// endpoints may have changed. Handlers must be cheap and must not
@@ -151,4 +169,35 @@ func (e *PartialError) OrNil() error {
 		return nil
 	}
 	return e
+}
+
+// innerEndpoints calls src.Endpoints and sorts its error: a *PartialError
+// (possibly wrapped) comes back as partial together with the endpoints, to
+// be passed on by the caller; any other error comes back as hard, and the
+// endpoints are then nil.
+func innerEndpoints(ctx context.Context, src Source) (eps []*endpoint.Endpoint, partial, hard error) {
+	eps, err := src.Endpoints(ctx)
+	if err == nil {
+		return eps, nil, nil
+	}
+	var pe *PartialError
+	if errors.As(err, &pe) {
+		return eps, err, nil
+	}
+	return nil, nil, err
+}
+
+// wrapper holds the inner source of a wrapper and gives it readiness and
+// event delegation: a wrapper is ready exactly when its inner source is
+// (see [HasSynced]), and handlers are registered on the inner source.
+type wrapper struct {
+	inner Source
+}
+
+// HasSynced reports whether the wrapped source is ready.
+func (w wrapper) HasSynced() bool { return HasSynced(w.inner) }
+
+// AddEventHandler registers handler on the wrapped source.
+func (w wrapper) AddEventHandler(ctx context.Context, handler func()) {
+	w.inner.AddEventHandler(ctx, handler)
 }

@@ -1,0 +1,365 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// Defaults of a [Connector].
+const (
+	DefaultConnectorDialTimeout = 30 * time.Second // as external-dns
+	DefaultConnectorReadTimeout = 30 * time.Second
+	DefaultConnectorMaxBytes    = 32 << 20 // 32 MiB
+)
+
+// ErrConnectorTooLarge is returned (wrapped) by [Connector.Endpoints] when the
+// server sends more bytes than the size limit allows.
+var ErrConnectorTooLarge = errors.New("connector: response exceeds the size limit")
+
+// Connector is a [Source] that reads its endpoints from a TCP server in the
+// wire format of external-dns's connector source: on every Endpoints call
+// it dials the server, sends nothing, reads one encoding/gob value holding
+// a list of endpoints, and closes the connection. [ServeConnector] is the
+// server side.
+//
+// The endpoints read are converted as external-dns does: endpoints sharing
+// (name, record type, set identifier, TTL) are merged into one whose targets
+// are the union of theirs, sorted and without duplicates (CNAME and DNAME
+// endpoints are never merged; the merged endpoint keeps the labels and
+// provider-specific properties of the first); one trailing dot is removed
+// from names (and from host-name targets). No annotation or template
+// processing applies.
+//
+// Errors: a dial failure, a timeout, a malformed stream or a response over
+// the size limit ([ErrConnectorTooLarge]) fail the call and name the server.
+// An endpoint with an invalid name, record type, target or TTL is left out
+// and reported in a [*PartialError], keyed by its resource label when it has
+// one and by "connector/<address>/<index>" otherwise; the others are
+// returned.
+//
+// A Connector holds no connection between calls and is safe for concurrent
+// use. Handlers are never called: the server cannot announce changes.
+//
+// +zonesync:source:name=connector
+// +zonesync:source:category=external
+// +zonesync:source:description=Reads endpoints from a TCP server in external-dns's connector wire format (one gob-encoded list per connection).
+// +zonesync:source:resources=none
+// +zonesync:source:filters=none
+// +zonesync:source:namespaced=false
+// +zonesync:source:fqdn-template=false
+// +zonesync:source:events=false
+type Connector struct {
+	addr        string
+	dialTimeout time.Duration
+	readTimeout time.Duration
+	maxBytes    int64
+}
+
+var _ Source = (*Connector)(nil)
+
+// ConnectorOption configures a [Connector].
+type ConnectorOption func(*Connector)
+
+// ConnectorDialTimeout sets how long a connection attempt may take (default
+// [DefaultConnectorDialTimeout]); d <= 0 leaves only the context's deadline.
+func ConnectorDialTimeout(d time.Duration) ConnectorOption {
+	return func(c *Connector) { c.dialTimeout = d }
+}
+
+// ConnectorReadTimeout sets how long reading the response may take once
+// connected (default [DefaultConnectorReadTimeout]); d <= 0 leaves only the
+// context's deadline.
+func ConnectorReadTimeout(d time.Duration) ConnectorOption {
+	return func(c *Connector) { c.readTimeout = d }
+}
+
+// ConnectorMaxBytes sets the most bytes a response may have (default
+// [DefaultConnectorMaxBytes]); a larger response is an error, never
+// truncated. n <= 0 restores the default.
+func ConnectorMaxBytes(n int64) ConnectorOption {
+	return func(c *Connector) { c.maxBytes = n }
+}
+
+// NewConnector returns a source reading from the server at addr
+// ("host:port").
+func NewConnector(addr string, opts ...ConnectorOption) *Connector {
+	c := &Connector{
+		addr:        addr,
+		dialTimeout: DefaultConnectorDialTimeout,
+		readTimeout: DefaultConnectorReadTimeout,
+		maxBytes:    DefaultConnectorMaxBytes,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.maxBytes <= 0 {
+		c.maxBytes = DefaultConnectorMaxBytes
+	}
+	return c
+}
+
+// String returns "connector <address>".
+func (c *Connector) String() string { return "connector " + c.addr }
+
+// AddEventHandler does nothing: the server cannot announce changes.
+func (*Connector) AddEventHandler(context.Context, func()) {}
+
+// Endpoints dials the server and returns the endpoints it sends; see
+// [Connector] for conversion and errors.
+func (c *Connector) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	d := net.Dialer{Timeout: c.dialTimeout}
+	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		return nil, fmt.Errorf("connector %s: %w", c.addr, err)
+	}
+	defer conn.Close()
+	if c.readTimeout > 0 {
+		if err := conn.SetReadDeadline(time.Now().Add(c.readTimeout)); err != nil {
+			return nil, fmt.Errorf("connector %s: %w", c.addr, err)
+		}
+	}
+	// Unblock the read when ctx ends first.
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetReadDeadline(time.Now()) })
+	defer stop()
+
+	wire, err := decodeConnector(conn, c.maxBytes)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("connector %s: %w", c.addr, ctxErr)
+		}
+		return nil, fmt.Errorf("connector %s: %w", c.addr, err)
+	}
+	eps, failed := convertConnector(c.addr, wire)
+	logr.FromContextOrDiscard(ctx).V(1).Info("connector: endpoints read", "server", c.addr, "received", len(wire), "endpoints", len(eps))
+	return eps, failed.OrNil()
+}
+
+// connectorEndpoint mirrors, field for field, the endpoint external-dns
+// puts on the wire; gob matches fields by name.
+type connectorEndpoint struct {
+	DNSName          string
+	Targets          []string
+	RecordType       string
+	SetIdentifier    string
+	RecordTTL        int64
+	Labels           map[string]string
+	ProviderSpecific []connectorProperty
+}
+
+// connectorEndpointNoLabels is connectorEndpoint without its map: the first
+// decoding pass uses it (see decodeConnector).
+type connectorEndpointNoLabels struct {
+	DNSName          string
+	Targets          []string
+	RecordType       string
+	SetIdentifier    string
+	RecordTTL        int64
+	ProviderSpecific []connectorProperty
+}
+
+type connectorProperty struct {
+	Name, Value string
+}
+
+// capReader reads from r until n bytes have been read, then fails with
+// ErrConnectorTooLarge.
+type capReader struct {
+	r        io.Reader
+	n        int64
+	exceeded bool
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		c.exceeded = true
+		return 0, ErrConnectorTooLarge
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
+}
+
+// decodeConnector reads one gob value, a list of endpoints, from r, reading
+// at most maxBytes bytes.
+//
+// It decodes twice, because gob sizes a map from the element count the
+// stream claims before reading any element, so a few bytes could make it
+// allocate gigabytes. The first pass, from r, has no map field (gob skips
+// the labels element by element, bounded by the bytes read) and keeps the
+// bytes it read; it tells how many endpoints there are. The second pass
+// decodes the same bytes into that many endpoints whose label maps already
+// exist, which gob then fills without presizing.
+func decodeConnector(r io.Reader, maxBytes int64) ([]connectorEndpoint, error) {
+	cr := &capReader{r: r, n: maxBytes}
+	var raw bytes.Buffer
+	var light []connectorEndpointNoLabels
+	if err := gob.NewDecoder(io.TeeReader(cr, &raw)).Decode(&light); err != nil {
+		if cr.exceeded {
+			return nil, fmt.Errorf("more than %d bytes: %w", maxBytes, ErrConnectorTooLarge)
+		}
+		return nil, fmt.Errorf("decoding endpoints: %w", err)
+	}
+	full := make([]connectorEndpoint, len(light))
+	for i := range full {
+		full[i].Labels = map[string]string{}
+	}
+	if err := gob.NewDecoder(bytes.NewReader(raw.Bytes())).Decode(&full); err != nil {
+		return nil, fmt.Errorf("decoding endpoints: %w", err)
+	}
+	if len(full) != len(light) {
+		return nil, fmt.Errorf("decoding endpoints: %d endpoints on the second pass, %d on the first", len(full), len(light))
+	}
+	return full, nil
+}
+
+// convertConnector validates and converts the wire endpoints and merges
+// those sharing (name, type, set identifier, TTL), CNAME and DNAME aside.
+func convertConnector(addr string, wire []connectorEndpoint) ([]*endpoint.Endpoint, *PartialError) {
+	type mergeKey struct {
+		name, recordType, setID string
+		ttl                     int64
+	}
+	var failed *PartialError
+	out := make([]*endpoint.Endpoint, 0, len(wire))
+	merged := map[mergeKey]*endpoint.Endpoint{}
+	for i, w := range wire {
+		ep := endpoint.NewEndpointWithTTL(w.DNSName, w.RecordType, endpoint.TTL(w.RecordTTL), w.Targets...)
+		ep.SetIdentifier = w.SetIdentifier
+		if len(w.Labels) > 0 {
+			ep.Labels = endpoint.Labels(w.Labels)
+		}
+		for _, p := range w.ProviderSpecific {
+			ep.ProviderSpecific = append(ep.ProviderSpecific, endpoint.ProviderSpecificProperty{Name: p.Name, Value: p.Value})
+		}
+		if err := validateConnector(ep); err != nil {
+			key := ep.Labels[endpoint.ResourceLabelKey]
+			if key == "" {
+				key = fmt.Sprintf("connector/%s/%d", addr, i)
+			}
+			failed = failed.Add(key, fmt.Errorf("endpoint %d (%s): %w", i, ep.Key(), err))
+			continue
+		}
+		if ep.RecordType == endpoint.RecordTypeCNAME || ep.RecordType == endpoint.RecordTypeDNAME {
+			out = append(out, ep)
+			continue
+		}
+		k := mergeKey{ep.DNSName, ep.RecordType, ep.SetIdentifier, int64(ep.RecordTTL)}
+		if first, ok := merged[k]; ok {
+			first.Targets = append(first.Targets, ep.Targets...)
+			continue
+		}
+		merged[k] = ep
+		out = append(out, ep)
+	}
+	for _, ep := range out {
+		if len(ep.Targets) > 1 {
+			slices.Sort(ep.Targets)
+			ep.Targets = slices.Compact(ep.Targets)
+		}
+	}
+	return out, failed
+}
+
+// validateConnector checks what a connector endpoint needs: a valid name, a
+// record type, valid targets for it and a TTL that is not negative. An
+// endpoint without targets is accepted (a default-targets wrapper may fill
+// it).
+func validateConnector(ep *endpoint.Endpoint) error {
+	var errs []error
+	if err := endpoint.ValidateDNSName(ep.DNSName); err != nil {
+		errs = append(errs, fmt.Errorf("dnsName: %w", err))
+	}
+	if ep.RecordType == "" {
+		errs = append(errs, errors.New("record type is empty"))
+	}
+	for i, t := range ep.Targets {
+		if err := endpoint.ValidateTarget(ep.RecordType, t); err != nil {
+			errs = append(errs, fmt.Errorf("targets[%d]: %w", i, err))
+		}
+	}
+	if ep.RecordTTL < 0 {
+		errs = append(errs, fmt.Errorf("recordTTL %d is negative", ep.RecordTTL))
+	}
+	return errors.Join(errs...)
+}
+
+// ServeConnector is the server side of [Connector]: it accepts connections
+// on l until ctx is done and answers each one, in its own goroutine, by
+// calling list, writing the endpoints it returns as one gob value in the
+// wire format external-dns's connector source reads, and closing the
+// connection. When list fails, the connection is closed without writing
+// (the client sees a decoding error) and the error is logged through the
+// logger in ctx.
+//
+// ServeConnector closes l when ctx is done, waits for the connections in
+// progress and returns nil; any other Accept error is returned after the
+// same wait. Writing a response may take at most 30 seconds.
+func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.Context) ([]*endpoint.Endpoint, error)) error {
+	log := logr.FromContextOrDiscard(ctx)
+	stop := context.AfterFunc(ctx, func() { _ = l.Close() })
+	defer stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("connector server %s: accept: %w", l.Addr(), err)
+		}
+		wg.Go(func() {
+			defer conn.Close()
+			if err := serveConnectorConn(ctx, conn, list); err != nil {
+				log.Error(err, "connector server: answering a connection", "remote", conn.RemoteAddr().String())
+			}
+		})
+	}
+}
+
+func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx context.Context) ([]*endpoint.Endpoint, error)) error {
+	eps, err := list(ctx)
+	if err != nil {
+		return fmt.Errorf("listing endpoints: %w", err)
+	}
+	wire := make([]connectorEndpoint, 0, len(eps))
+	for _, ep := range eps {
+		if ep == nil {
+			continue
+		}
+		w := connectorEndpoint{
+			DNSName:       ep.DNSName,
+			Targets:       ep.Targets,
+			RecordType:    ep.RecordType,
+			SetIdentifier: ep.SetIdentifier,
+			RecordTTL:     int64(ep.RecordTTL),
+			Labels:        ep.Labels,
+		}
+		for _, p := range ep.ProviderSpecific {
+			w.ProviderSpecific = append(w.ProviderSpecific, connectorProperty{Name: p.Name, Value: p.Value})
+		}
+		wire = append(wire, w)
+	}
+	if err := conn.SetWriteDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return err
+	}
+	if err := gob.NewEncoder(conn).Encode(wire); err != nil {
+		return fmt.Errorf("writing %d endpoints: %w", len(wire), err)
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package source
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// PostProcessor is a wrapper [Source] that applies the global adjustments
+// external-dns makes to every endpoint after the sources (its post
+// processor), each enabled by an option:
+//
+//   - [DefaultTTL]: endpoints without a configured TTL get this one
+//     (external-dns's --min-ttl, which despite its name only fills in unset
+//     TTLs);
+//   - [MinTTL]: endpoints with a TTL below this one, unset TTLs included,
+//     are raised to it;
+//   - [ProviderName]: provider-specific properties meant for other
+//     providers are dropped: a property whose name contains "/" is kept only
+//     when it starts with "<provider>/"; names without "/" (alias,
+//     record-type) are always kept. For "cloudflare" nothing is dropped,
+//     because Cloudflare's properties are named by their full annotation
+//     key. For "webhook" only plain names and "webhook/..." ones remain,
+//     which is what reaches a webhook provider;
+//   - [PreferAlias]: CNAME endpoints without an "alias" property get
+//     alias=true.
+//
+// When any option is set, the provider-specific properties of every endpoint
+// are also sorted by name, as external-dns does since v0.21. With no option
+// the wrapper passes everything through unchanged.
+//
+// Readiness and events are those of the inner source; a [*PartialError]
+// from it is passed on with the endpoints.
+//
+// +zonesync:source:name=post-processor
+// +zonesync:source:category=wrapper
+// +zonesync:source:description=Applies default and minimum TTLs, keeps only the provider's provider-specific properties, optionally prefers ALIAS.
+// +zonesync:source:resources=none
+// +zonesync:source:filters=none
+// +zonesync:source:namespaced=false
+// +zonesync:source:fqdn-template=false
+// +zonesync:source:events=true
+type PostProcessor struct {
+	wrapper
+	defaultTTL, minTTL endpoint.TTL
+	provider           string
+	preferAlias        bool
+}
+
+var (
+	_ Source = (*PostProcessor)(nil)
+	_ Syncer = (*PostProcessor)(nil)
+)
+
+// PostProcessorOption configures a [PostProcessor].
+type PostProcessorOption func(*PostProcessor)
+
+// DefaultTTL sets the TTL of endpoints whose TTL is not configured; ttl <= 0
+// disables it.
+func DefaultTTL(ttl endpoint.TTL) PostProcessorOption {
+	return func(p *PostProcessor) { p.defaultTTL = max(ttl, 0) }
+}
+
+// MinTTL raises every TTL below ttl, unset ones included, to ttl; ttl <= 0
+// disables it.
+func MinTTL(ttl endpoint.TTL) PostProcessorOption {
+	return func(p *PostProcessor) { p.minTTL = max(ttl, 0) }
+}
+
+// ProviderName keeps only the provider-specific properties meant for the
+// named provider (see [PostProcessor]); white space around name is ignored
+// and an empty name disables the filter.
+func ProviderName(name string) PostProcessorOption {
+	return func(p *PostProcessor) { p.provider = strings.TrimSpace(name) }
+}
+
+// PreferAlias sets alias=true on CNAME endpoints that have no alias
+// property (external-dns's --prefer-alias).
+func PreferAlias() PostProcessorOption {
+	return func(p *PostProcessor) { p.preferAlias = true }
+}
+
+// NewPostProcessor wraps inner (nil = [Empty]).
+func NewPostProcessor(inner Source, opts ...PostProcessorOption) *PostProcessor {
+	p := &PostProcessor{wrapper: wrapper{orEmpty(inner)}}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// Endpoints returns the inner source's endpoints, adjusted in place.
+func (p *PostProcessor) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	eps, partial, hard := innerEndpoints(ctx, p.inner)
+	if hard != nil {
+		return nil, hard
+	}
+	if p.defaultTTL == 0 && p.minTTL == 0 && p.provider == "" && !p.preferAlias {
+		return eps, partial
+	}
+	prefix := p.provider + "/"
+	for _, ep := range eps {
+		if ep == nil {
+			continue
+		}
+		if p.defaultTTL > 0 && !ep.RecordTTL.IsConfigured() {
+			ep.RecordTTL = p.defaultTTL
+		}
+		if p.minTTL > 0 && ep.RecordTTL < p.minTTL {
+			ep.RecordTTL = p.minTTL
+		}
+		if p.provider != "" && p.provider != "cloudflare" {
+			ep.ProviderSpecific = slices.DeleteFunc(ep.ProviderSpecific, func(prop endpoint.ProviderSpecificProperty) bool {
+				return strings.Contains(prop.Name, "/") && !strings.HasPrefix(prop.Name, prefix)
+			})
+		}
+		if p.preferAlias && ep.RecordType == endpoint.RecordTypeCNAME {
+			if _, ok := ep.GetProviderSpecificProperty(endpoint.ProviderSpecificAlias); !ok {
+				ep.SetProviderSpecificProperty(endpoint.ProviderSpecificAlias, "true")
+			}
+		}
+		slices.SortStableFunc(ep.ProviderSpecific, func(a, b endpoint.ProviderSpecificProperty) int {
+			return strings.Compare(a.Name, b.Name)
+		})
+		if len(ep.ProviderSpecific) == 0 {
+			ep.ProviderSpecific = nil
+		}
+	}
+	return eps, partial
+}
+
+// String describes the wrapper.
+func (p *PostProcessor) String() string { return "post-processor of " + describe(p.inner) }
