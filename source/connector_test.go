@@ -1,0 +1,174 @@
+package source_test
+
+import (
+	"context"
+	"encoding/gob"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
+)
+
+// serve starts ServeConnector on a loopback port with list and returns the
+// address; the server stops when the test ends.
+func serve(t *testing.T, list func(context.Context) ([]*endpoint.Endpoint, error)) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { assert.NoError(t, source.ServeConnector(ctx, l, list)) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return l.Addr().String()
+}
+
+// rawServer accepts one connection at a time and hands it to handle.
+func rawServer(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			handle(c)
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { l.Close(); wg.Wait() })
+	return l.Addr().String()
+}
+
+func TestConnectorEndToEnd(t *testing.T) {
+	sent := []*endpoint.Endpoint{
+		endpoint.NewEndpointWithTTL("web.example.com", endpoint.RecordTypeA, 300, "192.0.2.2").
+			WithLabel(endpoint.ResourceLabelKey, "service/ns/web").WithProviderSpecific("alias", "false"),
+		endpoint.NewEndpointWithTTL("web.example.com", endpoint.RecordTypeA, 300, "192.0.2.1", "192.0.2.2"),
+		endpoint.NewEndpointWithTTL("web.example.com", endpoint.RecordTypeA, 60, "192.0.2.9"), // other TTL: not merged
+		endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.3").WithSetIdentifier("eu"),
+		endpoint.NewEndpoint("alias.example.com", endpoint.RecordTypeCNAME, "a.example.net"),
+		endpoint.NewEndpoint("alias.example.com", endpoint.RecordTypeCNAME, "b.example.net"), // CNAME: never merged
+		endpoint.NewEndpoint("bad name.example.com", endpoint.RecordTypeA, "192.0.2.4").WithLabel(endpoint.ResourceLabelKey, "service/ns/bad"),
+		endpoint.NewEndpoint("badtarget.example.com", endpoint.RecordTypeA, "not-an-ip"),
+		endpoint.NewEndpoint("notargets.example.com", endpoint.RecordTypeA),
+		nil,
+	}
+	addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return sent, nil })
+	c := source.NewConnector(addr)
+	assert.Equal(t, "connector "+addr, c.String())
+
+	got, err := c.Endpoints(context.Background())
+	var pe *source.PartialError
+	require.ErrorAs(t, err, &pe)
+	assert.Len(t, pe.Failed, 2)
+	assert.ErrorContains(t, pe.Failed["service/ns/bad"], "endpoint 6 (bad name.example.com/A)")
+	assert.ErrorContains(t, pe.Failed["connector/"+addr+"/7"], "targets[0]")
+
+	assert.Equal(t, []string{
+		"web.example.com A 192.0.2.1;192.0.2.2",
+		"web.example.com A 192.0.2.9",
+		"web.example.com A 192.0.2.3",
+		"alias.example.com CNAME a.example.net",
+		"alias.example.com CNAME b.example.net",
+		"notargets.example.com A ",
+	}, swNames(got))
+	assert.Equal(t, endpoint.TTL(300), got[0].RecordTTL)
+	assert.Equal(t, "service/ns/web", got[0].Labels[endpoint.ResourceLabelKey], "the merged endpoint keeps the first one's labels")
+	assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}}, got[0].ProviderSpecific)
+	assert.Equal(t, "eu", got[2].SetIdentifier)
+	assert.Nil(t, got[1].Labels)
+}
+
+// TestConnectorReadsExternalDNSEncoding decodes what external-dns's server
+// writes: a gob-encoded []*Endpoint whose exported fields are those of
+// endpoint.Endpoint (COMPAT.md §6), from a server that keeps the
+// connection open after writing.
+func TestConnectorReadsExternalDNSEncoding(t *testing.T) {
+	release := make(chan struct{})
+	addr := rawServer(t, func(c net.Conn) {
+		eps := []*endpoint.Endpoint{
+			endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10").WithLabel("owner", "default"),
+		}
+		assert.NoError(t, gob.NewEncoder(c).Encode(eps))
+		<-release // the connection stays open: the client must not wait for EOF
+	})
+	defer close(release)
+	got, err := source.NewConnector(addr).Endpoints(context.Background())
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "app.example.com A 192.0.2.10", swNames(got)[0])
+	assert.Equal(t, endpoint.Labels{"owner": "default"}, got[0].Labels)
+}
+
+func TestConnectorEmptyList(t *testing.T) {
+	addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return nil, nil })
+	got, err := source.NewConnector(addr).Endpoints(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, got)
+}
+
+func TestConnectorErrors(t *testing.T) {
+	ctx := context.Background()
+	t.Run("size limit", func(t *testing.T) {
+		many := make([]*endpoint.Endpoint, 100)
+		for i := range many {
+			many[i] = swA("host-"+strings.Repeat("x", 20)+".example.com", "192.0.2.1")
+		}
+		addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return many, nil })
+		_, err := source.NewConnector(addr, source.ConnectorMaxBytes(512)).Endpoints(ctx)
+		require.ErrorIs(t, err, source.ErrConnectorTooLarge)
+		assert.ErrorContains(t, err, "connector "+addr)
+
+		got, err := source.NewConnector(addr).Endpoints(ctx)
+		require.NoError(t, err, "the default limit is large enough")
+		assert.Len(t, got, 1, "all merged into one endpoint")
+	})
+	t.Run("server fails", func(t *testing.T) {
+		addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return nil, errors.New("no data") })
+		_, err := source.NewConnector(addr).Endpoints(ctx)
+		assert.ErrorContains(t, err, "connector "+addr+": decoding endpoints")
+	})
+	t.Run("garbage", func(t *testing.T) {
+		addr := rawServer(t, func(c net.Conn) { _, _ = c.Write([]byte("HTTP/1.1 200 OK\r\n\r\n")) })
+		_, err := source.NewConnector(addr).Endpoints(ctx)
+		assert.ErrorContains(t, err, "decoding endpoints")
+	})
+	t.Run("nobody listening", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := l.Addr().String()
+		require.NoError(t, l.Close())
+		_, err = source.NewConnector(addr).Endpoints(ctx)
+		assert.ErrorContains(t, err, "connector "+addr)
+	})
+	t.Run("silent server: read timeout", func(t *testing.T) {
+		release := make(chan struct{})
+		addr := rawServer(t, func(net.Conn) { <-release })
+		defer close(release)
+		_, err := source.NewConnector(addr, source.ConnectorReadTimeout(50*time.Millisecond)).Endpoints(ctx)
+		var ne net.Error
+		require.ErrorAs(t, err, &ne)
+		assert.True(t, ne.Timeout())
+	})
+	t.Run("silent server: context canceled", func(t *testing.T) {
+		release := make(chan struct{})
+		accepted := make(chan struct{})
+		addr := rawServer(t, func(net.Conn) { close(accepted); <-release })
+		defer close(release)
+		cctx, cancel := context.WithCancel(ctx)
+		go func() { <-accepted; cancel() }()
+		_, err := source.NewConnector(addr).Endpoints(cctx)
+		assert.ErrorIs(t, err, context.Canceled)
+	})
+}
