@@ -36,13 +36,59 @@
 //
 // # Contract
 //
-//   - Endpoints returns a new slice on every call, sorted by (DNSName,
-//     SetIdentifier, RecordType); the caller may modify it and its endpoints.
-//   - Errors wrap their cause with %w and name the object at fault.
+//   - Endpoints returns a new slice on every call, in any order (the planner
+//     sorts; sources need not); the caller may modify it and its endpoints.
+//   - Endpoints honours its context and returns promptly once it is done.
+//   - Errors wrap their cause with %w and name the object at fault. A bad
+//     object is reported in a [*PartialError] together with the endpoints of
+//     the others; any other error means the list must not be planned from.
 //   - Handlers passed to AddEventHandler are cheap and non-blocking; a source
 //     stops calling a handler once the context it was registered with is done.
-//   - Informer-backed sources register their handlers before the informers
-//     start and stop with the context.
+//   - A source that can be incomplete (informer caches not synced) implements
+//     [Syncer]; informer-backed sources register their handlers before the
+//     informers start and stop with the context.
+//
+// # Wrappers
+//
+// Wrappers hold another source and change what it returns. Each reports the
+// readiness of what it wraps ([Syncer]), registers handlers on it, and passes
+// on a [*PartialError] together with the endpoints:
+//
+//   - [Multi] combines several sources, asked concurrently, in a
+//     deterministic order; partial errors are merged, any other error fails
+//     the call and names the source;
+//   - [Dedup] drops exact duplicates;
+//   - [TargetFilter] keeps A/AAAA targets inside given networks;
+//   - [NAT64] adds A endpoints for AAAA targets inside NAT64 prefixes (or
+//     the reverse);
+//   - [PTR] adds reverse-DNS endpoints for A/AAAA targets;
+//   - [DefaultTargets] gives endpoints fixed targets;
+//   - [PostProcessor] applies default and minimum TTLs and keeps only the
+//     provider-specific properties meant for the provider in use.
+//
+// The order external-dns applies them in is a good default:
+//
+//	var src source.Source = source.NewMulti(sources)
+//	src = source.NewDefaultTargets(src, defaults)
+//	src = source.NewDedup(src)
+//	src, err = source.NewNAT64(src, nat64Prefixes) // when used
+//	src = source.NewTargetFilter(src, include, exclude)
+//	src = source.NewPTR(src, reverseZones) // when PTR records are wanted
+//	src = source.NewPostProcessor(src, source.DefaultTTL(ttl), source.ProviderName("webhook"))
+//
+// # Other sources
+//
+// [Empty] has no endpoints, [Static] serves a fixed list, [InMemory] a list
+// the program replaces, [Fake] random endpoints for tests (reproducible from
+// a seed), and [Connector] reads endpoints from a TCP server in the wire
+// format of external-dns's connector source; [ServeConnector] is that
+// server.
+//
+// # Doc markers
+//
+// The doc comment of every source type carries "+zonesync:source:" marker
+// lines (name, category, description, resources, filters, namespaced,
+// fqdn-template, events) from which docs/sources.md is generated.
 //
 // # Concurrency
 //

@@ -17,6 +17,15 @@ import (
 // [NewInMemory] or Set nor those returned by [InMemory.Endpoints] are shared
 // with it. It is safe for concurrent use; the zero value is an empty source
 // ready to use.
+//
+// +zonesync:source:name=inmemory
+// +zonesync:source:category=core
+// +zonesync:source:description=Endpoints held in memory and replaced by the program with Set, which notifies the handlers.
+// +zonesync:source:resources=none
+// +zonesync:source:filters=none
+// +zonesync:source:namespaced=false
+// +zonesync:source:fqdn-template=false
+// +zonesync:source:events=true
 type InMemory struct {
 	mu       sync.Mutex
 	eps      []*endpoint.Endpoint // sorted, owned by the source, never mutated
