@@ -1,7 +1,9 @@
 package source
 
 import (
+	"bytes"
 	"context"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,18 +58,37 @@ func (d *Dedup) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if hard != nil {
 		return nil, hard
 	}
+	// Keys are hashed so that the common case allocates nothing per
+	// endpoint: first maps a key's hash to the index in out of the first
+	// endpoint with it; a hash match is confirmed by comparing the keys, and
+	// the rare different keys with one hash go to the collided set.
+	seed := maphash.MakeSeed()
 	out := eps[:0]
-	seen := make(map[string]struct{}, len(eps))
-	var b strings.Builder
+	first := make(map[uint64]int, len(eps))
+	var collided map[string]struct{}
+	var k, other keyBuilder
 	for _, ep := range eps {
 		if ep == nil {
 			continue
 		}
-		key := dedupKey(&b, ep)
-		if _, dup := seen[key]; dup {
+		key := k.build(ep)
+		h := maphash.Bytes(seed, key)
+		i, seen := first[h]
+		if !seen {
+			first[h] = len(out)
+			out = append(out, ep)
 			continue
 		}
-		seen[key] = struct{}{}
+		if bytes.Equal(key, other.build(out[i])) {
+			continue
+		}
+		if _, dup := collided[string(key)]; dup {
+			continue
+		}
+		if collided == nil {
+			collided = map[string]struct{}{}
+		}
+		collided[string(key)] = struct{}{}
 		out = append(out, ep)
 	}
 	clear(eps[len(out):]) // let the dropped endpoints go
@@ -77,54 +98,66 @@ func (d *Dedup) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 // String describes the wrapper.
 func (d *Dedup) String() string { return "dedup of " + describe(d.inner) }
 
-// dedupKey renders every compared field of ep in a canonical form, the
-// unordered lists sorted, fields separated by bytes that cannot occur in
-// them unescaped (lengths prefix each string).
-func dedupKey(b *strings.Builder, ep *endpoint.Endpoint) string {
-	b.Reset()
-	put := func(s string) {
-		b.WriteString(strconv.Itoa(len(s)))
-		b.WriteByte(':')
-		b.WriteString(s)
+// keyBuilder renders every compared field of an endpoint in a canonical
+// form: the unordered lists sorted, each string prefixed by its length so
+// that no two different endpoints give the same key. Its buffers are reused
+// from one endpoint to the next.
+type keyBuilder struct {
+	buf     []byte
+	targets []string
+	labels  []string
+	props   []endpoint.ProviderSpecificProperty
+}
+
+func (k *keyBuilder) put(s string) {
+	k.buf = strconv.AppendInt(k.buf, int64(len(s)), 10)
+	k.buf = append(k.buf, ':')
+	k.buf = append(k.buf, s...)
+}
+
+func (k *keyBuilder) build(ep *endpoint.Endpoint) []byte {
+	k.buf = k.buf[:0]
+	k.put(endpoint.CanonicalDNSName(ep.DNSName))
+	k.put(ep.RecordType)
+	k.put(ep.SetIdentifier)
+	k.buf = strconv.AppendInt(k.buf, int64(ep.RecordTTL), 10)
+	k.buf = append(k.buf, '|')
+
+	k.targets = k.targets[:0]
+	for _, t := range ep.Targets {
+		k.targets = append(k.targets, endpoint.CanonicalTarget(t))
 	}
-	put(endpoint.CanonicalDNSName(ep.DNSName))
-	put(ep.RecordType)
-	put(ep.SetIdentifier)
-	b.WriteString(strconv.FormatInt(int64(ep.RecordTTL), 10))
-	b.WriteByte('|')
-	targets := make([]string, len(ep.Targets))
-	for i, t := range ep.Targets {
-		targets[i] = endpoint.CanonicalTarget(t)
+	slices.Sort(k.targets)
+	k.buf = strconv.AppendInt(k.buf, int64(len(k.targets)), 10)
+	k.buf = append(k.buf, '|')
+	for _, t := range k.targets {
+		k.put(t)
 	}
-	slices.Sort(targets)
-	b.WriteString(strconv.Itoa(len(targets)))
-	b.WriteByte('|')
-	for _, t := range targets {
-		put(t)
+
+	k.labels = k.labels[:0]
+	for key := range ep.Labels {
+		k.labels = append(k.labels, key)
 	}
-	labels := make([]string, 0, len(ep.Labels))
-	for k := range ep.Labels {
-		labels = append(labels, k)
+	slices.Sort(k.labels)
+	k.buf = strconv.AppendInt(k.buf, int64(len(k.labels)), 10)
+	k.buf = append(k.buf, '|')
+	for _, key := range k.labels {
+		k.put(key)
+		k.put(ep.Labels[key])
 	}
-	slices.Sort(labels)
-	b.WriteString(strconv.Itoa(len(labels)))
-	b.WriteByte('|')
-	for _, k := range labels {
-		put(k)
-		put(ep.Labels[k])
-	}
-	props := slices.Clone(ep.ProviderSpecific)
-	slices.SortFunc(props, func(x, y endpoint.ProviderSpecificProperty) int {
+
+	k.props = append(k.props[:0], ep.ProviderSpecific...)
+	slices.SortFunc(k.props, func(x, y endpoint.ProviderSpecificProperty) int {
 		if c := strings.Compare(x.Name, y.Name); c != 0 {
 			return c
 		}
 		return strings.Compare(x.Value, y.Value)
 	})
-	b.WriteString(strconv.Itoa(len(props)))
-	b.WriteByte('|')
-	for _, p := range props {
-		put(p.Name)
-		put(p.Value)
+	k.buf = strconv.AppendInt(k.buf, int64(len(k.props)), 10)
+	k.buf = append(k.buf, '|')
+	for _, p := range k.props {
+		k.put(p.Name)
+		k.put(p.Value)
 	}
-	return b.String()
+	return k.buf
 }

@@ -2,12 +2,14 @@ package source_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/source"
 )
 
@@ -80,4 +82,38 @@ func TestDedupLabelValueAmbiguity(t *testing.T) {
 	got, err := source.NewDedup(&swStub{eps: []*endpoint.Endpoint{x, y}}).Endpoints(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, got, 2)
+}
+
+// BenchmarkDedup measures Dedup over the workload W(N) (no duplicates, one
+// resource label each); BenchmarkWorkloadSource is the source alone, to
+// subtract.
+func BenchmarkDedup(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			src := source.NewDedup(workload.NewSource(n))
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				eps, err := src.Endpoints(ctx)
+				if err != nil || len(eps) != n {
+					b.Fatal(len(eps), err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkWorkloadSource(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			src := workload.NewSource(n)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := src.Endpoints(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -56,7 +56,8 @@ func WithConcurrencyLimit(n int) MultiOption {
 	return func(m *Multi) { m.limit = n }
 }
 
-// NewMulti returns a source combining sources (nil entries are skipped).
+// NewMulti returns a source combining sources. Nil entries are skipped, and
+// error messages number the sources that remain from 0.
 func NewMulti(sources []Source, opts ...MultiOption) *Multi {
 	m := &Multi{}
 	for _, s := range sources {

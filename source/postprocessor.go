@@ -101,6 +101,9 @@ func (p *PostProcessor) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 		return eps, partial
 	}
 	prefix := p.provider + "/"
+	foreign := func(prop endpoint.ProviderSpecificProperty) bool {
+		return strings.Contains(prop.Name, "/") && !strings.HasPrefix(prop.Name, prefix)
+	}
 	for _, ep := range eps {
 		if ep == nil {
 			continue
@@ -112,18 +115,14 @@ func (p *PostProcessor) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 			ep.RecordTTL = p.minTTL
 		}
 		if p.provider != "" && p.provider != "cloudflare" {
-			ep.ProviderSpecific = slices.DeleteFunc(ep.ProviderSpecific, func(prop endpoint.ProviderSpecificProperty) bool {
-				return strings.Contains(prop.Name, "/") && !strings.HasPrefix(prop.Name, prefix)
-			})
+			ep.ProviderSpecific = slices.DeleteFunc(ep.ProviderSpecific, foreign)
 		}
 		if p.preferAlias && ep.RecordType == endpoint.RecordTypeCNAME {
 			if _, ok := ep.GetProviderSpecificProperty(endpoint.ProviderSpecificAlias); !ok {
 				ep.SetProviderSpecificProperty(endpoint.ProviderSpecificAlias, "true")
 			}
 		}
-		slices.SortStableFunc(ep.ProviderSpecific, func(a, b endpoint.ProviderSpecificProperty) int {
-			return strings.Compare(a.Name, b.Name)
-		})
+		slices.SortStableFunc(ep.ProviderSpecific, byName)
 		if len(ep.ProviderSpecific) == 0 {
 			ep.ProviderSpecific = nil
 		}
@@ -133,3 +132,5 @@ func (p *PostProcessor) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 
 // String describes the wrapper.
 func (p *PostProcessor) String() string { return "post-processor of " + describe(p.inner) }
+
+func byName(a, b endpoint.ProviderSpecificProperty) int { return strings.Compare(a.Name, b.Name) }

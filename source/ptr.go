@@ -141,6 +141,7 @@ func ReverseName(addr string) (name string, ok bool) {
 	a = a.Unmap()
 	var b strings.Builder
 	if a.Is4() {
+		b.Grow(len("255.255.255.255.in-addr.arpa"))
 		v := a.As4()
 		for i := 3; i >= 0; i-- {
 			b.WriteString(strconv.Itoa(int(v[i])))

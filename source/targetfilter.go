@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"net/netip"
+	"slices"
 
 	"github.com/zonesync/zonesync/endpoint"
 )
@@ -80,12 +81,11 @@ func (f *TargetFilter) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, err
 			out = append(out, ep)
 			continue
 		}
-		kept := ep.Targets[:0:0]
-		for _, t := range ep.Targets {
-			if f.allowed(t) {
-				kept = append(kept, t)
-			}
+		if !slices.ContainsFunc(ep.Targets, f.refused) {
+			out = append(out, ep) // the common case: nothing to drop, nothing to copy
+			continue
 		}
+		kept := slices.DeleteFunc(slices.Clone(ep.Targets), f.refused)
 		if len(kept) == 0 {
 			continue
 		}
@@ -96,17 +96,17 @@ func (f *TargetFilter) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, err
 	return out, partial
 }
 
-// allowed reports whether target passes the include and exclude lists.
-func (f *TargetFilter) allowed(target string) bool {
+// refused reports whether target fails the include or exclude lists.
+func (f *TargetFilter) refused(target string) bool {
 	addr, err := netip.ParseAddr(target)
 	if err != nil {
-		return len(f.include) == 0
+		return len(f.include) > 0
 	}
 	addr = addr.Unmap()
 	if len(f.include) > 0 && !containsAddr(f.include, addr) {
-		return false
+		return true
 	}
-	return !containsAddr(f.exclude, addr)
+	return containsAddr(f.exclude, addr)
 }
 
 // String describes the wrapper.
