@@ -12,8 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/internal/workload"
+	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/registry/noop"
 	"github.com/zonesync/zonesync/source"
 )
 
@@ -192,6 +195,24 @@ func BenchmarkPipeline(b *testing.B) {
 					b.Fatal(len(eps), err)
 				}
 			}
+		})
+	}
+}
+
+// TestWrappedNotReadySourceStopsReconciler runs a real Reconciler over each
+// wrapper around a source that has not synced: no cycle may plan.
+func TestWrappedNotReadySourceStopsReconciler(t *testing.T) {
+	inner := &swStub{eps: []*endpoint.Endpoint{swA("web.example.com", "192.0.2.1")}}
+	for name, w := range swWrappers(t, inner) {
+		t.Run(name, func(t *testing.T) {
+			p := inmemory.New()
+			require.NoError(t, p.CreateZone("example.com"))
+			r := &zonesync.Reconciler{Source: w, Registry: noop.New(p)}
+			_, err := r.RunOnce(context.Background())
+			require.ErrorIs(t, err, zonesync.ErrSourceNotReady)
+			recs, err := p.Records(context.Background())
+			require.NoError(t, err)
+			assert.Empty(t, recs)
 		})
 	}
 }
