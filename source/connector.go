@@ -19,6 +19,7 @@ import (
 
 // Defaults of a [Connector].
 const (
+	DefaultConnectorAddress     = "localhost:8080" // as external-dns's --connector-source-server
 	DefaultConnectorDialTimeout = 30 * time.Second // as external-dns
 	DefaultConnectorReadTimeout = 30 * time.Second
 	DefaultConnectorMaxBytes    = 32 << 20 // 32 MiB
@@ -93,8 +94,11 @@ func ConnectorMaxBytes(n int64) ConnectorOption {
 }
 
 // NewConnector returns a source reading from the server at addr
-// ("host:port").
+// ("host:port"; empty means [DefaultConnectorAddress]).
 func NewConnector(addr string, opts ...ConnectorOption) *Connector {
+	if addr == "" {
+		addr = DefaultConnectorAddress
+	}
 	c := &Connector{
 		addr:        addr,
 		dialTimeout: DefaultConnectorDialTimeout,

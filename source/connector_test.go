@@ -172,3 +172,7 @@ func TestConnectorErrors(t *testing.T) {
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 }
+
+func TestConnectorDefaultAddress(t *testing.T) {
+	assert.Equal(t, "connector localhost:8080", source.NewConnector("").String())
+}

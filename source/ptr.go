@@ -20,8 +20,11 @@ import (
 // name. Several names pointing to one address give one PTR endpoint with
 // all of them as targets (sorted, without duplicates); when their TTLs
 // differ the smallest is used. The PTR endpoints follow the inner source's
-// endpoints, in the order their addresses first appear; they carry no
-// labels, set identifier or provider-specific properties.
+// endpoints, in the order their addresses first appear; they carry no set
+// identifier or provider-specific properties. A PTR endpoint carries the
+// resource label ([endpoint.ResourceLabelKey]) of the endpoint behind its
+// first target that has one, so that a Reconciler protects it like the
+// forward record when that object fails to build.
 //
 // Which endpoints ask: by default every A and AAAA endpoint (as with
 // --create-ptr); with [PTROnlyWhenAsked] none. Either way, an endpoint's
@@ -84,6 +87,7 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		return nil, hard
 	}
 	byName := map[string]*endpoint.Endpoint{}
+	resources := map[string]map[string]string{} // PTR name -> forward name -> resource label
 	var ptrs []*endpoint.Endpoint
 	for _, ep := range eps {
 		if ep == nil || (ep.RecordType != endpoint.RecordTypeA && ep.RecordType != endpoint.RecordTypeAAAA) {
@@ -112,6 +116,14 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 				ptr.RecordTTL = ep.RecordTTL
 			}
 			ptr.Targets = append(ptr.Targets, host)
+			if res := ep.Labels[endpoint.ResourceLabelKey]; res != "" {
+				if resources[name] == nil {
+					resources[name] = map[string]string{}
+				}
+				if _, ok := resources[name][endpoint.CanonicalDNSName(host)]; !ok {
+					resources[name][endpoint.CanonicalDNSName(host)] = res
+				}
+			}
 		}
 	}
 	for _, ptr := range ptrs {
@@ -121,6 +133,12 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		ptr.Targets = slices.CompactFunc(ptr.Targets, func(a, b string) bool {
 			return endpoint.CanonicalDNSName(a) == endpoint.CanonicalDNSName(b)
 		})
+		for _, t := range ptr.Targets {
+			if res, ok := resources[ptr.DNSName][endpoint.CanonicalDNSName(t)]; ok {
+				ptr.Labels = endpoint.Labels{endpoint.ResourceLabelKey: res}
+				break
+			}
+		}
 	}
 	return append(eps, ptrs...), partial
 }

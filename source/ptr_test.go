@@ -34,7 +34,7 @@ func TestPTR(t *testing.T) {
 	in := func() []*endpoint.Endpoint {
 		return []*endpoint.Endpoint{
 			endpoint.NewEndpointWithTTL("web.example.com", endpoint.RecordTypeA, 300, "192.0.2.10", "198.51.100.7"),
-			endpoint.NewEndpointWithTTL("www.example.com", endpoint.RecordTypeA, 60, "192.0.2.10"),
+			endpoint.NewEndpointWithTTL("www.example.com", endpoint.RecordTypeA, 60, "192.0.2.10").WithLabel(endpoint.ResourceLabelKey, "ingress/ns/www"),
 			endpoint.NewEndpoint("v6.example.com", endpoint.RecordTypeAAAA, "2001:db8::1"),
 			endpoint.NewEndpoint("off.example.com", endpoint.RecordTypeA, "192.0.2.11").WithProviderSpecific("record-type", "none"),
 			endpoint.NewEndpoint("on.example.com", endpoint.RecordTypeA, "192.0.2.12").WithProviderSpecific("record-type", "PTR"),
@@ -65,6 +65,8 @@ func TestPTR(t *testing.T) {
 		}, swNames(p))
 		assert.Equal(t, endpoint.TTL(60), p[0].RecordTTL, "smallest TTL of the merged names")
 		assert.Equal(t, endpoint.TTL(300), p[1].RecordTTL)
+		assert.Equal(t, endpoint.Labels{endpoint.ResourceLabelKey: "ingress/ns/www"}, p[0].Labels, "resource of the first target with one")
+		assert.Nil(t, p[1].Labels)
 		for _, ep := range got {
 			_, has := ep.GetProviderSpecificProperty("record-type")
 			assert.False(t, has, "record-type is consumed: %s", ep.DNSName)
