@@ -3,6 +3,11 @@ package source_test
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -98,4 +103,55 @@ func ExamplePartialError() {
 	// Output:
 	// 1 endpoint(s) built
 	// failed: service/default/api
+}
+
+// TestDocMarkers checks the doc markers of every type in the package that
+// has any: each of the eight keys exactly once, one per line, with a value
+// of the documented form. The generator of docs/sources.md relies on it.
+func TestDocMarkers(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	keys := []string{"name", "category", "description", "resources", "filters", "namespaced", "fqdn-template", "events"}
+	found := map[string]bool{}
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
+		require.NoError(t, err)
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE || gd.Doc == nil {
+				continue
+			}
+			typeName := gd.Specs[0].(*ast.TypeSpec).Name.Name
+			values := map[string][]string{}
+			for _, c := range gd.Doc.List {
+				rest, ok := strings.CutPrefix(c.Text, "// +zonesync:source:")
+				if !ok {
+					continue
+				}
+				k, v, ok := strings.Cut(rest, "=")
+				require.True(t, ok, "%s: marker without '=': %s", typeName, c.Text)
+				values[k] = append(values[k], v)
+			}
+			if len(values) == 0 {
+				continue
+			}
+			found[typeName] = true
+			for _, k := range keys {
+				require.Len(t, values[k], 1, "%s: marker %q", typeName, k)
+				assert.NotEmpty(t, strings.TrimSpace(values[k][0]), "%s: marker %q", typeName, k)
+			}
+			assert.Len(t, values, len(keys), "%s: unknown marker keys in %v", typeName, values)
+			for _, k := range []string{"namespaced", "fqdn-template", "events"} {
+				assert.Contains(t, []string{"true", "false"}, values[k][0], "%s: %s", typeName, k)
+			}
+			assert.Regexp(t, `^[a-z0-9-]+$`, values["name"][0], typeName)
+		}
+	}
+	for _, typeName := range []string{"InMemory", "Empty", "Static", "Fake", "Connector", "Multi", "Dedup", "TargetFilter", "NAT64", "PTR", "DefaultTargets", "PostProcessor"} {
+		assert.True(t, found[typeName], "%s has no doc markers", typeName)
+	}
 }
