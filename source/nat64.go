@@ -23,9 +23,10 @@ import (
 // resolver would: for each A endpoint it adds an AAAA endpoint holding every
 // IPv4 target embedded in every prefix.
 //
-// Targets that are not addresses of the endpoint's family are skipped, not
-// reported (validation reports them). Readiness and events are those of the
-// inner source; a [*PartialError] from it is passed on with the endpoints.
+// With no prefixes the wrapper passes everything through. Targets that are
+// not addresses of the endpoint's family are skipped, not reported
+// (validation reports them). Readiness and events are those of the inner
+// source; a [*PartialError] from it is passed on with the endpoints.
 //
 // +zonesync:source:name=nat64
 // +zonesync:source:category=wrapper
