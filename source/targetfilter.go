@@ -9,7 +9,7 @@ import (
 )
 
 // TargetFilter is a wrapper [Source] that keeps only the A and AAAA targets
-// inside given networks and outside excluded ones, as external-dns's
+// inside given networks and outside excluded ones, much as external-dns's
 // --target-net-filter and --exclude-target-net do:
 //
 //   - with include networks, an address target is kept only when one of
@@ -20,10 +20,11 @@ import (
 //
 // Where it differs from external-dns: only A and AAAA endpoints are
 // filtered; endpoints of other types (CNAME, TXT, ...) pass unchanged,
-// whereas external-dns also drops every non-address target (a CNAME's host
-// name is in no network) once include networks are set. A target of an A or
-// AAAA endpoint that is not an address is treated as in no network: dropped
-// when include networks are set, kept otherwise. With neither list set the
+// whereas external-dns filters the targets of every endpoint, so that once
+// include networks are set it drops every non-address target (a CNAME's
+// host name is in no network). [TargetFilterAllTypes] restores that. A
+// target that is not an address is treated as in no network: dropped when
+// include networks are set, kept otherwise. With neither list set the
 // wrapper passes everything through.
 //
 // Readiness and events are those of the inner source; a [*PartialError]
@@ -40,6 +41,7 @@ import (
 type TargetFilter struct {
 	wrapper
 	include, exclude []netip.Prefix
+	allTypes         bool
 }
 
 var (
@@ -47,9 +49,19 @@ var (
 	_ Syncer = (*TargetFilter)(nil)
 )
 
+// TargetFilterOption configures a [TargetFilter].
+type TargetFilterOption func(*TargetFilter)
+
+// TargetFilterAllTypes makes a [TargetFilter] filter the targets of
+// endpoints of every type, as external-dns does, not only of A and AAAA
+// ones.
+func TargetFilterAllTypes() TargetFilterOption {
+	return func(f *TargetFilter) { f.allTypes = true }
+}
+
 // NewTargetFilter wraps inner (nil = [Empty]) with the given include and
 // exclude networks. Invalid (zero) prefixes are ignored.
-func NewTargetFilter(inner Source, include, exclude []netip.Prefix) *TargetFilter {
+func NewTargetFilter(inner Source, include, exclude []netip.Prefix, opts ...TargetFilterOption) *TargetFilter {
 	valid := func(ps []netip.Prefix) []netip.Prefix {
 		var out []netip.Prefix
 		for _, p := range ps {
@@ -59,7 +71,11 @@ func NewTargetFilter(inner Source, include, exclude []netip.Prefix) *TargetFilte
 		}
 		return out
 	}
-	return &TargetFilter{wrapper: wrapper{orEmpty(inner)}, include: valid(include), exclude: valid(exclude)}
+	f := &TargetFilter{wrapper: wrapper{orEmpty(inner)}, include: valid(include), exclude: valid(exclude)}
+	for _, o := range opts {
+		o(f)
+	}
+	return f
 }
 
 // Endpoints returns the inner source's endpoints with the targets outside
@@ -77,7 +93,7 @@ func (f *TargetFilter) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, err
 		if ep == nil {
 			continue
 		}
-		if ep.RecordType != endpoint.RecordTypeA && ep.RecordType != endpoint.RecordTypeAAAA {
+		if !f.allTypes && ep.RecordType != endpoint.RecordTypeA && ep.RecordType != endpoint.RecordTypeAAAA {
 			out = append(out, ep)
 			continue
 		}
