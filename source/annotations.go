@@ -310,54 +310,45 @@ func (p *annotationParser) get(name string) (key, value string, ok bool) {
 	return "", "", false
 }
 
-// list splits a list annotation: spaces removed, split on ",", one
-// trailing dot dropped per entry, empty entries and duplicates dropped.
-func (p *annotationParser) list(name string) (key, value string, entries []string) {
+// list splits a list annotation: spaces removed, split on ",", empty
+// entries dropped. Each entry is checked with valid before one trailing dot
+// is dropped (so "a.example.com.." is refused, not turned into
+// "a.example.com."); duplicates are dropped.
+func (p *annotationParser) list(name string, valid func(string) error) []string {
 	key, value, ok := p.get(name)
 	if !ok {
-		return "", "", nil
+		return nil
 	}
+	var out []string
 	for _, e := range strings.Split(strings.ReplaceAll(value, " ", ""), ",") {
-		e = strings.TrimSuffix(e, ".")
-		if e != "" && !slices.Contains(entries, e) {
-			entries = append(entries, e)
+		if e == "" {
+			continue
 		}
-	}
-	return key, value, entries
-}
-
-func (p *annotationParser) names(name string) []string {
-	key, value, entries := p.list(name)
-	out := entries[:0]
-	for _, e := range entries {
-		if err := endpoint.ValidateDNSName(e); err != nil {
+		if err := valid(e); err != nil {
 			p.fail(key, value, err)
 			continue
 		}
-		out = append(out, e)
-	}
-	if len(out) == 0 {
-		return nil
+		if e = strings.TrimSuffix(e, "."); !slices.Contains(out, e) {
+			out = append(out, e)
+		}
 	}
 	return out
 }
 
+func (p *annotationParser) names(name string) []string {
+	return p.list(name, endpoint.ValidateDNSName)
+}
+
 func (p *annotationParser) targets(name string) []string {
-	key, value, entries := p.list(name)
-	out := entries[:0]
-	for _, e := range entries {
-		if _, err := netip.ParseAddr(e); err != nil {
-			if err := endpoint.ValidateDNSName(e); err != nil {
-				p.fail(key, value, fmt.Errorf("target is neither an IP address nor a DNS name: %w", err))
-				continue
-			}
+	return p.list(name, func(t string) error {
+		if _, err := netip.ParseAddr(strings.TrimSuffix(t, ".")); err == nil {
+			return nil
 		}
-		out = append(out, e)
-	}
-	if len(out) == 0 {
+		if err := endpoint.ValidateDNSName(t); err != nil {
+			return fmt.Errorf("target is neither an IP address nor a DNS name: %w", err)
+		}
 		return nil
-	}
-	return out
+	})
 }
 
 // providerSpecific collects the provider-specific properties. Prefixes are

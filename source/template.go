@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/zonesync/zonesync/endpoint"
 )
 
 // Limits that keep a template's execution bounded; see [FQDNTemplate].
@@ -19,8 +22,8 @@ const (
 	MaxTemplateOutput = 64 << 10
 	// MaxFromJSONInput is the longest string fromJson decodes.
 	MaxFromJSONInput = 64 << 10
-	// maxLiteralRange bounds the product of the literal integer counts of
-	// nested range actions ({{range 10}}).
+	// maxLiteralRange bounds the product of the counts of nested range
+	// actions that may come from the template text ({{range 10}}).
 	maxLiteralRange = 10_000
 	// maxRangeNesting bounds how deeply range actions nest, counting
 	// through template calls.
@@ -61,9 +64,14 @@ var errOutputLimit = fmt.Errorf("template output exceeds %d bytes", MaxTemplateO
 // template mistake must not stall a reconcile loop. So [NewFQDNTemplate]
 // rejects templates that call themselves (directly or through other
 // templates), that nest range actions more than four deep, or whose
-// literal integer ranges ({{range 100}}) multiply to more than 10000
-// iterations; and an execution that writes more than [MaxTemplateOutput]
-// bytes fails. Ranges over the data are bounded by the data.
+// ranges over counts taken from the template text ({{range 100}},
+// {{$n := 100}}{{range $n}}) multiply to more than 10000 iterations; an
+// execution that writes more than [MaxTemplateOutput] bytes fails, and so
+// do print, printf, html, js, urlquery and replace calls whose result
+// would exceed it (printf also refuses widths over 1024). Ranges over the
+// data are bounded by the data: a program that hands templates integers
+// from outside input (Go 1.22 ranges over integers) must bound them
+// itself.
 //
 // An FQDNTemplate is safe for concurrent use.
 type FQDNTemplate struct {
@@ -180,13 +188,22 @@ func NewFQDNTemplate(text string) (*FQDNTemplate, error) {
 	}
 	tmpl, err := template.New("fqdn").Funcs(templateFuncs()).Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("FQDN template %q: %w", text, err)
+		return nil, fmt.Errorf("FQDN template %q: %w", shorten(text), err)
 	}
 	if err := checkBounds(tmpl); err != nil {
-		return nil, fmt.Errorf("FQDN template %q: %w", text, err)
+		return nil, fmt.Errorf("FQDN template %q: %w", shorten(text), err)
 	}
 	t.tmpl = tmpl
 	return t, nil
+}
+
+// shorten cuts template text quoted in errors to its first 200 bytes.
+func shorten(text string) string {
+	const n = 200
+	if len(text) <= n {
+		return text
+	}
+	return strings.ToValidUTF8(text[:n], "") + "..."
 }
 
 // MustFQDNTemplate is like [NewFQDNTemplate] but panics on error. It is
@@ -214,7 +231,9 @@ func (t *FQDNTemplate) IsEmpty() bool { return t == nil || t.tmpl == nil }
 // Execute runs the template with data as "." and returns the host names it
 // wrote: the output split on ",", each entry trimmed of white space and of
 // one trailing dot, empty entries dropped, sorted with duplicates removed.
-// obj names the object data was built from; every error names it.
+// An entry that is not a DNS name ([endpoint.ValidateDNSName]: white space
+// inside, an empty label, a label over 63 octets) is an error. obj names
+// the object data was built from; every error names it.
 //
 // A nil or empty template returns nil, nil.
 func (t *FQDNTemplate) Execute(obj ObjectRef, data any) ([]string, error) {
@@ -226,14 +245,18 @@ func (t *FQDNTemplate) Execute(obj ObjectRef, data any) ([]string, error) {
 		if errors.Is(err, errOutputLimit) {
 			err = errOutputLimit
 		}
-		return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, t.text, err)
+		return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shorten(t.text), err)
 	}
 	var names []string
 	for _, n := range strings.Split(w.b.String(), ",") {
-		n = strings.TrimSuffix(strings.TrimSpace(n), ".")
-		if n != "" {
-			names = append(names, n)
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
 		}
+		if err := endpoint.ValidateDNSName(n); err != nil {
+			return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shorten(t.text), err)
+		}
+		names = append(names, strings.TrimSuffix(n, "."))
 	}
 	slices.Sort(names)
 	return slices.Compact(names), nil
@@ -281,8 +304,8 @@ func (w *limitedWriter) Write(p []byte) (int, error) {
 }
 
 // checkBounds rejects templates that could run unbounded: recursion through
-// template calls, range actions nested too deep, and literal integer ranges
-// multiplying to too many iterations.
+// template calls, range actions nested too deep, and ranges whose count
+// could come from the template text and multiply to too many iterations.
 func checkBounds(tmpl *template.Template) error {
 	trees := map[string]*parse.Tree{}
 	for _, t := range tmpl.Templates() {
@@ -290,7 +313,7 @@ func checkBounds(tmpl *template.Template) error {
 			trees[t.Name()] = t.Tree
 		}
 	}
-	c := boundsChecker{trees: trees, active: map[string]bool{}, intVars: map[string]int64{}}
+	c := boundsChecker{trees: trees, active: map[string]bool{}, vars: map[string]int64{}}
 	for _, name := range slices.Sorted(maps.Keys(trees)) {
 		if err := c.walkTemplate(name, 0, 1); err != nil {
 			return err
@@ -302,22 +325,57 @@ func checkBounds(tmpl *template.Template) error {
 type boundsChecker struct {
 	trees  map[string]*parse.Tree
 	active map[string]bool // templates on the current call path
-	// intVars holds, per variable name, the largest integer constant
-	// assigned to it anywhere, so {{$n := 100000}}{{range $n}} counts as a
-	// literal range.
-	intVars map[string]int64
+	// vars holds, per variable name, the largest count any value assigned
+	// to it could come from (see literalBound).
+	vars map[string]int64
 }
 
-// noteDecl records variables declared or assigned from an integer
-// constant.
-func (c *boundsChecker) noteDecl(p *parse.PipeNode) {
-	if p == nil || len(p.Decl) != 1 {
+// notePipe records the bound of the variables a pipeline declares or
+// assigns.
+func (c *boundsChecker) notePipe(p *parse.PipeNode) {
+	if p == nil || len(p.Decl) == 0 {
 		return
 	}
-	if v, ok := literalInt(p); ok {
-		name := p.Decl[0].Ident[0]
-		c.intVars[name] = max(c.intVars[name], v)
+	b := c.literalBound(p)
+	for _, v := range p.Decl {
+		c.vars[v.Ident[0]] = max(c.vars[v.Ident[0]], b)
 	}
+}
+
+// literalBound over-estimates the integer a node can evaluate to from what
+// the template text itself holds: the largest integer constant, string
+// constant length (len "...") or bounded variable it contains. Values from
+// the data are bounded by the data and count as 0.
+func (c *boundsChecker) literalBound(n parse.Node) int64 {
+	var b int64
+	switch n := n.(type) {
+	case *parse.NumberNode:
+		switch {
+		case n.IsInt:
+			b = n.Int64
+		case n.IsUint:
+			b = math.MaxInt64
+		case n.IsFloat:
+			b = int64(min(max(n.Float64, 0), math.MaxInt64))
+		}
+	case *parse.StringNode:
+		b = int64(len(n.Text))
+	case *parse.VariableNode:
+		b = c.vars[n.Ident[0]]
+	case *parse.PipeNode:
+		if n != nil {
+			for _, cmd := range n.Cmds {
+				b = max(b, c.literalBound(cmd))
+			}
+		}
+	case *parse.CommandNode:
+		for _, arg := range n.Args {
+			b = max(b, c.literalBound(arg))
+		}
+	case *parse.ChainNode:
+		b = c.literalBound(n.Node)
+	}
+	return b
 }
 
 func (c *boundsChecker) walkTemplate(name string, depth, iterations int) error {
@@ -335,8 +393,6 @@ func (c *boundsChecker) walkTemplate(name string, depth, iterations int) error {
 
 func (c *boundsChecker) walk(n parse.Node, depth, iterations int) error {
 	switch n := n.(type) {
-	case nil:
-		return nil
 	case *parse.ListNode:
 		if n == nil {
 			return nil
@@ -347,7 +403,7 @@ func (c *boundsChecker) walk(n parse.Node, depth, iterations int) error {
 			}
 		}
 	case *parse.ActionNode:
-		c.noteDecl(n.Pipe)
+		c.notePipe(n.Pipe)
 	case *parse.IfNode:
 		return c.walkBranch(&n.BranchNode, depth, iterations)
 	case *parse.WithNode:
@@ -357,57 +413,28 @@ func (c *boundsChecker) walk(n parse.Node, depth, iterations int) error {
 		if depth > maxRangeNesting {
 			return fmt.Errorf("range actions nested more than %d deep", maxRangeNesting)
 		}
-		if count, ok := c.literalCount(n.Pipe); ok {
-			if count > maxLiteralRange || iterations*int(count) > maxLiteralRange {
-				return fmt.Errorf("literal ranges multiply to more than %d iterations", maxLiteralRange)
+		c.notePipe(n.Pipe) // element variables of a counted range are below the count
+		if count := c.literalBound(n.Pipe); count > 1 {
+			if count > maxLiteralRange || int64(iterations)*count > maxLiteralRange {
+				return fmt.Errorf("ranges over counts from the template text multiply to more than %d iterations", maxLiteralRange)
 			}
-			if count > 0 {
-				iterations *= int(count)
-			}
+			iterations *= int(count)
 		}
 		if err := c.walk(n.List, depth, iterations); err != nil {
 			return err
 		}
 		return c.walk(n.ElseList, depth-1, iterations)
 	case *parse.TemplateNode:
+		c.notePipe(n.Pipe)
 		return c.walkTemplate(n.Name, depth, iterations)
 	}
 	return nil
 }
 
 func (c *boundsChecker) walkBranch(b *parse.BranchNode, depth, iterations int) error {
-	c.noteDecl(b.Pipe)
+	c.notePipe(b.Pipe)
 	if err := c.walk(b.List, depth, iterations); err != nil {
 		return err
 	}
 	return c.walk(b.ElseList, depth, iterations)
-}
-
-// literalCount returns the iteration count of a range pipeline that is an
-// integer constant or a variable assigned one.
-func (c *boundsChecker) literalCount(p *parse.PipeNode) (int64, bool) {
-	if v, ok := literalInt(p); ok {
-		return v, true
-	}
-	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
-		return 0, false
-	}
-	if v, ok := p.Cmds[0].Args[0].(*parse.VariableNode); ok && len(v.Ident) == 1 {
-		n, found := c.intVars[v.Ident[0]]
-		return n, found
-	}
-	return 0, false
-}
-
-// literalInt returns the value of a pipeline that is a single integer
-// constant.
-func literalInt(p *parse.PipeNode) (int64, bool) {
-	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
-		return 0, false
-	}
-	num, ok := p.Cmds[0].Args[0].(*parse.NumberNode)
-	if !ok || !num.IsInt {
-		return 0, false
-	}
-	return num.Int64, true
 }

@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,6 +84,11 @@ func TestFQDNTemplateParseErrors(t *testing.T) {
 		{"huge literal range", `{{range 100000000000}}{{end}}`, "more than 10000 iterations"},
 		{"nested literal ranges", `{{range 1000}}{{range 1000}}{{end}}{{end}}`, "more than 10000 iterations"},
 		{"literal range through a variable", `{{$n := 100000000000}}{{range $n}}{{end}}`, "more than 10000 iterations"},
+		{"parenthesised literal", `{{range (100000000000)}}{{end}}`, "more than 10000 iterations"},
+		{"literal through a function", `{{range and 1 100000000000}}{{end}}`, "more than 10000 iterations"},
+		{"string length", `{{range len "` + strings.Repeat("x", 20000) + `"}}{{end}}`, "more than 10000 iterations"},
+		{"range element of a counted range", `{{range $i := 200}}{{range $i}}{{end}}{{end}}`, "more than 10000 iterations"},
+		{"float literal", `{{range 1e12}}{{end}}`, "more than 10000 iterations"},
 		{"literal range through a call", `{{define "a"}}{{range 1000}}{{end}}{{end}}{{range 1000}}{{template "a"}}{{end}}`, "more than 10000 iterations"},
 		{"deep nesting", `{{range .A}}{{range .B}}{{range .C}}{{range .D}}{{range .E}}{{end}}{{end}}{{end}}{{end}}{{end}}`, "nested more than 4 deep"},
 	}
@@ -90,13 +96,13 @@ func TestFQDNTemplateParseErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := source.NewFQDNTemplate(tt.text)
 			require.Error(t, err)
-			assert.ErrorContains(t, err, "FQDN template "+quote(tt.text))
+			assert.ErrorContains(t, err, "FQDN template "+quote(tt.text)[:min(len(tt.text), 60)])
 			assert.ErrorContains(t, err, tt.message)
 		})
 	}
 }
 
-func quote(s string) string { return `"` + strings.NewReplacer(`"`, `\"`).Replace(s) + `"` }
+func quote(s string) string { return strconv.Quote(s) }
 
 func TestFQDNTemplateExecuteErrors(t *testing.T) {
 	big := strings.Repeat("a", source.MaxFromJSONInput+1)
@@ -112,6 +118,8 @@ func TestFQDNTemplateExecuteErrors(t *testing.T) {
 		{"printf star width", `{{printf "%*d" 99999999 1}}`, "takes its width from an argument", nil},
 		{"replace blows up", `{{replace "" (printf "%1000s" "x") (printf "%1000s" "y")}}`, "replace: result exceeds", nil},
 		{"js blows up", `{{js (js (js (js (js (js (js .))))))}}`, "js: result exceeds", strings.Repeat(`\`, 1000)},
+		{"empty label", `{{.Name}}..example.com`, "empty label", testObject()},
+		{"white space inside a name", `{{.Name}} x.example.com`, "white space", testObject()},
 		{"no such template", `{{template "x"}}`, `template "x" not defined`, nil},
 	}
 	for _, tt := range tests {
