@@ -269,3 +269,21 @@ func TestEndpointMeta(t *testing.T) {
 		ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}},
 	}, a.EndpointMeta(svc))
 }
+
+func BenchmarkParseAnnotations(b *testing.B) {
+	const p = source.AnnotationPrefix
+	ann := map[string]string{
+		p + "hostname":   "a.example.com,b.example.com",
+		p + "ttl":        "300",
+		p + "target":     "192.0.2.1",
+		p + "aws-weight": "10",
+		"kubectl.kubernetes.io/last-applied-configuration": "{}",
+		"app.kubernetes.io/name":                           "web",
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (source.AnnotationConfig{}).Parse(svc, ann); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -71,3 +71,14 @@ func TestEndpointsForHostnameSharesNothing(t *testing.T) {
 	assert.Equal(t, endpoint.Targets{"192.0.2.1", "192.0.2.2"}, eps[1].Targets)
 	assert.Equal(t, "b.example.com", eps[1].DNSName)
 }
+
+func BenchmarkEndpointsForHostname(b *testing.B) {
+	targets := []string{"192.0.2.1", "192.0.2.2", "2001:db8::1"}
+	meta := source.EndpointMeta{TTL: 300, Resource: "service/default/web"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if eps := source.EndpointsForHostname("web.example.com", targets, meta); len(eps) != 2 {
+			b.Fatal(eps)
+		}
+	}
+}

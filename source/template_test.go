@@ -193,3 +193,14 @@ func TestFQDNTemplateConcurrentUse(t *testing.T) {
 		assert.Equal(t, []string{"web.example.com"}, <-done)
 	}
 }
+
+func BenchmarkFQDNTemplateExecute(b *testing.B) {
+	tmpl := source.MustFQDNTemplate(`{{.Name}}.{{.Namespace}}.example.com,{{if hasKey .Labels "zone"}}{{.Name}}.{{index .Labels "zone"}}.example.com{{end}}`)
+	obj := testObject()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tmpl.Execute(svc, obj); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
