@@ -3,7 +3,6 @@ package source
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"net/netip"
 	"slices"
@@ -256,7 +255,7 @@ func (a Annotations) EndpointMeta(obj ObjectRef) EndpointMeta {
 //
 // Parse does no I/O and is safe for concurrent use.
 func (c AnnotationConfig) Parse(obj ObjectRef, ann map[string]string) (Annotations, error) {
-	p := annotationParser{prefixes: c.prefixes(), obj: obj, ann: ann}
+	p := newAnnotationParser(c.prefixes(), obj, ann)
 	var a Annotations
 
 	if _, v, ok := p.get(ControllerAnnotation); ok {
@@ -288,10 +287,40 @@ func (c AnnotationConfig) Parse(obj ObjectRef, ann map[string]string) (Annotatio
 }
 
 type annotationParser struct {
-	prefixes []string
-	obj      ObjectRef
-	ann      map[string]string
-	errs     []error
+	primary string // the first prefix
+	obj     ObjectRef
+	// found maps each annotation name (the key without its prefix) to the
+	// annotation under the prefix of highest precedence that has it.
+	found map[string]annotationHit
+	errs  []error
+}
+
+type annotationHit struct {
+	key, value string
+	rank       int // index of the prefix; lower wins
+}
+
+// newAnnotationParser indexes ann by annotation name in one pass over the
+// map, keeping for each name the key of highest precedence. The result does
+// not depend on map order.
+func newAnnotationParser(prefixes []string, obj ObjectRef, ann map[string]string) *annotationParser {
+	p := &annotationParser{primary: prefixes[0], obj: obj}
+	for key, value := range ann {
+		for rank, prefix := range prefixes {
+			name, ok := strings.CutPrefix(key, prefix)
+			if !ok || name == "" {
+				continue
+			}
+			if prev, seen := p.found[name]; seen && prev.rank <= rank {
+				continue
+			}
+			if p.found == nil {
+				p.found = make(map[string]annotationHit, len(ann))
+			}
+			p.found[name] = annotationHit{key: key, value: value, rank: rank}
+		}
+	}
+	return p
 }
 
 func (p *annotationParser) fail(key, value string, err error) {
@@ -301,13 +330,8 @@ func (p *annotationParser) fail(key, value string, err error) {
 // get returns the value of the annotation name under the prefix of highest
 // precedence that has it, and the full key.
 func (p *annotationParser) get(name string) (key, value string, ok bool) {
-	for _, prefix := range p.prefixes {
-		key = prefix + name
-		if v, found := p.ann[key]; found {
-			return key, v, true
-		}
-	}
-	return "", "", false
+	hit, ok := p.found[name]
+	return hit.key, hit.value, ok
 }
 
 // list splits a list annotation: spaces removed, split on ",", empty
@@ -351,45 +375,35 @@ func (p *annotationParser) targets(name string) []string {
 	})
 }
 
-// providerSpecific collects the provider-specific properties. Prefixes are
-// visited from lowest to highest precedence so that the value under the
-// higher one overwrites.
+// providerSpecific collects the provider-specific properties, sorted by
+// name. Each property comes from one annotation name, so the precedence
+// already applied in found decides between prefixes.
 func (p *annotationParser) providerSpecific() endpoint.ProviderSpecific {
-	props := map[string]string{}
-	if _, v, ok := p.get(AliasAnnotation); ok && v == "true" {
-		props[endpoint.ProviderSpecificAlias] = "true"
+	var out endpoint.ProviderSpecific
+	add := func(name, value string) {
+		out = append(out, endpoint.ProviderSpecificProperty{Name: name, Value: value})
 	}
-	if _, v, ok := p.get(RecordTypeAnnotation); ok {
-		props[endpoint.ProviderSpecificRecordType] = v
-	}
-	primary := p.prefixes[0]
-	for i := len(p.prefixes) - 1; i >= 0; i-- {
-		prefix := p.prefixes[i]
-		// Keys in sorted order: the result must not depend on map order
-		// (it cannot, as names are unique per prefix, but sorting keeps
-		// that obvious).
-		for _, key := range slices.Sorted(maps.Keys(p.ann)) {
-			name, ok := strings.CutPrefix(key, prefix)
-			if !ok {
-				continue
+	for name, hit := range p.found {
+		switch {
+		case name == AliasAnnotation:
+			if hit.value == "true" {
+				add(endpoint.ProviderSpecificAlias, "true")
 			}
-			v := p.ann[key]
+		case name == RecordTypeAnnotation:
+			add(endpoint.ProviderSpecificRecordType, hit.value)
+		case name == "azure-tags":
+			add("azure/tags", hit.value)
+		case slices.Contains(cloudflareAnnotations[:], name):
+			add(p.primary+name, hit.value)
+		default:
 			if prop, ok := familyProperty(name); ok {
-				props[prop] = v
-			} else if name == "azure-tags" {
-				props["azure/tags"] = v
-			} else if slices.Contains(cloudflareAnnotations[:], name) {
-				props[primary+name] = v
+				add(prop, hit.value)
 			}
 		}
 	}
-	if len(props) == 0 {
-		return nil
-	}
-	out := make(endpoint.ProviderSpecific, 0, len(props))
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		out = append(out, endpoint.ProviderSpecificProperty{Name: name, Value: props[name]})
-	}
+	slices.SortFunc(out, func(a, b endpoint.ProviderSpecificProperty) int {
+		return strings.Compare(a.Name, b.Name)
+	})
 	return out
 }
 
