@@ -182,7 +182,8 @@ func (c AnnotationConfig) Validate() error {
 // with duplicates removed.
 type Annotations struct {
 	// Skip is true when the controller annotation names another controller:
-	// the object is not ours and must produce no endpoints.
+	// the object is not ours and must produce no endpoints. Only Controller
+	// is set besides it.
 	Skip bool
 	// Controller is the value of the controller annotation ("" if absent).
 	Controller string
@@ -253,7 +254,12 @@ func (a Annotations) EndpointMeta(obj ObjectRef) EndpointMeta {
 //		continue
 //	}
 //
-// Parse does no I/O and is safe for concurrent use.
+// An object whose controller annotation names another controller gives
+// just Skip and Controller, and no error whatever its other annotations
+// hold.
+//
+// Parse assumes a valid configuration ([AnnotationConfig.Validate]). It
+// does no I/O and is safe for concurrent use.
 func (c AnnotationConfig) Parse(obj ObjectRef, ann map[string]string) (Annotations, error) {
 	p := newAnnotationParser(c.prefixes(), obj, ann)
 	var a Annotations
@@ -264,7 +270,11 @@ func (c AnnotationConfig) Parse(obj ObjectRef, ann map[string]string) (Annotatio
 		if controller == "" {
 			controller = DefaultControllerName
 		}
-		a.Skip = v != controller
+		if v != controller {
+			// Another controller's object: the rest of its annotations
+			// are not ours to judge.
+			return Annotations{Skip: true, Controller: v}, nil
+		}
 	}
 	a.Hostnames = p.names(HostnameAnnotation)
 	a.InternalHostnames = p.names(InternalHostnameAnnotation)

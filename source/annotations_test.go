@@ -98,9 +98,9 @@ func TestParseAnnotations(t *testing.T) {
 		},
 		{name: "empty target is not set", ann: map[string]string{p + "target": " "}},
 		{
-			name: "another controller: skip",
-			ann:  map[string]string{p + "controller": "someone-else", p + "hostname": "a.example.com"},
-			want: source.Annotations{Skip: true, Controller: "someone-else", Hostnames: []string{"a.example.com"}},
+			name: "another controller: skip, the rest is not read (not even a bad ttl)",
+			ann:  map[string]string{p + "controller": "someone-else", p + "hostname": "a.example.com", p + "ttl": "bad"},
+			want: source.Annotations{Skip: true, Controller: "someone-else"},
 		},
 		{
 			name: "empty controller value is another controller",

@@ -30,9 +30,13 @@ const (
 	maxRangeNesting = 4
 )
 
-// errOutputLimit is returned by the limited writer when a template writes
-// more than MaxTemplateOutput bytes.
-var errOutputLimit = fmt.Errorf("template output exceeds %d bytes", MaxTemplateOutput)
+// outputLimitError is returned by the limited writer when a template
+// writes more than MaxTemplateOutput bytes.
+type outputLimitError struct{}
+
+func (outputLimitError) Error() string {
+	return fmt.Sprintf("template output exceeds %d bytes", MaxTemplateOutput)
+}
 
 // FQDNTemplate is a parsed FQDN template: Go text/template text whose
 // output is a comma-separated list of host names, the --fqdn-template of
@@ -242,8 +246,8 @@ func (t *FQDNTemplate) Execute(obj ObjectRef, data any) ([]string, error) {
 	}
 	var w limitedWriter
 	if err := t.tmpl.Execute(&w, data); err != nil {
-		if errors.Is(err, errOutputLimit) {
-			err = errOutputLimit
+		if errors.Is(err, outputLimitError{}) {
+			err = outputLimitError{} // the write error, without text/template's wrapping
 		}
 		return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shorten(t.text), err)
 	}
@@ -298,7 +302,7 @@ type limitedWriter struct{ b strings.Builder }
 
 func (w *limitedWriter) Write(p []byte) (int, error) {
 	if w.b.Len()+len(p) > MaxTemplateOutput {
-		return 0, errOutputLimit
+		return 0, outputLimitError{}
 	}
 	return w.b.Write(p)
 }
