@@ -62,8 +62,8 @@ var cloudflareAnnotations = [...]string{
 	"cloudflare-tags",
 }
 
-// maxTTL is the largest TTL external-dns accepts from the ttl annotation.
-const maxTTL = math.MaxInt32
+// maxAnnotationTTL is the largest TTL external-dns accepts from the ttl annotation.
+const maxAnnotationTTL = math.MaxInt32
 
 // ObjectRef names the object whose annotations or template are processed:
 // a Kubernetes object, or anything else a source builds endpoints from. It
@@ -440,8 +440,8 @@ func ParseTTL(s string) (endpoint.TTL, error) {
 	} else {
 		return 0, fmt.Errorf("invalid TTL %q: neither whole seconds nor a duration", s)
 	}
-	if secs < 1 || secs > maxTTL {
-		return 0, fmt.Errorf("TTL %q out of range: want 1 to %d seconds", s, maxTTL)
+	if secs < 1 || secs > maxAnnotationTTL {
+		return 0, fmt.Errorf("TTL %q out of range: want 1 to %d seconds", s, maxAnnotationTTL)
 	}
 	return endpoint.TTL(secs), nil
 }

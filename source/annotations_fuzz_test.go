@@ -33,8 +33,8 @@ func FuzzParseAnnotations(f *testing.F) {
 		if prefix != "" {
 			cfg.Prefixes = []string{prefix, p}
 		}
-		got, err := cfg.Parse(svc, ann)
-		again, err2 := cfg.Parse(svc, ann)
+		got, err := cfg.Parse(webRef, ann)
+		again, err2 := cfg.Parse(webRef, ann)
 		require.Equal(t, got, again)
 		require.Equal(t, err == nil, err2 == nil)
 		if err != nil {
@@ -56,7 +56,7 @@ func FuzzParseAnnotations(f *testing.F) {
 		for i := 1; i < len(got.ProviderSpecific); i++ {
 			assert.NotEqual(t, got.ProviderSpecific[i-1].Name, got.ProviderSpecific[i].Name)
 		}
-		for _, ep := range source.EndpointsForHostnames(got.Hostnames, got.Targets, got.EndpointMeta(svc)) {
+		for _, ep := range source.EndpointsForHostnames(got.Hostnames, got.Targets, got.EndpointMeta(webRef)) {
 			assert.NoError(t, endpoint.ValidateDNSName(ep.DNSName))
 			assert.NotEmpty(t, ep.Targets)
 		}

@@ -12,14 +12,14 @@ import (
 	"github.com/zonesync/zonesync/source"
 )
 
-var svc = source.ObjectRef{Kind: "Service", Namespace: "default", Name: "web"}
+var webRef = source.ObjectRef{Kind: "Service", Namespace: "default", Name: "web"}
 
 func TestObjectRef(t *testing.T) {
 	tests := []struct {
 		ref       source.ObjectRef
 		key, name string
 	}{
-		{svc, "service/default/web", "Service default/web"},
+		{webRef, "service/default/web", "Service default/web"},
 		{source.ObjectRef{Kind: "Node", Name: "worker-1"}, "node/worker-1", "Node worker-1"},
 		{source.ObjectRef{Kind: "HTTPRoute", Namespace: "team", Name: "r"}, "httproute/team/r", "HTTPRoute team/r"},
 		{source.ObjectRef{Namespace: "ns", Name: "x"}, "/ns/x", "object ns/x"},
@@ -152,7 +152,7 @@ func TestParseAnnotations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.cfg.Parse(svc, tt.ann)
+			got, err := tt.cfg.Parse(webRef, tt.ann)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -195,11 +195,11 @@ func TestParseAnnotationsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.AnnotationConfig{}.Parse(svc, tt.ann)
+			got, err := source.AnnotationConfig{}.Parse(webRef, tt.ann)
 			require.Error(t, err)
 			var ae *source.AnnotationError
 			require.True(t, errors.As(err, &ae), "error %v is not an *AnnotationError", err)
-			assert.Equal(t, svc, ae.Object)
+			assert.Equal(t, webRef, ae.Object)
 			assert.Equal(t, tt.key, ae.Key)
 			if tt.value != "" {
 				assert.Equal(t, tt.value, ae.Value)
@@ -213,7 +213,7 @@ func TestParseAnnotationsErrors(t *testing.T) {
 
 func TestParseAnnotationsReportsEveryBadKey(t *testing.T) {
 	const p = source.AnnotationPrefix
-	_, err := source.AnnotationConfig{}.Parse(svc, map[string]string{p + "ttl": "x", p + "hostname": "a..b"})
+	_, err := source.AnnotationConfig{}.Parse(webRef, map[string]string{p + "ttl": "x", p + "hostname": "a..b"})
 	require.Error(t, err)
 	assert.ErrorContains(t, err, p+"ttl")
 	assert.ErrorContains(t, err, p+"hostname")
@@ -257,7 +257,7 @@ func TestAnnotationConfigValidate(t *testing.T) {
 
 func TestParseDoesNotModifyInput(t *testing.T) {
 	ann := map[string]string{source.AnnotationPrefix + "hostname": "a.example.com."}
-	_, err := source.AnnotationConfig{}.Parse(svc, ann)
+	_, err := source.AnnotationConfig{}.Parse(webRef, ann)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{source.AnnotationPrefix + "hostname": "a.example.com."}, ann)
 }
@@ -267,7 +267,7 @@ func TestEndpointMeta(t *testing.T) {
 	assert.Equal(t, source.EndpointMeta{
 		TTL: 60, SetIdentifier: "x", Resource: "service/default/web",
 		ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}},
-	}, a.EndpointMeta(svc))
+	}, a.EndpointMeta(webRef))
 }
 
 func BenchmarkParseAnnotations(b *testing.B) {
@@ -282,7 +282,7 @@ func BenchmarkParseAnnotations(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (source.AnnotationConfig{}).Parse(svc, ann); err != nil {
+		if _, err := (source.AnnotationConfig{}).Parse(webRef, ann); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,24 +10,24 @@ import (
 	"github.com/zonesync/zonesync/source"
 )
 
-// app is one object of a program's own: a name, the address it serves on,
+// annotatedApp is one object of a program's own: a name, the address it serves on,
 // and external-dns annotations.
-type app struct {
+type annotatedApp struct {
 	Namespace, Name string
 	Address         string
 	Annotations     map[string]string
 }
 
-// appSource turns apps into endpoints: names from the hostname annotation
+// annotatedAppSource turns apps into endpoints: names from the hostname annotation
 // (or, when there is none, from an FQDN template), targets from the target
 // annotation or else the app's address.
-type appSource struct {
-	apps     []app
+type annotatedAppSource struct {
+	apps     []annotatedApp
 	cfg      source.AnnotationConfig
 	template *source.FQDNTemplate
 }
 
-func (s appSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+func (s annotatedAppSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -60,15 +60,15 @@ func (s appSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) 
 	return eps, failed.OrNil()
 }
 
-func (appSource) AddEventHandler(context.Context, func()) {}
+func (annotatedAppSource) AddEventHandler(context.Context, func()) {}
 
 // A source of one's own that reads external-dns annotations, falls back to
 // an FQDN template, and reports a badly annotated object in a
 // *source.PartialError while returning the endpoints of the others.
 func Example_annotations() {
-	src := appSource{
+	src := annotatedAppSource{
 		template: source.MustFQDNTemplate("{{.Name}}.{{.Namespace}}.example.com"),
-		apps: []app{
+		apps: []annotatedApp{
 			{Namespace: "shop", Name: "web", Address: "192.0.2.10", Annotations: map[string]string{
 				"external-dns.alpha.kubernetes.io/hostname": "www.example.com, shop.example.com.",
 				"external-dns.kubernetes.io/ttl":            "5m",

@@ -91,33 +91,33 @@ func templateFuncs() template.FuncMap {
 		"trimSuffix": strings.TrimSuffix,
 		"trim":       strings.TrimSpace,
 		"toLower":    strings.ToLower,
-		"replace":    replace,
+		"replace":    tmplReplace,
 		"isIPv4":     func(s string) bool { a, err := netip.ParseAddr(s); return err == nil && a.Is4() },
 		"isIPv6":     func(s string) bool { a, err := netip.ParseAddr(s); return err == nil && a.Is6() },
-		"hasKey":     hasKey,
-		"fromJson":   fromJSON,
+		"hasKey":     tmplHasKey,
+		"fromJson":   tmplFromJSON,
 		// The built-ins that build strings, bounded like the output so
 		// that nested calls cannot build huge strings in memory.
-		"print":    func(args ...any) (string, error) { return bounded("print", fmt.Sprint(args...)) },
-		"println":  func(args ...any) (string, error) { return bounded("println", fmt.Sprintln(args...)) },
-		"printf":   printf,
-		"html":     func(args ...any) (string, error) { return bounded("html", template.HTMLEscaper(args...)) },
-		"js":       func(args ...any) (string, error) { return bounded("js", template.JSEscaper(args...)) },
-		"urlquery": func(args ...any) (string, error) { return bounded("urlquery", template.URLQueryEscaper(args...)) },
+		"print":    func(args ...any) (string, error) { return tmplBounded("print", fmt.Sprint(args...)) },
+		"println":  func(args ...any) (string, error) { return tmplBounded("println", fmt.Sprintln(args...)) },
+		"printf":   tmplPrintf,
+		"html":     func(args ...any) (string, error) { return tmplBounded("html", template.HTMLEscaper(args...)) },
+		"js":       func(args ...any) (string, error) { return tmplBounded("js", template.JSEscaper(args...)) },
+		"urlquery": func(args ...any) (string, error) { return tmplBounded("urlquery", template.URLQueryEscaper(args...)) },
 	}
 }
 
-// bounded returns s, or an error when it is longer than MaxTemplateOutput.
-func bounded(fn, s string) (string, error) {
+// tmplBounded returns s, or an error when it is longer than MaxTemplateOutput.
+func tmplBounded(fn, s string) (string, error) {
 	if len(s) > MaxTemplateOutput {
 		return "", fmt.Errorf("%s: result exceeds %d bytes", fn, MaxTemplateOutput)
 	}
 	return s, nil
 }
 
-// replace replaces every old in s by new, refusing results longer than
+// tmplReplace replaces every old in s by new, refusing results longer than
 // MaxTemplateOutput before building them.
-func replace(old, new, s string) (string, error) {
+func tmplReplace(old, new, s string) (string, error) {
 	n := strings.Count(s, old)
 	if len(s)+n*(len(new)-len(old)) > MaxTemplateOutput {
 		return "", fmt.Errorf("replace: result exceeds %d bytes", MaxTemplateOutput)
@@ -129,9 +129,9 @@ func replace(old, new, s string) (string, error) {
 // format such as "%999999999d" cannot allocate a huge string.
 const maxFormatWidth = 1024
 
-// printf is fmt.Sprintf with widths and precisions limited to
+// tmplPrintf is fmt.Sprintf with widths and precisions limited to
 // maxFormatWidth (and "*" refused) and its result bounded.
-func printf(format string, args ...any) (string, error) {
+func tmplPrintf(format string, args ...any) (string, error) {
 	for i := 0; i < len(format); i++ {
 		if format[i] != '%' {
 			continue
@@ -158,12 +158,12 @@ func printf(format string, args ...any) (string, error) {
 			break
 		}
 	}
-	return bounded("printf", fmt.Sprintf(format, args...))
+	return tmplBounded("printf", fmt.Sprintf(format, args...))
 }
 
-// hasKey reports whether m, a map with string keys, has key. Other values
+// tmplHasKey reports whether m, a map with string keys, has key. Other values
 // have no keys.
-func hasKey(m any, key string) bool {
+func tmplHasKey(m any, key string) bool {
 	v := reflect.ValueOf(m)
 	if v.Kind() != reflect.Map || v.Type().Key().Kind() != reflect.String {
 		return false
@@ -171,7 +171,7 @@ func hasKey(m any, key string) bool {
 	return v.MapIndex(reflect.ValueOf(key).Convert(v.Type().Key())).IsValid()
 }
 
-func fromJSON(s string) (any, error) {
+func tmplFromJSON(s string) (any, error) {
 	if len(s) > MaxFromJSONInput {
 		return nil, fmt.Errorf("fromJson: input of %d bytes exceeds %d", len(s), MaxFromJSONInput)
 	}
@@ -192,17 +192,17 @@ func NewFQDNTemplate(text string) (*FQDNTemplate, error) {
 	}
 	tmpl, err := template.New("fqdn").Funcs(templateFuncs()).Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("FQDN template %q: %w", shorten(text), err)
+		return nil, fmt.Errorf("FQDN template %q: %w", shortenTemplate(text), err)
 	}
 	if err := checkBounds(tmpl); err != nil {
-		return nil, fmt.Errorf("FQDN template %q: %w", shorten(text), err)
+		return nil, fmt.Errorf("FQDN template %q: %w", shortenTemplate(text), err)
 	}
 	t.tmpl = tmpl
 	return t, nil
 }
 
-// shorten cuts template text quoted in errors to its first 200 bytes.
-func shorten(text string) string {
+// shortenTemplate cuts template text quoted in errors to its first 200 bytes.
+func shortenTemplate(text string) string {
 	const n = 200
 	if len(text) <= n {
 		return text
@@ -249,7 +249,7 @@ func (t *FQDNTemplate) Execute(obj ObjectRef, data any) ([]string, error) {
 		if errors.Is(err, outputLimitError{}) {
 			err = outputLimitError{} // the write error, without text/template's wrapping
 		}
-		return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shorten(t.text), err)
+		return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shortenTemplate(t.text), err)
 	}
 	var names []string
 	for _, n := range strings.Split(w.b.String(), ",") {
@@ -258,7 +258,7 @@ func (t *FQDNTemplate) Execute(obj ObjectRef, data any) ([]string, error) {
 			continue
 		}
 		if err := endpoint.ValidateDNSName(n); err != nil {
-			return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shorten(t.text), err)
+			return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shortenTemplate(t.text), err)
 		}
 		names = append(names, strings.TrimSuffix(n, "."))
 	}

@@ -27,11 +27,11 @@ func FuzzFQDNTemplate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		obj := testObject()
+		obj := newTemplateObject()
 		obj.Name = name
 		obj.Labels["zone"] = label
 		obj.Annotations["cfg"] = annotation
-		got, err := tmpl.Execute(svc, obj)
+		got, err := tmpl.Execute(webRef, obj)
 		if err != nil {
 			require.ErrorContains(t, err, "Service default/web: FQDN template ")
 			return

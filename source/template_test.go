@@ -11,8 +11,8 @@ import (
 	"github.com/zonesync/zonesync/source"
 )
 
-// object is a stand-in for a Kubernetes object as FQDN templates see it.
-type object struct {
+// templateObject is a stand-in for a Kubernetes object as FQDN templates see it.
+type templateObject struct {
 	Kind, Name, Namespace string
 	Labels, Annotations   map[string]string
 	Spec                  struct {
@@ -22,8 +22,8 @@ type object struct {
 	}
 }
 
-func testObject() object {
-	o := object{
+func newTemplateObject() templateObject {
+	o := templateObject{
 		Kind: "Service", Name: "web", Namespace: "default",
 		Labels:      map[string]string{"app": "web", "tier": "", "zone": "eu"},
 		Annotations: map[string]string{"cfg": `{"names":["x","y"],"region":"eu-1"}`},
@@ -66,7 +66,7 @@ func TestFQDNTemplateExecute(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tmpl, err := source.NewFQDNTemplate(tt.text)
 			require.NoError(t, err)
-			got, err := tmpl.Execute(svc, testObject())
+			got, err := tmpl.Execute(webRef, newTemplateObject())
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -96,13 +96,11 @@ func TestFQDNTemplateParseErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := source.NewFQDNTemplate(tt.text)
 			require.Error(t, err)
-			assert.ErrorContains(t, err, "FQDN template "+quote(tt.text)[:min(len(tt.text), 60)])
+			assert.ErrorContains(t, err, "FQDN template "+strconv.Quote(tt.text)[:min(len(tt.text), 60)])
 			assert.ErrorContains(t, err, tt.message)
 		})
 	}
 }
-
-func quote(s string) string { return strconv.Quote(s) }
 
 func TestFQDNTemplateExecuteErrors(t *testing.T) {
 	big := strings.Repeat("a", source.MaxFromJSONInput+1)
@@ -110,23 +108,23 @@ func TestFQDNTemplateExecuteErrors(t *testing.T) {
 		name, text, message string
 		data                any
 	}{
-		{"missing field", "{{.Nope}}", "can't evaluate field Nope", testObject()},
-		{"bad json", `{{fromJson .Name}}`, "fromJson: invalid character", testObject()},
+		{"missing field", "{{.Nope}}", "can't evaluate field Nope", newTemplateObject()},
+		{"bad json", `{{fromJson .Name}}`, "fromJson: invalid character", newTemplateObject()},
 		{"json too long", `{{fromJson .}}`, "exceeds 65536", `"` + big + `"`},
 		{"output too long", `{{range 10000}}{{printf "%1000s" "x"}}{{end}}`, "template output exceeds 65536 bytes", nil},
 		{"printf width too large", `{{printf "%99999999d" 1}}`, "exceeds 1024", nil},
 		{"printf star width", `{{printf "%*d" 99999999 1}}`, "takes its width from an argument", nil},
 		{"replace blows up", `{{replace "" (printf "%1000s" "x") (printf "%1000s" "y")}}`, "replace: result exceeds", nil},
 		{"js blows up", `{{js (js (js (js (js (js (js .))))))}}`, "js: result exceeds", strings.Repeat(`\`, 1000)},
-		{"empty label", `{{.Name}}..example.com`, "empty label", testObject()},
-		{"white space inside a name", `{{.Name}} x.example.com`, "white space", testObject()},
+		{"empty label", `{{.Name}}..example.com`, "empty label", newTemplateObject()},
+		{"white space inside a name", `{{.Name}} x.example.com`, "white space", newTemplateObject()},
 		{"no such template", `{{template "x"}}`, `template "x" not defined`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tmpl, err := source.NewFQDNTemplate(tt.text)
 			require.NoError(t, err)
-			got, err := tmpl.Execute(svc, tt.data)
+			got, err := tmpl.Execute(webRef, tt.data)
 			require.Error(t, err)
 			assert.Nil(t, got)
 			assert.ErrorContains(t, err, "Service default/web: FQDN template ")
@@ -139,7 +137,7 @@ func TestNilFQDNTemplate(t *testing.T) {
 	var tmpl *source.FQDNTemplate
 	assert.True(t, tmpl.IsEmpty())
 	assert.Equal(t, "", tmpl.String())
-	got, err := tmpl.Execute(svc, nil)
+	got, err := tmpl.Execute(webRef, nil)
 	require.NoError(t, err)
 	assert.Nil(t, got)
 	assert.Equal(t, "{{.Name}}", source.MustFQDNTemplate("{{.Name}}").String())
@@ -168,7 +166,7 @@ func TestCombineHostnames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.CombineHostnames(tt.annotated, tt.tmpl, tt.combine, svc, testObject())
+			got, err := source.CombineHostnames(tt.annotated, tt.tmpl, tt.combine, webRef, newTemplateObject())
 			if tt.err {
 				require.Error(t, err)
 				assert.ErrorContains(t, err, "Service default/web")
@@ -185,7 +183,7 @@ func TestFQDNTemplateConcurrentUse(t *testing.T) {
 	done := make(chan []string)
 	for range 8 {
 		go func() {
-			got, _ := tmpl.Execute(svc, testObject())
+			got, _ := tmpl.Execute(webRef, newTemplateObject())
 			done <- got
 		}()
 	}
@@ -196,10 +194,10 @@ func TestFQDNTemplateConcurrentUse(t *testing.T) {
 
 func BenchmarkFQDNTemplateExecute(b *testing.B) {
 	tmpl := source.MustFQDNTemplate(`{{.Name}}.{{.Namespace}}.example.com,{{if hasKey .Labels "zone"}}{{.Name}}.{{index .Labels "zone"}}.example.com{{end}}`)
-	obj := testObject()
+	obj := newTemplateObject()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tmpl.Execute(svc, obj); err != nil {
+		if _, err := tmpl.Execute(webRef, obj); err != nil {
 			b.Fatal(err)
 		}
 	}
