@@ -418,15 +418,17 @@ func (c *boundsChecker) walk(n parse.Node, depth, iterations int) error {
 			return fmt.Errorf("range actions nested more than %d deep", maxRangeNesting)
 		}
 		c.notePipe(n.Pipe) // element variables of a counted range are below the count
+		inner := iterations
 		if count := c.literalBound(n.Pipe); count > 1 {
 			if count > maxLiteralRange || int64(iterations)*count > maxLiteralRange {
 				return fmt.Errorf("ranges over counts from the template text multiply to more than %d iterations", maxLiteralRange)
 			}
-			iterations *= int(count)
+			inner *= int(count)
 		}
-		if err := c.walk(n.List, depth, iterations); err != nil {
+		if err := c.walk(n.List, depth, inner); err != nil {
 			return err
 		}
+		// The else branch runs once, when there is nothing to range over.
 		return c.walk(n.ElseList, depth-1, iterations)
 	case *parse.TemplateNode:
 		c.notePipe(n.Pipe)

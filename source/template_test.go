@@ -58,6 +58,7 @@ func TestFQDNTemplateExecute(t *testing.T) {
 			[]string{"r.example.com", "x.eu-1.example.com", "y.eu-1.example.com"}},
 		{"range over labels", `{{range $k, $v := .Labels}}{{$k}}.example.com,{{end}}`, []string{"app.example.com", "tier.example.com", "zone.example.com"}},
 		{"literal range within bounds", `{{range 3}}x{{end}}.example.com`, []string{"xxx.example.com"}},
+		{"else branch runs outside the loop", `{{range 100}}{{else}}{{range 100}}{{end}}{{end}}{{range 100}}{{end}}x.example.com`, []string{"x.example.com"}},
 		{"printf", `{{printf "%s-%03d" .Name 7}}.example.com`, []string{"web-007.example.com"}},
 		{"kind condition", `{{if eq .Kind "Service"}}{{.Name}}.svc.example.com{{end}}`, []string{"web.svc.example.com"}},
 		{"define and call", `{{define "n"}}{{.Name}}{{end}}{{template "n" .}}.example.com`, []string{"web.example.com"}},
