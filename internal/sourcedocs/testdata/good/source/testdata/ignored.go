@@ -1,0 +1,4 @@
+package testdata
+
+// +zonesync:source:name=from-testdata
+type ignored struct{}

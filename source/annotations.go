@@ -1,0 +1,447 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// Annotation prefixes external-dns reads. [AnnotationPrefix] is the default of
+// external-dns v0.22 and later, [AlphaAnnotationPrefix] the default of the
+// releases before it.
+const (
+	AnnotationPrefix      = "external-dns.kubernetes.io/"
+	AlphaAnnotationPrefix = "external-dns.alpha.kubernetes.io/"
+)
+
+// DefaultControllerName is the value of the controller annotation that
+// marks an object as ours when [AnnotationConfig.ControllerName] is empty.
+const DefaultControllerName = "dns-controller"
+
+// Annotation names, without their prefix. COMPAT.md §5 describes each value.
+const (
+	HostnameAnnotation              = "hostname"
+	InternalHostnameAnnotation      = "internal-hostname"
+	TargetAnnotation                = "target"
+	TTLAnnotation                   = "ttl"
+	SetIdentifierAnnotation         = "set-identifier"
+	AliasAnnotation                 = "alias"
+	ControllerAnnotation            = "controller"
+	AccessAnnotation                = "access"
+	EndpointsTypeAnnotation         = "endpoints-type"
+	RecordTypeAnnotation            = "record-type"
+	IngressHostnameSourceAnnotation = "ingress-hostname-source"
+	GatewayHostnameSourceAnnotation = "gateway-hostname-source"
+	IngressAnnotation               = "ingress"
+)
+
+// providerFamilies maps the name prefix of a provider-specific annotation
+// family to the prefix of the property it becomes: ⟨prefix⟩aws-weight
+// becomes aws/weight.
+var providerFamilies = [...]struct{ annotation, property string }{
+	{"aws-", "aws/"},
+	{"scw-", "scw/"},
+	{"webhook-", "webhook/"},
+	{"coredns-", "coredns/"},
+}
+
+// cloudflareAnnotations are the Cloudflare annotations forwarded; their
+// property name is the whole annotation key (see [AnnotationConfig]).
+var cloudflareAnnotations = [...]string{
+	"cloudflare-custom-hostname",
+	"cloudflare-proxied",
+	"cloudflare-record-comment",
+	"cloudflare-region-key",
+	"cloudflare-tags",
+}
+
+// maxAnnotationTTL is the largest TTL external-dns accepts from the ttl annotation.
+const maxAnnotationTTL = math.MaxInt32
+
+// ObjectRef names the object whose annotations or template are processed:
+// a Kubernetes object, or anything else a source builds endpoints from. It
+// appears in every error about the object and, through [ObjectRef.Key], in
+// the resource label of the object's endpoints.
+type ObjectRef struct {
+	// Kind is the object's kind, e.g. "Service". Its lower-case form starts
+	// the resource key.
+	Kind string
+	// Namespace is empty for cluster-scoped objects.
+	Namespace string
+	// Name is the object's name.
+	Name string
+}
+
+// Key returns the resource key of the object: "kind/namespace/name" with
+// the kind in lower case, or "kind/name" for a cluster-scoped object (no
+// namespace), the format external-dns writes in the resource label
+// ([endpoint.ResourceLabelKey]) and that [PartialError.Failed] is keyed by.
+func (r ObjectRef) Key() string {
+	kind := strings.ToLower(r.Kind)
+	if r.Namespace == "" {
+		return kind + "/" + r.Name
+	}
+	return kind + "/" + r.Namespace + "/" + r.Name
+}
+
+// String returns the object as errors name it: "Service default/web", or
+// "Node worker-1" for a cluster-scoped object.
+func (r ObjectRef) String() string {
+	kind := r.Kind
+	if kind == "" {
+		kind = "object"
+	}
+	if r.Namespace == "" {
+		return kind + " " + r.Name
+	}
+	return kind + " " + r.Namespace + "/" + r.Name
+}
+
+// AnnotationError reports one annotation whose value could not be used. It
+// names the object, the full annotation key and the value.
+type AnnotationError struct {
+	Object ObjectRef
+	Key    string
+	Value  string
+	Err    error
+}
+
+func (e *AnnotationError) Error() string {
+	return fmt.Sprintf("%s: annotation %s=%q: %v", e.Object, e.Key, e.Value, e.Err)
+}
+
+func (e *AnnotationError) Unwrap() error { return e.Err }
+
+// AnnotationConfig says which annotations [AnnotationConfig.Parse] reads.
+// The zero value reads both external-dns prefixes and treats objects whose
+// controller annotation is absent or "dns-controller" as ours.
+//
+// Two Reconcilers in one process can split a cluster (split horizon) by
+// giving each its own prefix, e.g. "internal.example.com/" and
+// "external.example.com/".
+type AnnotationConfig struct {
+	// Prefixes are the annotation prefixes read, highest precedence first:
+	// when an annotation is set under several of them, the value under the
+	// first wins. Each prefix ends with "/". Empty means
+	// [DefaultAnnotationPrefixes]: external-dns.kubernetes.io/ first, then
+	// external-dns.alpha.kubernetes.io/.
+	//
+	// The first prefix is also the one Cloudflare property names are built
+	// with (their name is the whole annotation key, as external-dns writes
+	// it), whichever prefix the annotation was found under, so that a
+	// provider configured with one prefix sees one name for each property.
+	Prefixes []string
+	// ControllerName is the value of the controller annotation that marks
+	// an object as ours; an object whose controller annotation holds any
+	// other value is skipped ([Annotations.Skip]). Empty means
+	// [DefaultControllerName].
+	ControllerName string
+}
+
+// DefaultAnnotationPrefixes returns the prefixes read when
+// [AnnotationConfig.Prefixes] is empty: [AnnotationPrefix] then
+// [AlphaAnnotationPrefix]. The slice is new on every call.
+func DefaultAnnotationPrefixes() []string {
+	return []string{AnnotationPrefix, AlphaAnnotationPrefix}
+}
+
+func (c AnnotationConfig) prefixes() []string {
+	if len(c.Prefixes) == 0 {
+		return DefaultAnnotationPrefixes()
+	}
+	return c.Prefixes
+}
+
+// Validate checks the configuration: every prefix must be non-empty, end
+// with "/" and appear once.
+func (c AnnotationConfig) Validate() error {
+	seen := make(map[string]bool, len(c.Prefixes))
+	for i, p := range c.Prefixes {
+		switch {
+		case p == "":
+			return fmt.Errorf("annotation prefix %d is empty", i)
+		case !strings.HasSuffix(p, "/"):
+			return fmt.Errorf("annotation prefix %q does not end with \"/\"", p)
+		case seen[p]:
+			return fmt.Errorf("annotation prefix %q is listed twice", p)
+		}
+		seen[p] = true
+	}
+	return nil
+}
+
+// Annotations holds what the external-dns annotations of one object ask for.
+// Fields whose annotation is absent are zero. Lists are in annotation order
+// with duplicates removed.
+type Annotations struct {
+	// Skip is true when the controller annotation names another controller:
+	// the object is not ours and must produce no endpoints. Only Controller
+	// is set besides it.
+	Skip bool
+	// Controller is the value of the controller annotation ("" if absent).
+	Controller string
+	// Hostnames are the names of the hostname annotation: all spaces
+	// removed, split on ",", one trailing dot dropped, empty entries
+	// dropped.
+	Hostnames []string
+	// InternalHostnames are the names of the internal-hostname annotation,
+	// in the same format.
+	InternalHostnames []string
+	// Targets override the targets the source discovers; same format. Nil
+	// when the annotation is absent or empty.
+	Targets []string
+	// TTL is the ttl annotation in seconds: an integer, or a Go duration
+	// with fractions of a second truncated. Zero when absent or invalid.
+	TTL endpoint.TTL
+	// SetIdentifier is the set-identifier annotation, verbatim.
+	SetIdentifier string
+	// Access is the access annotation ("public" or "private"), verbatim.
+	Access string
+	// EndpointsType is the endpoints-type annotation ("NodeExternalIP" or
+	// "HostIP"), verbatim.
+	EndpointsType string
+	// IngressHostnameSource and GatewayHostnameSource are the
+	// ingress-hostname-source and gateway-hostname-source annotations
+	// ("defined-hosts-only" or "annotation-only"), verbatim.
+	IngressHostnameSource string
+	GatewayHostnameSource string
+	// Ingress is the ingress annotation (name of an Ingress whose status
+	// supplies the targets), verbatim.
+	Ingress string
+	// ProviderSpecific holds the properties the annotations ask for, sorted
+	// by name: alias=true (only for the exact value "true"), record-type
+	// (any value, empty included), aws/⟨attr⟩, scw/⟨attr⟩, webhook/⟨attr⟩,
+	// coredns/⟨attr⟩, azure/tags, and the five Cloudflare properties named
+	// by their full annotation key. Nil when there is none.
+	ProviderSpecific endpoint.ProviderSpecific
+}
+
+// EndpointMeta returns what the annotations ask of every endpoint of the
+// object obj: TTL, set identifier, provider-specific properties and obj's
+// resource key. Pass it to [EndpointsForHostname].
+func (a Annotations) EndpointMeta(obj ObjectRef) EndpointMeta {
+	return EndpointMeta{
+		TTL:              a.TTL,
+		SetIdentifier:    a.SetIdentifier,
+		ProviderSpecific: a.ProviderSpecific,
+		Resource:         obj.Key(),
+	}
+}
+
+// Parse reads the annotations of the object obj from ann (the object's
+// annotation map, which Parse does not modify).
+//
+// It parses everything it can. A value it cannot use — a ttl that is
+// neither seconds nor a duration or is outside 1…2147483647, a hostname or
+// target that is not a DNS name or address — is left out of the result,
+// and the returned error holds one [*AnnotationError] per such annotation
+// (joined with [errors.Join]; find them with errors.As), each naming obj,
+// the key and the value. A source that wants the external-dns behaviour
+// (an invalid ttl is ignored) can use the result and log the error; one
+// that wants to be strict reports the object in a [PartialError] with
+// obj.Key():
+//
+//	ann, err := cfg.Parse(obj, annotations)
+//	if err != nil {
+//		failed = failed.Add(obj.Key(), err)
+//		continue
+//	}
+//
+// An object whose controller annotation names another controller gives
+// just Skip and Controller, and no error whatever its other annotations
+// hold.
+//
+// Parse assumes a valid configuration ([AnnotationConfig.Validate]). It
+// does no I/O and is safe for concurrent use.
+func (c AnnotationConfig) Parse(obj ObjectRef, ann map[string]string) (Annotations, error) {
+	p := newAnnotationParser(c.prefixes(), obj, ann)
+	var a Annotations
+
+	if _, v, ok := p.get(ControllerAnnotation); ok {
+		a.Controller = v
+		controller := c.ControllerName
+		if controller == "" {
+			controller = DefaultControllerName
+		}
+		if v != controller {
+			// Another controller's object: the rest of its annotations
+			// are not ours to judge.
+			return Annotations{Skip: true, Controller: v}, nil
+		}
+	}
+	a.Hostnames = p.names(HostnameAnnotation)
+	a.InternalHostnames = p.names(InternalHostnameAnnotation)
+	a.Targets = p.targets(TargetAnnotation)
+	if key, v, ok := p.get(TTLAnnotation); ok {
+		ttl, err := ParseTTL(v)
+		if err != nil {
+			p.fail(key, v, err)
+		}
+		a.TTL = ttl
+	}
+	_, a.SetIdentifier, _ = p.get(SetIdentifierAnnotation)
+	_, a.Access, _ = p.get(AccessAnnotation)
+	_, a.EndpointsType, _ = p.get(EndpointsTypeAnnotation)
+	_, a.IngressHostnameSource, _ = p.get(IngressHostnameSourceAnnotation)
+	_, a.GatewayHostnameSource, _ = p.get(GatewayHostnameSourceAnnotation)
+	_, a.Ingress, _ = p.get(IngressAnnotation)
+	a.ProviderSpecific = p.providerSpecific()
+	return a, errors.Join(p.errs...)
+}
+
+type annotationParser struct {
+	primary string // the first prefix
+	obj     ObjectRef
+	// found maps each annotation name (the key without its prefix) to the
+	// annotation under the prefix of highest precedence that has it.
+	found map[string]annotationHit
+	errs  []error
+}
+
+type annotationHit struct {
+	key, value string
+	rank       int // index of the prefix; lower wins
+}
+
+// newAnnotationParser indexes ann by annotation name in one pass over the
+// map, keeping for each name the key of highest precedence. The result does
+// not depend on map order.
+func newAnnotationParser(prefixes []string, obj ObjectRef, ann map[string]string) *annotationParser {
+	p := &annotationParser{primary: prefixes[0], obj: obj}
+	for key, value := range ann {
+		for rank, prefix := range prefixes {
+			name, ok := strings.CutPrefix(key, prefix)
+			if !ok || name == "" {
+				continue
+			}
+			if prev, seen := p.found[name]; seen && prev.rank <= rank {
+				continue
+			}
+			if p.found == nil {
+				p.found = make(map[string]annotationHit, len(ann))
+			}
+			p.found[name] = annotationHit{key: key, value: value, rank: rank}
+		}
+	}
+	return p
+}
+
+func (p *annotationParser) fail(key, value string, err error) {
+	p.errs = append(p.errs, &AnnotationError{Object: p.obj, Key: key, Value: value, Err: err})
+}
+
+// get returns the value of the annotation name under the prefix of highest
+// precedence that has it, and the full key.
+func (p *annotationParser) get(name string) (key, value string, ok bool) {
+	hit, ok := p.found[name]
+	return hit.key, hit.value, ok
+}
+
+// list splits a list annotation: spaces removed, split on ",", empty
+// entries dropped. Each entry is checked with valid before one trailing dot
+// is dropped (so "a.example.com.." is refused, not turned into
+// "a.example.com."); duplicates are dropped.
+func (p *annotationParser) list(name string, valid func(string) error) []string {
+	key, value, ok := p.get(name)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, e := range strings.Split(strings.ReplaceAll(value, " ", ""), ",") {
+		if e == "" {
+			continue
+		}
+		if err := valid(e); err != nil {
+			p.fail(key, value, err)
+			continue
+		}
+		if e = strings.TrimSuffix(e, "."); !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (p *annotationParser) names(name string) []string {
+	return p.list(name, endpoint.ValidateDNSName)
+}
+
+func (p *annotationParser) targets(name string) []string {
+	return p.list(name, func(t string) error {
+		if _, err := netip.ParseAddr(strings.TrimSuffix(t, ".")); err == nil {
+			return nil
+		}
+		if err := endpoint.ValidateDNSName(t); err != nil {
+			return fmt.Errorf("target is neither an IP address nor a DNS name: %w", err)
+		}
+		return nil
+	})
+}
+
+// providerSpecific collects the provider-specific properties, sorted by
+// name. Each property comes from one annotation name, so the precedence
+// already applied in found decides between prefixes.
+func (p *annotationParser) providerSpecific() endpoint.ProviderSpecific {
+	var out endpoint.ProviderSpecific
+	add := func(name, value string) {
+		out = append(out, endpoint.ProviderSpecificProperty{Name: name, Value: value})
+	}
+	for name, hit := range p.found {
+		switch {
+		case name == AliasAnnotation:
+			if hit.value == "true" {
+				add(endpoint.ProviderSpecificAlias, "true")
+			}
+		case name == RecordTypeAnnotation:
+			add(endpoint.ProviderSpecificRecordType, hit.value)
+		case name == "azure-tags":
+			add("azure/tags", hit.value)
+		case slices.Contains(cloudflareAnnotations[:], name):
+			add(p.primary+name, hit.value)
+		default:
+			if prop, ok := familyProperty(name); ok {
+				add(prop, hit.value)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b endpoint.ProviderSpecificProperty) int {
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+func familyProperty(name string) (string, bool) {
+	for _, f := range providerFamilies {
+		if attr, ok := strings.CutPrefix(name, f.annotation); ok && attr != "" {
+			return f.property + attr, true
+		}
+	}
+	return "", false
+}
+
+// ParseTTL parses a ttl annotation value: whole seconds ("300") or a Go
+// duration ("5m", "1h30m"; fractions of a second are truncated, so "1.5s"
+// is 1). The result must lie in 1…2147483647 seconds. Surrounding white
+// space is ignored. On error the TTL is 0 and the error says why.
+func ParseTTL(s string) (endpoint.TTL, error) {
+	s = strings.TrimSpace(s)
+	var secs int64
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		secs = n
+	} else if d, derr := time.ParseDuration(s); derr == nil {
+		secs = int64(d / time.Second)
+	} else {
+		return 0, fmt.Errorf("invalid TTL %q: neither whole seconds nor a duration", s)
+	}
+	if secs < 1 || secs > maxAnnotationTTL {
+		return 0, fmt.Errorf("TTL %q out of range: want 1 to %d seconds", s, maxAnnotationTTL)
+	}
+	return endpoint.TTL(secs), nil
+}

@@ -1,0 +1,289 @@
+package source_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
+)
+
+var webRef = source.ObjectRef{Kind: "Service", Namespace: "default", Name: "web"}
+
+func TestObjectRef(t *testing.T) {
+	tests := []struct {
+		ref       source.ObjectRef
+		key, name string
+	}{
+		{webRef, "service/default/web", "Service default/web"},
+		{source.ObjectRef{Kind: "Node", Name: "worker-1"}, "node/worker-1", "Node worker-1"},
+		{source.ObjectRef{Kind: "HTTPRoute", Namespace: "team", Name: "r"}, "httproute/team/r", "HTTPRoute team/r"},
+		{source.ObjectRef{Namespace: "ns", Name: "x"}, "/ns/x", "object ns/x"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.key, tt.ref.Key())
+		assert.Equal(t, tt.name, tt.ref.String())
+	}
+}
+
+func TestParseAnnotations(t *testing.T) {
+	const p = source.AnnotationPrefix
+	const alpha = source.AlphaAnnotationPrefix
+	tests := []struct {
+		name string
+		cfg  source.AnnotationConfig
+		ann  map[string]string
+		want source.Annotations
+	}{
+		{name: "nil map", ann: nil, want: source.Annotations{}},
+		{name: "unrelated annotations", ann: map[string]string{"example.com/hostname": "a.example.com", "hostname": "b"}},
+		{
+			name: "hostname list: spaces removed, trailing dot dropped, duplicates and empties dropped",
+			ann:  map[string]string{p + "hostname": " a.example.com., b.example.com ,, a.example.com,"},
+			want: source.Annotations{Hostnames: []string{"a.example.com", "b.example.com"}},
+		},
+		{
+			name: "alpha prefix read by default",
+			ann:  map[string]string{alpha + "hostname": "a.example.com", alpha + "ttl": "60"},
+			want: source.Annotations{Hostnames: []string{"a.example.com"}, TTL: 60},
+		},
+		{
+			name: "newer prefix wins over alpha",
+			ann: map[string]string{
+				alpha + "hostname": "old.example.com", p + "hostname": "new.example.com",
+				alpha + "ttl": "60", p + "ttl": "120",
+				alpha + "webhook-weight": "1", p + "webhook-weight": "2",
+			},
+			want: source.Annotations{
+				Hostnames: []string{"new.example.com"}, TTL: 120,
+				ProviderSpecific: endpoint.ProviderSpecific{{Name: "webhook/weight", Value: "2"}},
+			},
+		},
+		{
+			name: "custom prefix only (split horizon)",
+			cfg:  source.AnnotationConfig{Prefixes: []string{"internal.example.org/"}},
+			ann:  map[string]string{"internal.example.org/hostname": "in.example.com", p + "hostname": "out.example.com"},
+			want: source.Annotations{Hostnames: []string{"in.example.com"}},
+		},
+		{
+			name: "every plain key",
+			ann: map[string]string{
+				p + "internal-hostname":       "int.example.com",
+				p + "target":                  "192.0.2.1, lb.example.com.,2001:db8::1",
+				p + "ttl":                     "1h30m",
+				p + "set-identifier":          "eu west",
+				p + "access":                  "private",
+				p + "endpoints-type":          "HostIP",
+				p + "ingress-hostname-source": "annotation-only",
+				p + "gateway-hostname-source": "defined-hosts-only",
+				p + "ingress":                 "ns/ing",
+				p + "controller":              "dns-controller",
+			},
+			want: source.Annotations{
+				InternalHostnames:     []string{"int.example.com"},
+				Targets:               []string{"192.0.2.1", "lb.example.com", "2001:db8::1"},
+				TTL:                   5400,
+				SetIdentifier:         "eu west",
+				Access:                "private",
+				EndpointsType:         "HostIP",
+				IngressHostnameSource: "annotation-only",
+				GatewayHostnameSource: "defined-hosts-only",
+				Ingress:               "ns/ing",
+				Controller:            "dns-controller",
+			},
+		},
+		{name: "empty target is not set", ann: map[string]string{p + "target": " "}},
+		{
+			name: "another controller: skip, the rest is not read (not even a bad ttl)",
+			ann:  map[string]string{p + "controller": "someone-else", p + "hostname": "a.example.com", p + "ttl": "bad"},
+			want: source.Annotations{Skip: true, Controller: "someone-else"},
+		},
+		{
+			name: "empty controller value is another controller",
+			ann:  map[string]string{p + "controller": ""},
+			want: source.Annotations{Skip: true},
+		},
+		{
+			name: "own controller name",
+			cfg:  source.AnnotationConfig{ControllerName: "zonesync"},
+			ann:  map[string]string{p + "controller": "zonesync"},
+			want: source.Annotations{Controller: "zonesync"},
+		},
+		{
+			name: "alias only for exact true",
+			ann:  map[string]string{p + "alias": "True"},
+		},
+		{
+			name: "provider-specific families, sorted by name",
+			ann: map[string]string{
+				p + "alias":                     "true",
+				p + "record-type":               "",
+				p + "aws-weight":                "10",
+				p + "aws-":                      "ignored: no attribute",
+				p + "scw-priority":              "5",
+				p + "webhook-x":                 "y",
+				p + "coredns-group":             "g",
+				p + "azure-tags":                "a=b",
+				p + "cloudflare-proxied":        "true",
+				alpha + "cloudflare-tags":       "t1",
+				p + "cloudflare-unknown":        "dropped",
+				"other.example/aws-weight":      "dropped",
+				alpha + "cloudflare-region-key": "eu",
+			},
+			want: source.Annotations{ProviderSpecific: endpoint.ProviderSpecific{
+				{Name: "alias", Value: "true"},
+				{Name: "aws/weight", Value: "10"},
+				{Name: "azure/tags", Value: "a=b"},
+				{Name: "coredns/group", Value: "g"},
+				// Cloudflare names use the first prefix, whichever
+				// prefix the annotation was found under.
+				{Name: p + "cloudflare-proxied", Value: "true"},
+				{Name: p + "cloudflare-region-key", Value: "eu"},
+				{Name: p + "cloudflare-tags", Value: "t1"},
+				{Name: "record-type", Value: ""},
+				{Name: "scw/priority", Value: "5"},
+				{Name: "webhook/x", Value: "y"},
+			}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.cfg.Parse(webRef, tt.ann)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParseAnnotationsErrors(t *testing.T) {
+	const p = source.AnnotationPrefix
+	tests := []struct {
+		name    string
+		ann     map[string]string
+		key     string
+		value   string
+		message string
+		want    source.Annotations // what is still parsed
+	}{
+		{
+			name: "ttl not a number", ann: map[string]string{p + "ttl": "abc", p + "hostname": "a.example.com"},
+			key: p + "ttl", value: "abc", message: "neither whole seconds nor a duration",
+			want: source.Annotations{Hostnames: []string{"a.example.com"}},
+		},
+		{name: "ttl zero", ann: map[string]string{p + "ttl": "0"}, key: p + "ttl", value: "0", message: "out of range"},
+		{name: "ttl negative duration", ann: map[string]string{p + "ttl": "-5m"}, key: p + "ttl", value: "-5m", message: "out of range"},
+		{name: "ttl too large", ann: map[string]string{p + "ttl": "2147483648"}, key: p + "ttl", value: "2147483648", message: "out of range"},
+		{name: "ttl below a second", ann: map[string]string{p + "ttl": "500ms"}, key: p + "ttl", value: "500ms", message: "out of range"},
+		{
+			name: "hostname with an empty label", ann: map[string]string{p + "hostname": "a..example.com,b.example.com"},
+			key: p + "hostname", value: "a..example.com,b.example.com", message: "empty label",
+			want: source.Annotations{Hostnames: []string{"b.example.com"}},
+		},
+		{
+			name: "hostname with a tab", ann: map[string]string{p + "internal-hostname": "a\t.example.com"},
+			key: p + "internal-hostname", value: "a\t.example.com", message: "white space",
+		},
+		{
+			name: "target label too long", ann: map[string]string{p + "target": "192.0.2.1," + strings.Repeat("a", 64) + ".example.com"},
+			key: p + "target", message: "neither an IP address nor a DNS name",
+			want: source.Annotations{Targets: []string{"192.0.2.1"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := source.AnnotationConfig{}.Parse(webRef, tt.ann)
+			require.Error(t, err)
+			var ae *source.AnnotationError
+			require.True(t, errors.As(err, &ae), "error %v is not an *AnnotationError", err)
+			assert.Equal(t, webRef, ae.Object)
+			assert.Equal(t, tt.key, ae.Key)
+			if tt.value != "" {
+				assert.Equal(t, tt.value, ae.Value)
+			}
+			assert.ErrorContains(t, err, "Service default/web: annotation "+tt.key+"=")
+			assert.ErrorContains(t, err, tt.message)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParseAnnotationsReportsEveryBadKey(t *testing.T) {
+	const p = source.AnnotationPrefix
+	_, err := source.AnnotationConfig{}.Parse(webRef, map[string]string{p + "ttl": "x", p + "hostname": "a..b"})
+	require.Error(t, err)
+	assert.ErrorContains(t, err, p+"ttl")
+	assert.ErrorContains(t, err, p+"hostname")
+}
+
+func TestParseTTL(t *testing.T) {
+	tests := []struct {
+		in   string
+		want endpoint.TTL
+		ok   bool
+	}{
+		{"300", 300, true},
+		{" 300 ", 300, true},
+		{"1", 1, true},
+		{"2147483647", 2147483647, true},
+		{"5m", 300, true},
+		{"1h30m", 5400, true},
+		{"1.5s", 1, true},
+		{"1.999s", 1, true},
+		{"0", 0, false},
+		{"-1", 0, false},
+		{"", 0, false},
+		{"5 m", 0, false},
+		{"9999999999999999999999", 0, false},
+		{"1.5", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := source.ParseTTL(tt.in)
+		assert.Equal(t, tt.want, got, "ParseTTL(%q)", tt.in)
+		assert.Equal(t, tt.ok, err == nil, "ParseTTL(%q) error %v", tt.in, err)
+	}
+}
+
+func TestAnnotationConfigValidate(t *testing.T) {
+	require.NoError(t, source.AnnotationConfig{}.Validate())
+	require.NoError(t, source.AnnotationConfig{Prefixes: []string{"a/", "b/"}}.Validate())
+	assert.ErrorContains(t, source.AnnotationConfig{Prefixes: []string{""}}.Validate(), "empty")
+	assert.ErrorContains(t, source.AnnotationConfig{Prefixes: []string{"a"}}.Validate(), `"a" does not end with "/"`)
+	assert.ErrorContains(t, source.AnnotationConfig{Prefixes: []string{"a/", "a/"}}.Validate(), "twice")
+}
+
+func TestParseDoesNotModifyInput(t *testing.T) {
+	ann := map[string]string{source.AnnotationPrefix + "hostname": "a.example.com."}
+	_, err := source.AnnotationConfig{}.Parse(webRef, ann)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{source.AnnotationPrefix + "hostname": "a.example.com."}, ann)
+}
+
+func TestEndpointMeta(t *testing.T) {
+	a := source.Annotations{TTL: 60, SetIdentifier: "x", ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}}}
+	assert.Equal(t, source.EndpointMeta{
+		TTL: 60, SetIdentifier: "x", Resource: "service/default/web",
+		ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}},
+	}, a.EndpointMeta(webRef))
+}
+
+func BenchmarkParseAnnotations(b *testing.B) {
+	const p = source.AnnotationPrefix
+	ann := map[string]string{
+		p + "hostname":   "a.example.com,b.example.com",
+		p + "ttl":        "300",
+		p + "target":     "192.0.2.1",
+		p + "aws-weight": "10",
+		"kubectl.kubernetes.io/last-applied-configuration": "{}",
+		"app.kubernetes.io/name":                           "web",
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (source.AnnotationConfig{}).Parse(webRef, ann); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
