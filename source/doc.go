@@ -84,6 +84,20 @@
 // format of external-dns's connector source; [ServeConnector] is that
 // server.
 //
+// # Annotations and templates
+//
+// Sources that read objects carrying external-dns annotations share one
+// parser: [AnnotationConfig.Parse] reads them from any object's annotation
+// map (both external-dns.kubernetes.io/ and external-dns.alpha.kubernetes.io/
+// by default, the newer winning when both are set; other prefixes for split
+// horizon). [FQDNTemplate] derives host names from the object with the
+// template helpers external-dns offers, [CombineHostnames] merges template
+// and annotation names, and [EndpointsForHostname] turns names and targets
+// into typed endpoints (A, AAAA, CNAME) carrying the object's resource label.
+// Errors name the object ([ObjectRef]), the key and the value; report them per
+// object with [PartialError.Add] and obj.Key(), so the other objects' records
+// are still planned.
+//
 // # Doc markers
 //
 // The doc comment of every source type carries "+zonesync:source:" marker
