@@ -40,10 +40,10 @@ import (
 // keeps one decoded endpoint therefore keeps its neighbours' memory too.
 
 const (
-	readSize      = 64 << 10
-	batchSize     = 16 << 10
-	slabSize      = 512
-	maxDepth      = 10000
+	readSize  = 64 << 10
+	batchSize = 16 << 10
+	slabSize  = 512
+	maxDepth  = 10000
 )
 
 // SyntaxError reports malformed JSON, with the byte offset at which the

@@ -94,6 +94,9 @@ func NewHandler(p provider.Provider, opts ...ServerOption) http.Handler {
 	h.filter = filterJSON(p.GetDomainFilter())
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", h.negotiate)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, r, http.StatusNotFound, errors.New("no such route"))
+	})
 	mux.HandleFunc(routeRecords, h.records)
 	mux.HandleFunc(routeAdjust, h.adjust)
 	mux.HandleFunc(routeHealth, h.health)
