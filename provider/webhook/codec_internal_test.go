@@ -187,7 +187,7 @@ func encodeEndpoints(t testing.TB, eps []*endpoint.Endpoint) []byte {
 
 func TestEncoderMatchesEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 2000 {
+	for range 500 {
 		eps := make([]*endpoint.Endpoint, r.IntN(4))
 		for i := range eps {
 			eps[i] = randomEndpoint(r)
