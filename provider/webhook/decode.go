@@ -65,6 +65,14 @@ type strRef struct {
 	off, n int32
 }
 
+// labelRef is a pending label: m[k] gets the batch bytes from off (or ""
+// when off < 0).
+type labelRef struct {
+	m      endpoint.Labels
+	k      string
+	off, n int32
+}
+
 // span is a decoded string in the batch buffer, or a null (off < 0).
 type span struct{ off, n int32 }
 
@@ -76,9 +84,10 @@ type decoder struct {
 	readErr error
 	depth   int
 
-	batch []byte
-	refs  []strRef
-	spans []span
+	batch     []byte
+	refs      []strRef
+	labelRefs []labelRef
+	spans     []span
 
 	eps     []endpoint.Endpoint
 	targets []string
@@ -436,7 +445,7 @@ func (d *decoder) setConst(p *string, s string) {
 // flush copies the batch buffer into one string and performs the queued
 // assignments in order.
 func (d *decoder) flush() {
-	if len(d.refs) == 0 {
+	if len(d.refs) == 0 && len(d.labelRefs) == 0 {
 		d.batch = d.batch[:0]
 		return
 	}
@@ -452,7 +461,16 @@ func (d *decoder) flush() {
 		}
 		d.refs[i] = strRef{}
 	}
+	for i, l := range d.labelRefs {
+		if l.off < 0 {
+			l.m[l.k] = ""
+		} else {
+			l.m[l.k] = all[l.off : l.off+l.n]
+		}
+		d.labelRefs[i] = labelRef{}
+	}
 	d.refs = d.refs[:0]
+	d.labelRefs = d.labelRefs[:0]
 	d.batch = d.batch[:0]
 }
 
@@ -990,12 +1008,29 @@ func (d *decoder) labels(old endpoint.Labels) (endpoint.Labels, error) {
 			k = string(key)
 		}
 		d.drop(key)
-		v, _, err := d.takeString(nil)
+		// The value is stored when the batch is flushed, with the other
+		// strings, in the order the labels came.
+		c, err := d.peek()
 		if err != nil {
-			return fmt.Errorf("label %q: %w", k, err)
+			return err
 		}
-		out[k] = v
-		return nil
+		switch c {
+		case 'n':
+			d.labelRefs = append(d.labelRefs, labelRef{m: out, k: k, off: -1})
+			return d.literal("null")
+		case '"':
+			off, err := d.str()
+			if err != nil {
+				return err
+			}
+			d.labelRefs = append(d.labelRefs, labelRef{m: out, k: k, off: int32(off), n: int32(len(d.batch) - off)})
+			return nil
+		default:
+			if err := d.skip(); err != nil {
+				return err
+			}
+			return fmt.Errorf("label %q: %w", k, d.typeError(c, "a string"))
+		}
 	})
 	return out, err
 }
