@@ -829,25 +829,41 @@ func (d *decoder) endpointList(old []*endpoint.Endpoint, top bool) ([]*endpoint.
 	if len(old) > 0 {
 		d.flush()
 	}
-	out := old[:len(old):len(old)]
+	// Elements within old are decoded in place; the rest are collected in
+	// chunks of growing size and copied once into a slice of the exact
+	// length, which leaves less garbage than growing one slice by append.
+	head := old[:len(old):len(old)]
+	var chunks [][]*endpoint.Endpoint
 	n := 0
 	err = d.array(func(i int) error {
 		n = i + 1
-		if i >= len(out) {
-			out = append(out, nil)
+		var slot **endpoint.Endpoint
+		if i < len(head) {
+			slot = &head[i]
+		} else {
+			if len(chunks) == 0 || len(chunks[len(chunks)-1]) == cap(chunks[len(chunks)-1]) {
+				size := 64
+				if len(chunks) > 0 {
+					size = min(2*cap(chunks[len(chunks)-1]), 8192)
+				}
+				chunks = append(chunks, make([]*endpoint.Endpoint, 0, size))
+			}
+			c := &chunks[len(chunks)-1]
+			*c = append(*c, nil)
+			slot = &(*c)[len(*c)-1]
 		}
 		isNull, err := d.isNull()
 		if err != nil {
 			return err
 		}
 		if isNull {
-			out[i] = nil
+			*slot = nil
 			return nil
 		}
-		if out[i] == nil {
-			out[i] = d.newEndpoint()
+		if *slot == nil {
+			*slot = d.newEndpoint()
 		}
-		if err := d.endpoint(out[i]); err != nil {
+		if err := d.endpoint(*slot); err != nil {
 			return fmt.Errorf("endpoint %d: %w", i, err)
 		}
 		if top && len(d.batch) >= batchSize {
@@ -856,13 +872,20 @@ func (d *decoder) endpointList(old []*endpoint.Endpoint, top bool) ([]*endpoint.
 		return nil
 	})
 	d.depth--
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if n == 0 {
+	case n == 0:
 		return []*endpoint.Endpoint{}, nil
+	case n <= len(head):
+		return head[:n], nil
 	}
-	return out[:n], nil
+	out := make([]*endpoint.Endpoint, n)
+	k := copy(out, head)
+	for _, c := range chunks {
+		k += copy(out[k:], c)
+	}
+	return out, nil
 }
 
 func (d *decoder) newEndpoint() *endpoint.Endpoint {
