@@ -85,6 +85,40 @@ func BenchmarkApplyChanges(b *testing.B) {
 	}
 }
 
+// BenchmarkDirect calls the in-memory zone of W(N) directly, with the
+// same work as BenchmarkRecords and BenchmarkApplyChanges: the difference
+// is what the webhook protocol costs.
+func BenchmarkDirect(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range benchSizes {
+		zone, err := workload.NewZone(ctx, n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("op=Records/N=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if recs, err := zone.Records(ctx); err != nil || len(recs) != 2*n {
+					b.Fatalf("got %d records, err %v", len(recs), err)
+				}
+			}
+			reportPerRecord(b, n)
+		})
+		b.Run(fmt.Sprintf("op=ApplyChanges/N=%d", n), func(b *testing.B) {
+			sets := [2]*plan.Changes{updateAll(n, 0), updateAll(n, 1)}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if err := zone.ApplyChanges(ctx, sets[i%2]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			reportPerRecord(b, n)
+		})
+	}
+}
+
 func updateAll(n, dir int) *plan.Changes {
 	c := &plan.Changes{UpdateOld: make([]*endpoint.Endpoint, n), UpdateNew: make([]*endpoint.Endpoint, n)}
 	for i := range n {

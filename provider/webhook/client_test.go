@@ -385,3 +385,24 @@ func TestClientHugeBodies(t *testing.T) {
 		})
 	}
 }
+
+// TestClientOversizeChanges streams a change set larger than the server's
+// cap: the answer is 413, a hard error, and nothing is applied.
+func TestClientOversizeChanges(t *testing.T) {
+	zone := newZone(t)
+	srv := httptest.NewServer(webhook.NewHandler(zone, webhook.WithMaxRequestBytes(64<<10)))
+	defer srv.Close()
+	p, err := webhook.NewProvider(context.Background(), srv.URL)
+	require.NoError(t, err)
+	c := &plan.Changes{}
+	for i := range 10_000 {
+		c.Create = append(c.Create, endpoint.NewEndpoint(fmt.Sprintf("n%d.example.com", i), "A", "192.0.2.1"))
+	}
+	err = p.ApplyChanges(context.Background(), c)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "413")
+	assert.False(t, errors.Is(err, provider.SoftError))
+	recs, err := zone.Records(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, recs, 1, "nothing applied")
+}
