@@ -355,9 +355,6 @@ func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoi
 func (p *Provider) AdjustEndpointsContext(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	ctx, cancel := p.requestContext(ctx)
 	defer cancel()
-	if eps == nil {
-		eps = []*endpoint.Endpoint{}
-	}
 	body := streamBody(func(e *encoder) error { return e.endpointList(eps) })
 	resp, err := p.do(ctx, http.MethodPost, p.urlAdj, body, true, http.StatusOK)
 	if err != nil {

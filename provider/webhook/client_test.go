@@ -362,7 +362,9 @@ func (e *endless) Read(b []byte) (int, error) {
 // the client stops at its cap and the memory it used stays near the cap.
 func TestClientHugeBodies(t *testing.T) {
 	bodies := map[string]func() io.Reader{
-		"endless records": func() io.Reader { return &endless{prefix: "[", unit: `{"dnsName":"x.example.com","targets":["192.0.2.1"]},`} },
+		"endless records": func() io.Reader {
+			return &endless{prefix: "[", unit: `{"dnsName":"x.example.com","targets":["192.0.2.1"]},`}
+		},
 		"endless string":  func() io.Reader { return &endless{prefix: `[{"dnsName":"`, unit: "x"} },
 		"1 GiB of spaces": func() io.Reader { return io.LimitReader(&endless{prefix: "[]", unit: " "}, 1<<30) },
 	}

@@ -116,7 +116,7 @@ func TestWorkedExchangeClient(t *testing.T) {
 // checks every byte of the answers and what reaches the provider.
 func TestWorkedExchangeServer(t *testing.T) {
 	zone := blueprinttest.NewRecordingProvider(blueprinttest.Intercept(newZone(t), blueprinttest.Funcs{
-		Records: func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) { return exRecordsValue(), nil },
+		Records:      func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) { return exRecordsValue(), nil },
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return nil },
 		AdjustEndpoints: func(_ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 			out := endpoint.DeepCopyAll(eps)

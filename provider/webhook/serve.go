@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -68,7 +70,9 @@ func Serve(ctx context.Context, h http.Handler, cfg ServeConfig) error {
 		// Requests see the logger (and values) of ctx, but are not
 		// cancelled by it: shutdown lets them finish.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-		ErrorLog:    nil,
+		// net/http's own complaints (bad requests, handler panics) go to
+		// the logger in ctx rather than to the standard library's log.
+		ErrorLog: stdlog.New(logWriter{log.WithName("http")}, "", 0),
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -94,4 +98,13 @@ func Serve(ctx context.Context, h http.Handler, cfg ServeConfig) error {
 	}
 	log.Info("webhook server stopped", "address", ln.Addr().String())
 	return nil
+}
+
+// logWriter passes the lines net/http writes to its ErrorLog to a logr
+// logger.
+type logWriter struct{ log logr.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.log.Info(strings.TrimSpace(string(p)))
+	return len(p), nil
 }

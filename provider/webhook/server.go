@@ -57,9 +57,7 @@ func WithMetricsHandler(h http.Handler) ServerOption {
 type handler struct {
 	p    provider.Provider
 	opts serverOptions
-	// filter is the provider's domain filter as JSON, computed once.
-	filter []byte
-	mux    *http.ServeMux
+	mux  *http.ServeMux
 }
 
 // NewHandler returns an http.Handler that serves p over the external-dns
@@ -91,7 +89,6 @@ func NewHandler(p provider.Provider, opts ...ServerOption) http.Handler {
 	for _, o := range opts {
 		o(&h.opts)
 	}
-	h.filter = filterJSON(p.GetDomainFilter())
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", h.negotiate)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -188,9 +185,11 @@ func (h *handler) negotiate(w http.ResponseWriter, r *http.Request) {
 		methodNotAllowed(w, r, "GET")
 		return
 	}
+	// Asked on every negotiation: a provider may learn its zones late.
+	filter := filterJSON(h.p.GetDomainFilter())
 	w.Header().Set("Content-Type", MediaType)
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(h.filter)
+	_, _ = w.Write(filter)
 }
 
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {
