@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -198,4 +201,37 @@ func TestServeShutsDownWhenContextEnds(t *testing.T) {
 	require.NoError(t, <-done)
 	_, err = p.Records(context.Background())
 	assert.Error(t, err, "the server is gone after shutdown")
+}
+
+// TestServeLogsThroughContext: Serve hands the logger of its context to
+// every request, and the handler logs provider failures with the route.
+func TestServeLogsThroughContext(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	log := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, prefix+" "+args)
+	}, funcr.Options{})
+	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), log))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		done <- webhook.Serve(ctx, webhook.NewHandler(blueprinttest.Intercept(newZone(t), failing)), webhook.ServeConfig{Listener: ln})
+	}()
+	p, err := webhook.NewProvider(context.Background(), "http://"+ln.Addr().String())
+	require.NoError(t, err)
+	_, err = p.Records(context.Background())
+	require.ErrorIs(t, err, provider.SoftError)
+	assert.Contains(t, err.Error(), "backend down", "the server's message reaches the client")
+	cancel()
+	require.NoError(t, <-done)
+
+	mu.Lock()
+	defer mu.Unlock()
+	joined := strings.Join(lines, "\n")
+	assert.Contains(t, joined, `"msg"="webhook request failed"`)
+	assert.Contains(t, joined, `"path"="/records"`)
+	assert.Contains(t, joined, `"status"=500`)
 }
