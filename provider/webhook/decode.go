@@ -62,7 +62,7 @@ func (e *SyntaxError) Error() string {
 type strRef struct {
 	p      *string
 	s      string
-	off, n int32
+	off, n int
 }
 
 // labelRef is a pending label: m[k] gets the batch bytes from off (or ""
@@ -70,11 +70,11 @@ type strRef struct {
 type labelRef struct {
 	m      endpoint.Labels
 	k      string
-	off, n int32
+	off, n int
 }
 
 // span is a decoded string in the batch buffer, or a null (off < 0).
-type span struct{ off, n int32 }
+type span struct{ off, n int }
 
 type decoder struct {
 	r       io.Reader
@@ -435,7 +435,7 @@ func matchKey(key []byte, names []string) int {
 
 // setRef queues the assignment of the batch bytes from off to *p.
 func (d *decoder) setRef(p *string, off int) {
-	d.refs = append(d.refs, strRef{p: p, off: int32(off), n: int32(len(d.batch) - off)})
+	d.refs = append(d.refs, strRef{p: p, off: off, n: len(d.batch) - off})
 }
 
 func (d *decoder) setConst(p *string, s string) {
@@ -980,7 +980,7 @@ func (d *decoder) targetList(old endpoint.Targets) (endpoint.Targets, error) {
 			return d.literal("null")
 		case '"':
 			off, err := d.str()
-			spans = append(spans, span{off: int32(off), n: int32(len(d.batch) - off)})
+			spans = append(spans, span{off: off, n: len(d.batch) - off})
 			return err
 		default:
 			if err := d.skip(); err != nil {
@@ -1046,7 +1046,7 @@ func (d *decoder) labels(old endpoint.Labels) (endpoint.Labels, error) {
 			if err != nil {
 				return err
 			}
-			d.labelRefs = append(d.labelRefs, labelRef{m: out, k: k, off: int32(off), n: int32(len(d.batch) - off)})
+			d.labelRefs = append(d.labelRefs, labelRef{m: out, k: k, off: off, n: len(d.batch) - off})
 			return nil
 		default:
 			if err := d.skip(); err != nil {
