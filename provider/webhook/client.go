@@ -40,6 +40,10 @@ const drainBytes = 1 << 20
 // messageBytes is how much of an error response's body goes into the error.
 const messageBytes = 256
 
+// negotiateBytes caps the negotiation answer (a domain filter), whatever
+// the cap on other responses.
+const negotiateBytes = 16 << 20
+
 // ClientOption configures [NewProvider].
 type ClientOption func(*clientOptions)
 
@@ -204,7 +208,11 @@ func (p *Provider) negotiateOnce(ctx context.Context) error {
 		return fmt.Errorf("Content-Type %q, want %q", ct, MediaType)
 	}
 	var df endpoint.DomainFilter
-	if err := json.NewDecoder(p.limit(resp.Body)).Decode(&df); err != nil {
+	limit := int64(negotiateBytes)
+	if p.opts.maxResponse > 0 {
+		limit = min(limit, p.opts.maxResponse)
+	}
+	if err := json.NewDecoder(&capReader{r: resp.Body, n: limit, c: limit}).Decode(&df); err != nil {
 		return fmt.Errorf("decoding the domain filter: %w", err)
 	}
 	p.filter = &df

@@ -64,6 +64,10 @@ func TestNegotiation(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, `{}`)
 		}}, `Content-Type "application/json"`, 1},
+		{"endless filter", []func(http.ResponseWriter){func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", media)
+			_, _ = io.Copy(w, io.LimitReader(&endless{prefix: "{", unit: " "}, 20<<20))
+		}}, "response body too large", 1},
 		{"bad filter", []func(http.ResponseWriter){func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", media)
 			_, _ = io.WriteString(w, `{"include":["a"],"regexInclude":"b"}`)
