@@ -235,3 +235,12 @@ func TestServeLogsThroughContext(t *testing.T) {
 	assert.Contains(t, joined, `"path"="/records"`)
 	assert.Contains(t, joined, `"status"=500`)
 }
+
+func TestServeReportsListenErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	err = webhook.Serve(context.Background(), webhook.NewHandler(newZone(t)), webhook.ServeConfig{Address: ln.Addr().String()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), ln.Addr().String(), "names the address")
+}
