@@ -290,6 +290,9 @@ func statusError(resp *http.Response) error {
 func (p *Provider) do(ctx context.Context, method, url string, body io.Reader, accept bool, want int) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
+		if c, ok := body.(io.Closer); ok {
+			_ = c.Close()
+		}
 		return nil, fmt.Errorf("webhook %s %s: %w", method, url, err)
 	}
 	if accept {
@@ -343,6 +346,7 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 		changes = &plan.Changes{}
 	}
 	body := streamBody(func(e *encoder) error { return e.changes(changes) })
+	defer body.wait()
 	resp, err := p.do(ctx, http.MethodPost, p.urlRec, body, false, http.StatusNoContent)
 	if err != nil {
 		return err
@@ -364,6 +368,7 @@ func (p *Provider) AdjustEndpointsContext(ctx context.Context, eps []*endpoint.E
 	ctx, cancel := p.requestContext(ctx)
 	defer cancel()
 	body := streamBody(func(e *encoder) error { return e.endpointList(eps) })
+	defer body.wait()
 	resp, err := p.do(ctx, http.MethodPost, p.urlAdj, body, true, http.StatusOK)
 	if err != nil {
 		return nil, err
@@ -376,12 +381,31 @@ func (p *Provider) AdjustEndpointsContext(ctx context.Context, eps []*endpoint.E
 	return slices.DeleteFunc(out, func(ep *endpoint.Endpoint) bool { return ep == nil }), nil
 }
 
+// errAbandoned stops a request body's encoder once the call is over.
+var errAbandoned = errors.New("request finished before its body was sent")
+
+// pipeBody is a request body encoded by a goroutine while the transport
+// reads it.
+type pipeBody struct {
+	*io.PipeReader
+	done chan struct{}
+}
+
+// wait stops the encoder if it is still running (the server answered
+// before reading the whole body) and waits for it, so that the caller's
+// endpoints are no longer read once the call returns.
+func (b *pipeBody) wait() {
+	_ = b.CloseWithError(errAbandoned)
+	<-b.done
+}
+
 // streamBody returns a request body that encode writes while the transport
-// reads it, ending with a newline as encoding/json's Encoder does. The
-// writing goroutine ends when the transport closes the body.
-func streamBody(encode func(*encoder) error) io.ReadCloser {
+// reads it, ending with a newline as encoding/json's Encoder does.
+func streamBody(encode func(*encoder) error) *pipeBody {
 	pr, pw := io.Pipe()
+	b := &pipeBody{PipeReader: pr, done: make(chan struct{})}
 	go func() {
+		defer close(b.done)
 		e := encoder{buf: make([]byte, 0, flushSize+flushSize/2), flush: func(b []byte) error {
 			_, err := pw.Write(b)
 			return err
@@ -391,7 +415,7 @@ func streamBody(encode func(*encoder) error) io.ReadCloser {
 			e.buf = append(e.buf, '\n')
 			err = e.finish()
 		}
-		pw.CloseWithError(err)
+		_ = pw.CloseWithError(err)
 	}()
-	return pr
+	return b
 }
