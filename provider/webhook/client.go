@@ -1,0 +1,421 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+)
+
+// Client defaults.
+const (
+	// DefaultTimeout is the total time allowed for one request, response
+	// body included: external-dns's read (5 s) plus write (10 s) timeout.
+	DefaultTimeout = 15 * time.Second
+	// DefaultMaxResponseBytes caps response bodies: 512 MiB, about twice
+	// the Records body of 500k records each with its ownership TXT record.
+	DefaultMaxResponseBytes = 512 << 20
+	// DefaultNegotiateAttempts is how often negotiation is tried, as
+	// external-dns does.
+	DefaultNegotiateAttempts = 5
+)
+
+// drainBytes is how much of a response body is read before it is closed,
+// so that the connection can be reused.
+const drainBytes = 1 << 20
+
+// messageBytes is how much of an error response's body goes into the error.
+const messageBytes = 256
+
+// negotiateBytes caps the negotiation answer (a domain filter), whatever
+// the cap on other responses.
+const negotiateBytes = 16 << 20
+
+// ClientOption configures [NewProvider].
+type ClientOption func(*clientOptions)
+
+type clientOptions struct {
+	client       *http.Client
+	timeout      time.Duration
+	maxResponse  int64
+	attempts     int
+	backoff      time.Duration
+	maxBackoff   time.Duration
+	randomFactor float64
+}
+
+// WithHTTPClient makes the provider send its requests through c. The
+// default is a client of its own (with http.DefaultTransport) that does not
+// follow redirects, so that a 3xx answer fails as the protocol requires.
+func WithHTTPClient(c *http.Client) ClientOption {
+	return func(o *clientOptions) { o.client = c }
+}
+
+// WithTimeout sets the total time one request may take, reading the
+// response included (default DefaultTimeout). d ≤ 0 means no limit other
+// than the caller's context.
+func WithTimeout(d time.Duration) ClientOption {
+	return func(o *clientOptions) { o.timeout = d }
+}
+
+// WithMaxResponseBytes caps the response bodies the provider reads
+// (default DefaultMaxResponseBytes); a larger body fails the call with an
+// error that names the cap. n ≤ 0 removes the cap.
+func WithMaxResponseBytes(n int64) ClientOption {
+	return func(o *clientOptions) { o.maxResponse = n }
+}
+
+// WithNegotiateRetries sets how negotiation retries transport errors and
+// 5xx answers: at most attempts tries in all (default 5), waiting initial
+// (default 500 ms) after the first failure, then 1.5 times longer each
+// time up to maxWait (default 5 s), each wait varied randomly by ±50 %.
+func WithNegotiateRetries(attempts int, initial, maxWait time.Duration) ClientOption {
+	return func(o *clientOptions) {
+		o.attempts, o.backoff, o.maxBackoff = attempts, initial, maxWait
+	}
+}
+
+// Provider is a [provider.Provider] that forwards every call to a webhook
+// provider over HTTP (COMPAT.md §2). It is safe for concurrent use.
+type Provider struct {
+	opts   clientOptions
+	base   string // the negotiation URL, as given
+	urlRec string
+	urlAdj string
+	filter *endpoint.DomainFilter
+}
+
+var _ provider.Provider = (*Provider)(nil)
+
+// NewProvider negotiates with the webhook at baseURL and returns a provider
+// that talks to it. Routes are appended to baseURL's path, so
+// "http://host:8888/dns" reaches "/dns/records".
+//
+// Negotiation (GET baseURL) is retried on transport errors and 5xx answers
+// with capped, jittered exponential backoff (see [WithNegotiateRetries]);
+// any other non-2xx answer, a Content-Type other than [MediaType], or a body
+// that is not a domain filter fails at once. The negotiated filter is kept
+// for the provider's lifetime ([Provider.GetDomainFilter]). Errors name the
+// URL.
+func NewProvider(ctx context.Context, baseURL string, opts ...ClientOption) (*Provider, error) {
+	o := clientOptions{
+		timeout: DefaultTimeout, maxResponse: DefaultMaxResponseBytes, attempts: DefaultNegotiateAttempts,
+		backoff: 500 * time.Millisecond, maxBackoff: 5 * time.Second, randomFactor: 0.5,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.client == nil {
+		o.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	o.attempts = max(o.attempts, 1)
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("webhook provider: base URL %q: %w", baseURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("webhook provider: base URL %q: want http:// or https:// and a host", baseURL)
+	}
+	p := &Provider{
+		opts:   o,
+		base:   u.String(),
+		urlRec: u.JoinPath("records").String(),
+		urlAdj: u.JoinPath("adjustendpoints").String(),
+	}
+	if err := p.negotiate(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// DomainFilter returns the filter the webhook sent at negotiation.
+func (p *Provider) DomainFilter() *endpoint.DomainFilter { return p.filter }
+
+// GetDomainFilter returns the filter the webhook sent at negotiation.
+func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface { return p.filter }
+
+// retryable marks negotiation failures worth another attempt.
+type retryable struct{ err error }
+
+func (r retryable) Error() string { return r.err.Error() }
+func (r retryable) Unwrap() error { return r.err }
+
+func (p *Provider) negotiate(ctx context.Context) error {
+	log := logr.FromContextOrDiscard(ctx)
+	wait := p.opts.backoff
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = p.negotiateOnce(ctx)
+		var r retryable
+		if err == nil || !errors.As(err, &r) || attempt >= p.opts.attempts || ctx.Err() != nil {
+			break
+		}
+		d := time.Duration(float64(wait) * (1 + p.opts.randomFactor*(2*rand.Float64()-1)))
+		log.V(1).Info("webhook negotiation failed, retrying", "url", p.base, "attempt", attempt, "wait", d, "error", err.Error())
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("webhook GET %s (negotiation): %w (after: %w)", p.base, ctx.Err(), err)
+		case <-t.C:
+		}
+		wait = min(time.Duration(float64(wait)*1.5), p.opts.maxBackoff)
+	}
+	if err != nil {
+		return fmt.Errorf("webhook GET %s (negotiation): %w", p.base, err)
+	}
+	log.V(1).Info("webhook negotiated", "url", p.base, "domainFilter", p.filter.String())
+	return nil
+}
+
+func (p *Provider) negotiateOnce(ctx context.Context) error {
+	ctx, cancel := p.requestContext(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", MediaType)
+	resp, err := p.opts.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return retryable{err}
+	}
+	defer closeBody(resp)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		err := statusError(resp)
+		if resp.StatusCode >= 500 {
+			return retryable{err}
+		}
+		return err
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != MediaType {
+		return fmt.Errorf("Content-Type %q, want %q", ct, MediaType)
+	}
+	var df endpoint.DomainFilter
+	limit := int64(negotiateBytes)
+	if p.opts.maxResponse > 0 {
+		limit = min(limit, p.opts.maxResponse)
+	}
+	if err := json.NewDecoder(&capReader{r: resp.Body, n: limit, c: limit}).Decode(&df); err != nil {
+		return fmt.Errorf("decoding the domain filter: %w", err)
+	}
+	p.filter = &df
+	return nil
+}
+
+func (p *Provider) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if p.opts.timeout > 0 {
+		return context.WithTimeout(ctx, p.opts.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// ErrResponseTooLarge is returned (wrapped) when a response body exceeds
+// the cap set with [WithMaxResponseBytes].
+var ErrResponseTooLarge = errors.New("response body too large")
+
+// capReader fails, instead of stopping silently, once more than n bytes
+// are read.
+type capReader struct {
+	r io.Reader
+	n int64 // bytes still allowed
+	c int64
+}
+
+func (c *capReader) Read(b []byte) (int, error) {
+	if c.n < 0 {
+		return 0, fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, c.c)
+	}
+	if int64(len(b)) > c.n+1 {
+		b = b[:c.n+1]
+	}
+	n, err := c.r.Read(b)
+	c.n -= int64(n)
+	if c.n < 0 {
+		return n - 1, fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, c.c)
+	}
+	return n, err
+}
+
+func (p *Provider) limit(r io.Reader) io.Reader {
+	if p.opts.maxResponse <= 0 {
+		return r
+	}
+	return &capReader{r: r, n: p.opts.maxResponse, c: p.opts.maxResponse}
+}
+
+// closeBody drains up to drainBytes of the body, so that the connection
+// can carry the next request, and closes it.
+func closeBody(resp *http.Response) {
+	_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
+	_ = resp.Body.Close()
+}
+
+// statusError describes an unexpected status, with the start of the
+// server's message; 500–510 are soft errors, as in external-dns.
+func statusError(resp *http.Response) error {
+	buf := make([]byte, messageBytes)
+	n, _ := io.ReadFull(resp.Body, buf)
+	msg := strings.TrimSpace(strings.ToValidUTF8(string(buf[:n]), "\ufffd"))
+	var err error
+	if msg != "" {
+		err = fmt.Errorf("status %s: %q", resp.Status, msg)
+	} else {
+		err = fmt.Errorf("status %s", resp.Status)
+	}
+	if resp.StatusCode >= 500 && resp.StatusCode <= 510 {
+		return provider.NewSoftError(err)
+	}
+	return err
+}
+
+// do sends one request and checks the status; the caller closes the body
+// with closeBody. Errors name the method and URL.
+func (p *Provider) do(ctx context.Context, method, url string, body io.Reader, accept bool, want int) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		if c, ok := body.(io.Closer); ok {
+			_ = c.Close()
+		}
+		return nil, fmt.Errorf("webhook %s %s: %w", method, url, err)
+	}
+	if accept {
+		req.Header.Set("Accept", MediaType)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", MediaType)
+	}
+	resp, err := p.opts.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("webhook %s %s: %w", method, url, err)
+	}
+	if resp.StatusCode != want {
+		err := statusError(resp)
+		closeBody(resp)
+		return nil, fmt.Errorf("webhook %s %s: %w", method, url, err)
+	}
+	return resp, nil
+}
+
+// Records fetches the webhook's records (GET /records, exactly 200). The
+// result is sorted by (DNSName, SetIdentifier, RecordType) whatever order
+// the webhook used.
+func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	ctx, cancel := p.requestContext(ctx)
+	defer cancel()
+	resp, err := p.do(ctx, http.MethodGet, p.urlRec, nil, true, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	defer closeBody(resp)
+	eps, err := decodeEndpoints(p.limit(resp.Body))
+	if err != nil {
+		return nil, fmt.Errorf("webhook GET %s: decoding records: %w", p.urlRec, err)
+	}
+	eps = slices.DeleteFunc(eps, func(ep *endpoint.Endpoint) bool { return ep == nil })
+	if !slices.IsSortedFunc(eps, endpoint.Compare) {
+		slices.SortStableFunc(eps, endpoint.Compare)
+	}
+	return eps, nil
+}
+
+// ApplyChanges sends the changes (POST /records, exactly 204). The body is
+// encoded while it is sent, so no copy of a large change set is held in
+// memory. It is not retried: whether a failed call applied anything is for
+// the next Records to tell.
+func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
+	ctx, cancel := p.requestContext(ctx)
+	defer cancel()
+	if changes == nil {
+		changes = &plan.Changes{}
+	}
+	body := streamBody(func(e *encoder) error { return e.changes(changes) })
+	defer body.wait()
+	resp, err := p.do(ctx, http.MethodPost, p.urlRec, body, false, http.StatusNoContent)
+	if err != nil {
+		return err
+	}
+	closeBody(resp)
+	return nil
+}
+
+// AdjustEndpoints calls [Provider.AdjustEndpointsContext] with a background
+// context (the Provider interface gives none); the request timeout still
+// applies.
+func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return p.AdjustEndpointsContext(context.Background(), eps)
+}
+
+// AdjustEndpointsContext posts eps to the webhook (POST /adjustendpoints,
+// exactly 200) and returns its answer. eps is not modified.
+func (p *Provider) AdjustEndpointsContext(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	ctx, cancel := p.requestContext(ctx)
+	defer cancel()
+	body := streamBody(func(e *encoder) error { return e.endpointList(eps) })
+	defer body.wait()
+	resp, err := p.do(ctx, http.MethodPost, p.urlAdj, body, true, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	defer closeBody(resp)
+	out, err := decodeEndpoints(p.limit(resp.Body))
+	if err != nil {
+		return nil, fmt.Errorf("webhook POST %s: decoding endpoints: %w", p.urlAdj, err)
+	}
+	return slices.DeleteFunc(out, func(ep *endpoint.Endpoint) bool { return ep == nil }), nil
+}
+
+// errAbandoned stops a request body's encoder once the call is over.
+var errAbandoned = errors.New("request finished before its body was sent")
+
+// pipeBody is a request body encoded by a goroutine while the transport
+// reads it.
+type pipeBody struct {
+	*io.PipeReader
+	done chan struct{}
+}
+
+// wait stops the encoder if it is still running (the server answered
+// before reading the whole body) and waits for it, so that the caller's
+// endpoints are no longer read once the call returns.
+func (b *pipeBody) wait() {
+	_ = b.CloseWithError(errAbandoned)
+	<-b.done
+}
+
+// streamBody returns a request body that encode writes while the transport
+// reads it, ending with a newline as encoding/json's Encoder does.
+func streamBody(encode func(*encoder) error) *pipeBody {
+	pr, pw := io.Pipe()
+	b := &pipeBody{PipeReader: pr, done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		e := encoder{buf: make([]byte, 0, flushSize+flushSize/2), flush: func(b []byte) error {
+			_, err := pw.Write(b)
+			return err
+		}}
+		err := encode(&e)
+		if err == nil {
+			e.buf = append(e.buf, '\n')
+			err = e.finish()
+		}
+		_ = pw.CloseWithError(err)
+	}()
+	return b
+}

@@ -1,0 +1,326 @@
+package webhook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+
+	"github.com/go-logr/logr"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+)
+
+// MediaType is the media type and protocol version of every webhook
+// exchange, exactly as external-dns writes and checks it.
+const MediaType = "application/external.dns.webhook+json;version=1"
+
+// DefaultMaxBodyBytes is the default cap on request bodies the server reads
+// (32 MiB, as external-dns).
+const DefaultMaxBodyBytes = 32 << 20
+
+// Routes, relative to the base URL.
+const (
+	routeRecords = "/records"
+	routeAdjust  = "/adjustendpoints"
+	routeHealth  = "/healthz"
+	routeMetrics = "/metrics"
+)
+
+// maxErrorBody bounds the error message a handler writes.
+const maxErrorBody = 512
+
+// ServerOption configures [NewHandler].
+type ServerOption func(*serverOptions)
+
+type serverOptions struct {
+	maxBody int64
+	metrics http.Handler
+}
+
+// WithMaxRequestBytes caps the request bodies the handler reads; a larger
+// body is refused with 413. The default is [DefaultMaxBodyBytes]; n ≤ 0
+// removes the cap.
+func WithMaxRequestBytes(n int64) ServerOption {
+	return func(o *serverOptions) { o.maxBody = n }
+}
+
+// WithMetricsHandler serves h on GET /metrics (for example a Prometheus
+// handler). Without it /metrics is not found.
+func WithMetricsHandler(h http.Handler) ServerOption {
+	return func(o *serverOptions) { o.metrics = h }
+}
+
+type handler struct {
+	p    provider.Provider
+	opts serverOptions
+	mux  *http.ServeMux
+}
+
+// NewHandler returns an http.Handler that serves p over the external-dns
+// webhook protocol (COMPAT.md §2):
+//
+//   - GET / answers the negotiation: p's domain filter as JSON with
+//     Content-Type [MediaType];
+//   - GET /records returns p.Records (200, a JSON array);
+//   - POST /records decodes a change set and applies it (204);
+//   - POST /adjustendpoints returns p.AdjustEndpoints of the posted list
+//     (200);
+//   - GET /healthz answers 200 "OK";
+//   - GET /metrics is served by the handler given with [WithMetricsHandler].
+//
+// A provider error gives 500 (a [provider.SoftError] too), a body that does
+// not decode (or holds a nil endpoint, or unpaired updates) 400, a body over
+// the cap 413, a method a route does not serve 405, a POST whose
+// Content-Type is neither [MediaType] nor application/json 415, and any
+// other path 404. Error bodies are one short line of text. The whole change
+// set is decoded before ApplyChanges is called, so a body that fails to
+// decode never applies anything. Requests are logged through
+// logr.FromContextOrDiscard(r.Context()); the request context is passed to
+// the provider.
+//
+// To serve the protocol under a path prefix, wrap the handler in
+// [http.StripPrefix].
+func NewHandler(p provider.Provider, opts ...ServerOption) http.Handler {
+	h := &handler{p: p, opts: serverOptions{maxBody: DefaultMaxBodyBytes}}
+	for _, o := range opts {
+		o(&h.opts)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", h.negotiate)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, r, http.StatusNotFound, errors.New("no such route"))
+	})
+	mux.HandleFunc(routeRecords, h.records)
+	mux.HandleFunc(routeAdjust, h.adjust)
+	mux.HandleFunc(routeHealth, h.health)
+	if h.opts.metrics != nil {
+		mux.HandleFunc(routeMetrics, h.metrics)
+	}
+	h.mux = mux
+	return h
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mux.ServeHTTP(w, r)
+}
+
+// filterJSON renders the domain filter for the negotiation; filters other
+// than *endpoint.DomainFilter are sent as {} (match all), since the
+// protocol has no way to describe them.
+func filterJSON(f endpoint.DomainFilterInterface) []byte {
+	if df, ok := f.(*endpoint.DomainFilter); ok && df != nil {
+		if b, err := json.Marshal(df); err == nil {
+			return append(b, '\n')
+		}
+	}
+	return []byte("{}\n")
+}
+
+// fail writes a short plain-text error and logs it.
+func fail(w http.ResponseWriter, r *http.Request, status int, err error) {
+	msg := fmt.Sprintf("%s %s: %v", r.Method, r.URL.Path, err)
+	if len(msg) > maxErrorBody {
+		msg = msg[:maxErrorBody]
+	}
+	log := logr.FromContextOrDiscard(r.Context())
+	if status >= http.StatusInternalServerError {
+		log.Error(err, "webhook request failed", "method", r.Method, "path", r.URL.Path, "status", status)
+	} else {
+		log.V(1).Info("webhook request refused", "method", r.Method, "path", r.URL.Path, "status", status, "reason", err.Error())
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg + "\n"))
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	fail(w, r, http.StatusMethodNotAllowed, fmt.Errorf("method not allowed, use %s", allow))
+}
+
+// jsonBody checks a POST's Content-Type: the media type (version 1), or
+// application/json.
+func jsonBody(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == MediaType {
+		return nil
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err == nil {
+		switch mt {
+		case "application/json":
+			return nil
+		case "application/external.dns.webhook+json":
+			if v, ok := params["version"]; ok && v == "1" {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("unsupported Content-Type %q, want %q or application/json", ct, MediaType)
+}
+
+// body limits the request body to the cap.
+func (h *handler) body(w http.ResponseWriter, r *http.Request) {
+	if h.opts.maxBody > 0 {
+		r.Body = http.MaxBytesReader(w, r.Body, h.opts.maxBody)
+	}
+}
+
+// decodeStatus classifies a body decoding error: 413 over the cap, else 400.
+func decodeStatus(err error) int {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}
+
+func (h *handler) negotiate(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, r, "GET")
+		return
+	}
+	// Asked on every negotiation: a provider may learn its zones late.
+	filter := filterJSON(h.p.GetDomainFilter())
+	w.Header().Set("Content-Type", MediaType)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(filter)
+}
+
+func (h *handler) health(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, r, "GET")
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("OK"))
+}
+
+func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, r, "GET")
+		return
+	}
+	h.opts.metrics.ServeHTTP(w, r)
+}
+
+func (h *handler) records(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		eps, err := h.p.Records(r.Context())
+		if err != nil {
+			fail(w, r, http.StatusInternalServerError, fmt.Errorf("provider records: %w", err))
+			return
+		}
+		logr.FromContextOrDiscard(r.Context()).V(1).Info("webhook records", "count", len(eps))
+		writeEndpoints(w, r, eps)
+	case http.MethodPost:
+		h.apply(w, r)
+	default:
+		methodNotAllowed(w, r, "GET, POST")
+	}
+}
+
+func (h *handler) apply(w http.ResponseWriter, r *http.Request) {
+	if err := jsonBody(r); err != nil {
+		fail(w, r, http.StatusUnsupportedMediaType, err)
+		return
+	}
+	h.body(w, r)
+	changes, err := decodeChanges(r.Body)
+	if err != nil {
+		fail(w, r, decodeStatus(err), fmt.Errorf("decoding changes: %w", err))
+		return
+	}
+	if err := checkChanges(changes); err != nil {
+		fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	log := logr.FromContextOrDiscard(r.Context())
+	log.V(1).Info("webhook apply changes", "create", len(changes.Create), "update", len(changes.UpdateNew), "delete", len(changes.Delete))
+	if err := h.p.ApplyChanges(r.Context(), changes); err != nil {
+		fail(w, r, http.StatusInternalServerError, fmt.Errorf("provider apply changes: %w", err))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// checkChanges refuses change sets no provider can apply sensibly: nil
+// endpoints and update lists of different lengths.
+func checkChanges(c *plan.Changes) error {
+	if len(c.UpdateOld) != len(c.UpdateNew) {
+		return fmt.Errorf("changes: updateOld has %d endpoints and updateNew %d, they must pair up", len(c.UpdateOld), len(c.UpdateNew))
+	}
+	for _, part := range []struct {
+		name string
+		eps  []*endpoint.Endpoint
+	}{{"create", c.Create}, {"updateOld", c.UpdateOld}, {"updateNew", c.UpdateNew}, {"delete", c.Delete}} {
+		if err := checkEndpoints(part.name, part.eps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkEndpoints(list string, eps []*endpoint.Endpoint) error {
+	for i, ep := range eps {
+		if ep == nil {
+			return fmt.Errorf("%s[%d]: null endpoint", list, i)
+		}
+	}
+	return nil
+}
+
+func (h *handler) adjust(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w, r, "POST")
+		return
+	}
+	if err := jsonBody(r); err != nil {
+		fail(w, r, http.StatusUnsupportedMediaType, err)
+		return
+	}
+	h.body(w, r)
+	eps, err := decodeEndpoints(r.Body)
+	if err == nil {
+		err = checkEndpoints("endpoints", eps)
+	}
+	if err != nil {
+		fail(w, r, decodeStatus(err), fmt.Errorf("decoding endpoints: %w", err))
+		return
+	}
+	out, err := h.p.AdjustEndpoints(eps)
+	if err != nil {
+		fail(w, r, http.StatusInternalServerError, fmt.Errorf("provider adjust endpoints: %w", err))
+		return
+	}
+	writeEndpoints(w, r, out)
+}
+
+// writeEndpoints streams eps as a JSON array (200), ending with a newline
+// as encoding/json's Encoder does.
+func writeEndpoints(w http.ResponseWriter, r *http.Request, eps []*endpoint.Endpoint) {
+	w.Header().Set("Content-Type", MediaType)
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	e := encoder{buf: make([]byte, 0, flushSize+flushSize/2), flush: func(b []byte) error {
+		_, err := w.Write(b)
+		return err
+	}}
+	err := e.endpointList(eps)
+	if err == nil {
+		e.buf = append(e.buf, '\n')
+		err = e.finish()
+	}
+	if err != nil {
+		// The status line is out: all that is left is to log and stop.
+		logr.FromContextOrDiscard(r.Context()).Error(err, "webhook response not written", "method", r.Method, "path", r.URL.Path)
+	}
+}
