@@ -25,7 +25,7 @@ vet:
 
 ## bench: the benchmarks recorded in docs/benchmarks.md.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./plan/ ./registry/txt/ ./provider/inmemory/ .
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./plan/ ./registry/txt/ ./provider/inmemory/ ./provider/webhook/ ./source/ .
 
 ## fuzz-smoke: run every fuzz target for a few seconds (the seed corpora always run in `make test`).
 fuzz-smoke:

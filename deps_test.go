@@ -27,7 +27,7 @@ const modulePath = "github.com/zonesync/zonesync"
 // the modules of allowedCoreModules.
 var corePatterns = []string{
 	".", "./endpoint/...", "./plan/...", "./policy/...", "./registry/...",
-	"./provider", "./provider/inmemory/...", "./blueprint/...", "./source",
+	"./provider", "./provider/inmemory/...", "./provider/webhook/...", "./blueprint/...", "./source",
 }
 
 // allowedCoreModules are the only modules core packages may import directly.
