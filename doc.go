@@ -29,7 +29,10 @@
 //     interface a DNS service implements, and [provider.SoftError] for
 //     transient failures. [github.com/zonesync/zonesync/provider/inmemory] is
 //     a zone-aware in-memory provider, the embedded default and reference
-//     implementation.
+//     implementation; [github.com/zonesync/zonesync/provider/webhook] speaks
+//     external-dns's webhook protocol both ways (a client Provider for the
+//     community webhook providers and external-dns's --webhook-server, and
+//     an http.Handler serving any Provider to external-dns).
 //   - [github.com/zonesync/zonesync/registry]: the [registry.Registry]
 //     interface, a provider that also knows who owns each record.
 //     [github.com/zonesync/zonesync/registry/txt] keeps ownership in TXT
@@ -38,8 +41,11 @@
 //     keeps none.
 //   - [github.com/zonesync/zonesync/source]: the two-method [source.Source]
 //     interface that yields desired endpoints, the optional readiness
-//     capability [source.Syncer], the per-object [source.PartialError], and
-//     [source.InMemory].
+//     capability [source.Syncer], the per-object [source.PartialError],
+//     wrappers ([source.Multi], [source.Dedup], [source.PostProcessor] and
+//     more), ready-made sources ([source.InMemory], [source.Static],
+//     [source.Connector], [source.Fake]) and the external-dns annotation
+//     parser and FQDN templates for sources of one's own.
 //   - [github.com/zonesync/zonesync/clock]: the one [clock.Clock] of the
 //     library; tests drive it with clock/clocktest.
 //   - [github.com/zonesync/zonesync/blueprint]: helpers for provider
@@ -51,7 +57,8 @@
 //
 // Runnable programs live in the examples directory: quickstart (this
 // package in thirty lines), customsource (a Source of one's own),
-// providertest (proving a provider with the conformance suite) and operator
+// providertest (proving a provider with the conformance suite),
+// webhookserver (a zonesync provider served to external-dns) and operator
 // (a controller-runtime manager with leader election, in its own module).
 //
 // # Usage
