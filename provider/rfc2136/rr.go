@@ -1,0 +1,209 @@
+package rfc2136
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// maxCharString is the longest DNS character-string (RFC 1035 §3.3).
+const maxCharString = 255
+
+// supportedTypes are the record types the provider reads and writes.
+var supportedTypes = map[uint16]string{
+	dns.TypeA:     endpoint.RecordTypeA,
+	dns.TypeAAAA:  endpoint.RecordTypeAAAA,
+	dns.TypeCNAME: endpoint.RecordTypeCNAME,
+	dns.TypeTXT:   endpoint.RecordTypeTXT,
+	dns.TypeMX:    endpoint.RecordTypeMX,
+	dns.TypeSRV:   endpoint.RecordTypeSRV,
+	dns.TypeNS:    endpoint.RecordTypeNS,
+	dns.TypePTR:   endpoint.RecordTypePTR,
+	dns.TypeNAPTR: endpoint.RecordTypeNAPTR,
+}
+
+// rrType returns the DNS type of a supported endpoint record type.
+func rrType(recordType string) (uint16, bool) {
+	t, ok := dns.StringToType[recordType]
+	if !ok {
+		return 0, false
+	}
+	_, ok = supportedTypes[t]
+	return t, ok
+}
+
+// fqdn returns the wire form of an endpoint name: canonical (lower-case
+// A-labels) and fully qualified.
+func fqdn(name string) string {
+	return dns.Fqdn(endpoint.CanonicalDNSName(name))
+}
+
+// toRRs converts an endpoint to one RR per target, with the given TTL. The
+// name and every target are validated first, so that no target can smuggle
+// zone-file syntax (comments, extra fields) into the record.
+func toRRs(ep *endpoint.Endpoint, ttl uint32) ([]dns.RR, error) {
+	t, ok := rrType(ep.RecordType)
+	if !ok {
+		return nil, fmt.Errorf("record type %q is not supported (supported: A, AAAA, CNAME, TXT, MX, SRV, NS, PTR, NAPTR)", ep.RecordType)
+	}
+	if err := endpoint.ValidateDNSName(ep.DNSName); err != nil {
+		return nil, err
+	}
+	if len(ep.Targets) == 0 {
+		return nil, fmt.Errorf("no targets")
+	}
+	name := fqdn(ep.DNSName)
+	hdr := dns.RR_Header{Name: name, Rrtype: t, Class: dns.ClassINET, Ttl: ttl}
+	out := make([]dns.RR, 0, len(ep.Targets))
+	for _, target := range ep.Targets {
+		if err := endpoint.ValidateTarget(ep.RecordType, target); err != nil {
+			return nil, err
+		}
+		var rr dns.RR
+		switch t {
+		case dns.TypeA, dns.TypeAAAA:
+			a, err := netip.ParseAddr(target)
+			if err != nil {
+				return nil, fmt.Errorf("target %q: %w", target, err)
+			}
+			if t == dns.TypeA {
+				rr = &dns.A{Hdr: hdr, A: a.AsSlice()}
+			} else {
+				rr = &dns.AAAA{Hdr: hdr, AAAA: a.AsSlice()}
+			}
+		case dns.TypeCNAME:
+			rr = &dns.CNAME{Hdr: hdr, Target: dns.Fqdn(target)}
+		case dns.TypeTXT:
+			rr = &dns.TXT{Hdr: hdr, Txt: splitTXT(target)}
+		default:
+			// Validated above: MX, SRV, NS, PTR and NAPTR targets are
+			// presentation-format rdata without comments or quotes
+			// that could end a field early.
+			parsed, err := dns.NewRR(name + " " + strconv.FormatUint(uint64(ttl), 10) + " IN " + ep.RecordType + " " + target)
+			if err != nil {
+				return nil, fmt.Errorf("target %q: %w", target, err)
+			}
+			if parsed == nil || parsed.Header().Rrtype != t {
+				return nil, fmt.Errorf("target %q does not make a %s record", target, ep.RecordType)
+			}
+			rr = parsed
+		}
+		out = append(out, rr)
+	}
+	return out, nil
+}
+
+// splitTXT cuts a TXT value into character-strings of at most 255 bytes,
+// each in miekg/dns's presentation escaping (backslash before '"' and '\',
+// \DDD for bytes outside printable ASCII), which packs back to the exact
+// bytes. The empty value is one empty character-string.
+func splitTXT(v string) []string {
+	if v == "" {
+		return []string{""}
+	}
+	out := make([]string, 0, (len(v)+maxCharString-1)/maxCharString)
+	for len(v) > 0 {
+		n := min(len(v), maxCharString)
+		out = append(out, escapeTXT(v[:n]))
+		v = v[n:]
+	}
+	return out
+}
+
+func escapeTXT(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < ' ' || c > '~' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < ' ' || c > '~':
+			b.WriteByte('\\')
+			b.WriteByte('0' + c/100)
+			b.WriteByte('0' + c/10%10)
+			b.WriteByte('0' + c%10)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// joinTXT reverses splitTXT: it unescapes every character-string and
+// concatenates them.
+func joinTXT(parts []string) string {
+	if len(parts) == 1 && strings.IndexByte(parts[0], '\\') < 0 {
+		return parts[0]
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			if c != '\\' || i+1 == len(p) {
+				b.WriteByte(c)
+				continue
+			}
+			if i+3 < len(p) && isDigit(p[i+1]) && isDigit(p[i+2]) && isDigit(p[i+3]) {
+				b.WriteByte((p[i+1]-'0')*100 + (p[i+2]-'0')*10 + (p[i+3] - '0'))
+				i += 3
+				continue
+			}
+			b.WriteByte(p[i+1])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// fromRR returns the endpoint type and target of rr, or ok false for a
+// type the provider does not manage.
+func fromRR(rr dns.RR) (recordType, target string, ok bool) {
+	switch r := rr.(type) {
+	case *dns.A:
+		return endpoint.RecordTypeA, r.A.String(), true
+	case *dns.AAAA:
+		return endpoint.RecordTypeAAAA, r.AAAA.String(), true
+	case *dns.CNAME:
+		return endpoint.RecordTypeCNAME, trimDot(r.Target), true
+	case *dns.TXT:
+		return endpoint.RecordTypeTXT, joinTXT(r.Txt), true
+	case *dns.MX:
+		return endpoint.RecordTypeMX, strconv.Itoa(int(r.Preference)) + " " + trimDot(r.Mx), true
+	case *dns.SRV:
+		// SRV targets keep their trailing dot, as endpoint validates them.
+		return endpoint.RecordTypeSRV, fmt.Sprintf("%d %d %d %s", r.Priority, r.Weight, r.Port, r.Target), true
+	case *dns.NS:
+		return endpoint.RecordTypeNS, trimDot(r.Ns), true
+	case *dns.PTR:
+		return endpoint.RecordTypePTR, trimDot(r.Ptr), true
+	case *dns.NAPTR:
+		return endpoint.RecordTypeNAPTR, strings.TrimPrefix(r.String(), r.Hdr.String()), true
+	}
+	return "", "", false
+}
+
+// trimDot removes the trailing dot of a host name, but keeps the root ".".
+func trimDot(name string) string {
+	if name == "." {
+		return name
+	}
+	return strings.TrimSuffix(name, ".")
+}
