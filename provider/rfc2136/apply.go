@@ -53,8 +53,13 @@ type zoneChanges [phases][]change
 //   - delete: the RRset exists; the endpoint's RRs are removed one by one,
 //     so targets added by someone else survive.
 //
-// When a prerequisite of a batch fails, its changes are retried one by one,
-// so the others are applied and the failing ones named. A failing zone does
+// When the server rejects a batch for a failed prerequisite or with
+// REFUSED (which servers also answer for a single name their policy or
+// integrity checks forbid, such as an in-zone MX target without an
+// address), the batch is split in halves until the rejected changes are
+// isolated: the others are applied and each rejected one is named. A batch
+// of which nothing could be applied for another reason (NOTAUTH, network)
+// ends the zone's changes. A failing zone does
 // not stop the others: the errors of every zone are joined. Errors name the
 // zone, the change and the response code ([RcodeError]); network failures,
 // time-outs and SERVFAIL are soft ([provider.SoftError]). Set identifiers
@@ -263,7 +268,10 @@ func (s *sender) exchange(ctx context.Context, m *dns.Msg, op string) (int, erro
 		s.conn = conn
 	}
 	stop := context.AfterFunc(ctx, func() { _ = s.conn.SetDeadline(time.Unix(1, 0)) })
-	r, _, err := c.ExchangeWithConnContext(ctx, m, s.conn)
+	// A fresh dns.Conn on the same socket for every message: a dns.Conn
+	// remembers the last request's TSIG MAC (for multi-message transfers)
+	// and would sign the next, unrelated UPDATE with it.
+	r, _, err := c.ExchangeWithConnContext(ctx, m, &dns.Conn{Conn: s.conn.Conn})
 	stop()
 	if err != nil {
 		s.close() // the stream may hold a late answer: start afresh
@@ -283,30 +291,42 @@ func (p *Provider) applyZone(ctx context.Context, zone string, zc *zoneChanges) 
 	var errs []error
 	for _, cs := range zc {
 		for _, batch := range batches(cs, p.maxChanges) {
-			err := s.send(ctx, batch)
-			if err == nil {
-				log.V(1).Info("rfc2136: update applied", "changes", len(batch), "first", batch[0].op)
-				continue
+			applied, batchErrs := s.sendSplitting(ctx, batch)
+			if applied > 0 {
+				log.V(1).Info("rfc2136: update applied", "changes", applied, "first", batch[0].op)
 			}
-			var rc *RcodeError
-			if len(batch) > 1 && errors.As(err, &rc) && isPrerequisite(rc.Rcode) {
-				// One change conflicts: apply the others, name the bad.
-				for _, c := range batch {
-					if err := s.send(ctx, []change{c}); err != nil {
-						errs = append(errs, err)
-						if !isPrereqErr(err) {
-							return errors.Join(errs...)
-						}
-					}
-				}
-				continue
+			errs = append(errs, batchErrs...)
+			if applied == 0 && len(batchErrs) > 0 && !isPrereqErr(batchErrs[len(batchErrs)-1]) {
+				// Nothing of the batch went through, for a reason
+				// other than the data (refused, not authorised,
+				// network): the zone's other messages would fail
+				// alike.
+				return errors.Join(errs...)
 			}
-			// Refused, not authorised, network: the zone's other
-			// messages would fail alike.
-			return errors.Join(append(errs, err)...)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sendSplitting sends batch as one message. When the server rejects it for
+// a reason that may concern only some of its changes (a prerequisite, or
+// REFUSED, which a server also answers for one name its policy or its
+// integrity checks forbid), it sends each half the same way, so that the
+// acceptable changes are applied and each rejected one is named. It returns
+// the number of changes applied and the errors.
+func (s *sender) sendSplitting(ctx context.Context, batch []change) (int, []error) {
+	err := s.send(ctx, batch)
+	if err == nil {
+		return len(batch), nil
+	}
+	var rc *RcodeError
+	if len(batch) == 1 || !errors.As(err, &rc) || !(isPrerequisite(rc.Rcode) || rc.Rcode == dns.RcodeRefused) {
+		return 0, []error{err}
+	}
+	half := len(batch) / 2
+	n1, errs1 := s.sendSplitting(ctx, batch[:half])
+	n2, errs2 := s.sendSplitting(ctx, batch[half:])
+	return n1 + n2, append(errs1, errs2...)
 }
 
 func isPrereqErr(err error) bool {

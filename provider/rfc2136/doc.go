@@ -39,8 +39,8 @@
 // connection per zone. Each change carries prerequisites (see ApplyChanges)
 // so that creating an existing record, updating a record changed behind
 // zonesync's back or deleting a missing record fails instead of silently
-// doing something else; a batch rejected for one change is retried change
-// by change. Set identifiers (routing policies) are not supported.
+// doing something else; a batch rejected for some of its changes is split
+// until they are isolated, and the others are applied. Set identifiers (routing policies) are not supported.
 //
 // TTL: an endpoint without a configured TTL is written with
 // [Config.DefaultTTL] (300 s unless set). An RRset whose RRs disagree is

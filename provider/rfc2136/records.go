@@ -114,7 +114,7 @@ func (p *Provider) transfer(ctx context.Context, zone string) ([]dns.RR, error) 
 	env, err := t.In(m, p.server)
 	if err != nil {
 		_ = conn.Close()
-		return nil, netErr(dctx, zone, op, err)
+		return nil, netErr(ctx, zone, op, err)
 	}
 	var rrs []dns.RR
 	var firstErr error
@@ -133,7 +133,10 @@ func (p *Provider) transfer(ctx context.Context, zone string) ([]dns.RR, error) 
 		if rcode, ok := xfrRcode(firstErr); ok {
 			return nil, rcodeErr(zone, op, rcode)
 		}
-		return nil, netErr(dctx, zone, op, firstErr)
+		if ctx.Err() == nil && dctx.Err() != nil {
+			firstErr = fmt.Errorf("timed out after %s: %w", p.timeout, context.DeadlineExceeded)
+		}
+		return nil, netErr(ctx, zone, op, firstErr)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("rfc2136: zone %s: %s: %w", zone, op, err)
