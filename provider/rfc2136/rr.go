@@ -45,7 +45,9 @@ func fqdn(name string) string {
 
 // toRRs converts an endpoint to one RR per target, with the given TTL. The
 // name and every target are validated first, so that no target can smuggle
-// zone-file syntax (comments, extra fields) into the record.
+// zone-file syntax (comments, extra fields) into the record, and a target
+// must read back as itself (up to case and IPv6 spelling): "010 mx" or "@"
+// would otherwise be rewritten by the server and updated by every cycle.
 func toRRs(ep *endpoint.Endpoint, ttl uint32) ([]dns.RR, error) {
 	t, ok := rrType(ep.RecordType)
 	if !ok {
@@ -92,6 +94,13 @@ func toRRs(ep *endpoint.Endpoint, ttl uint32) ([]dns.RR, error) {
 				return nil, fmt.Errorf("target %q does not make a %s record", target, ep.RecordType)
 			}
 			rr = parsed
+		}
+		if t != dns.TypeTXT {
+			// A target that reads back differently would make every
+			// plan update it again: refuse it, naming the form to use.
+			if _, back, _ := fromRR(rr); !endpoint.Targets([]string{back}).Same(endpoint.Targets{target}) {
+				return nil, fmt.Errorf("%s target %q would be read back as %q: write it in that form", ep.RecordType, target, back)
+			}
 		}
 		out = append(out, rr)
 	}
