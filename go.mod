@@ -7,6 +7,7 @@ require (
 	github.com/miekg/dns v1.1.73
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/net v0.58.0
+	golang.org/x/sync v0.22.0
 )
 
 require (
