@@ -284,4 +284,3 @@ func unescapeTXT(s string) string {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
