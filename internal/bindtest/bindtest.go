@@ -1,7 +1,6 @@
 package bindtest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -405,31 +404,38 @@ func writeFile(t testing.TB, path, content string) {
 	}
 }
 
-// lockedBuffer collects named's output; it keeps the last 256 KiB.
+// lockedBuffer collects named's output, keeping at least its last
+// logLimit bytes (named logs every updated RR, so a benchmark writes
+// megabytes): when the buffer reaches twice the limit, the older half is
+// dropped in place, without allocating.
 type lockedBuffer struct {
 	mu  sync.Mutex
-	buf bytes.Buffer
+	buf []byte
 }
+
+const logLimit = 256 << 10
 
 func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	const limit = 256 << 10
-	if b.buf.Len()+len(p) > limit {
-		keep := b.buf.Bytes()
-		if drop := b.buf.Len() + len(p) - limit; drop < len(keep) {
-			keep = append([]byte(nil), keep[drop:]...)
-		} else {
-			keep = nil
-		}
-		b.buf.Reset()
-		b.buf.Write(keep)
+	written := len(p)
+	if len(p) > logLimit {
+		p = p[len(p)-logLimit:]
 	}
-	return b.buf.Write(p)
+	if len(b.buf)+len(p) > 2*logLimit {
+		keep := logLimit - len(p)
+		n := copy(b.buf, b.buf[len(b.buf)-keep:])
+		b.buf = b.buf[:n]
+	}
+	if b.buf == nil {
+		b.buf = make([]byte, 0, 2*logLimit)
+	}
+	b.buf = append(b.buf, p...)
+	return written, nil
 }
 
 func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.buf.String()
+	return string(b.buf)
 }

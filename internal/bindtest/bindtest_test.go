@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +97,27 @@ func TestKeys(t *testing.T) {
 		}
 		assert.Equal(t, 4, n, "SOA, NS, A and the closing SOA with %s", k.Algorithm)
 	}
+}
+
+func TestLockedBufferKeepsTheTail(t *testing.T) {
+	var b lockedBuffer
+	line := []byte("0123456789abcdef")
+	total := 0
+	for i := 0; total < 5*logLimit; i++ {
+		n, err := b.Write(line)
+		require.NoError(t, err)
+		require.Equal(t, len(line), n)
+		total += n
+	}
+	_, _ = b.Write([]byte("last line\n"))
+	got := b.String()
+	assert.GreaterOrEqual(t, len(got), logLimit)
+	assert.LessOrEqual(t, len(got), 2*logLimit)
+	assert.True(t, strings.HasSuffix(got, "last line\n"))
+	big := make([]byte, 3*logLimit)
+	big[len(big)-1] = '!'
+	n, err := b.Write(big)
+	require.NoError(t, err)
+	assert.Equal(t, len(big), n, "Write reports everything written")
+	assert.True(t, strings.HasSuffix(b.String(), "!"))
 }
