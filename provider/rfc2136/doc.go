@@ -32,6 +32,16 @@
 // backslashes, non-ASCII) round-trip exactly; external-dns instead returns
 // each character-string as a target of its own.
 //
+// The quotes of the TXT registry's ownership values are therefore data on
+// the wire ("\"heritage=external-dns,…\"" in dig's output). external-dns's
+// rfc2136 provider passes values through the zone-file parser, which takes
+// such quotes as syntax, so its ownership TXT data has none. zonesync reads
+// that form as ownership too, so a zone managed by external-dns moves to
+// zonesync without churn. The way back needs the ownership TXT records
+// rewritten: external-dns's rfc2136 provider returns the quoted data in
+// miekg/dns's escaped form (\"heritage=…\"), which its registry does not
+// parse as ownership (read from its code; not tested against it).
+//
 // # Changes
 //
 // [Provider.ApplyChanges] groups changes by zone and sends them in UPDATE

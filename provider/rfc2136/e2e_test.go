@@ -100,3 +100,34 @@ func mustEndpoints(t *testing.T, s source.Source) []*endpoint.Endpoint {
 	require.NoError(t, err)
 	return eps
 }
+
+// TestReadsOwnershipWrittenByExternalDNS: external-dns's rfc2136 provider
+// writes the ownership value through the zone-file parser, so the quotes
+// are syntax and the TXT data has none. zonesync's registry reads that form
+// as ownership: the records are managed without churn.
+func TestReadsOwnershipWrittenByExternalDNS(t *testing.T) {
+	srv := bindtest.Start(t, bindtest.Config{})
+	srv.Update("example.org", []string{
+		"old.example.org. 300 IN A 192.0.2.1",
+		`a-old.example.org. 300 IN TXT "heritage=external-dns,external-dns/owner=e2e,external-dns/resource=service/default/old"`,
+	}, nil)
+	reg, err := txt.New(newProvider(t, srv), txt.Config{OwnerID: "e2e"})
+	require.NoError(t, err)
+	recs, err := reg.Records(t.Context())
+	require.NoError(t, err)
+	var owner string
+	for _, r := range recs {
+		if r.DNSName == "old.example.org" && r.RecordType == endpoint.RecordTypeA {
+			owner = r.Labels[endpoint.OwnerLabelKey]
+		}
+	}
+	assert.Equal(t, "e2e", owner)
+
+	// The same endpoint desired: nothing to do.
+	r := &zonesync.Reconciler{Registry: reg, Source: source.NewInMemory(
+		endpoint.NewEndpointWithTTL("old.example.org", endpoint.RecordTypeA, 300, "192.0.2.1").
+			WithLabel(endpoint.ResourceLabelKey, "service/default/old"))}
+	changes, err := r.RunOnce(t.Context())
+	require.NoError(t, err)
+	assert.False(t, changes.HasChanges(), "%+v", changes)
+}
