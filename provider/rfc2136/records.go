@@ -16,7 +16,7 @@ import (
 
 // Records transfers every configured zone (AXFR, TSIG-signed when a key is
 // set) and returns its records as endpoints, sorted by (DNSName,
-// SetIdentifier, RecordType). RRs with the same name and type form one
+// SetIdentifier, RecordType), each with its targets sorted. RRs with the same name and type form one
 // endpoint with one target per RR and the smallest of their TTLs. Names
 // are lower case without a trailing dot. SOA records, each zone's own apex
 // NS records and types the provider does not manage are left out, and so
@@ -44,6 +44,11 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	for _, ep := range out {
+		if len(ep.Targets) > 1 {
+			slices.Sort(ep.Targets) // the transfer's order is the server's
+		}
 	}
 	slices.SortFunc(out, endpoint.Compare)
 	return out, nil

@@ -46,7 +46,7 @@ func TestRecordTypesRoundTrip(t *testing.T) {
 	p := newProvider(t, srv)
 	long := strings.Repeat("0123456789", 60) // 600 bytes: three character-strings
 	eps := []*endpoint.Endpoint{
-		ep("multi.example.org", "A", 60, "192.0.2.1", "192.0.2.2", "192.0.2.3"),
+		ep("multi.example.org", "A", 60, "192.0.2.3", "192.0.2.1", "192.0.2.2"),
 		ep("v6.example.org", "AAAA", 300, "2001:db8::1", "2001:db8::2"),
 		ep("alias.example.org", "CNAME", 300, "target.example.com"),
 		ep("mail.example.org", "MX", 300, "10 mx1.example.net", "20 mx2.example.net"),
@@ -92,6 +92,9 @@ func TestRecordTypesRoundTrip(t *testing.T) {
 	assert.Nil(t, find(recs, "example.org", "SOA"))
 	assert.NotNil(t, find(recs, "ns.example.org", "A"), "records of the zone file are read too")
 	assert.True(t, slices.IsSortedFunc(recs, endpoint.Compare))
+	for _, r := range recs {
+		assert.True(t, slices.IsSorted(r.Targets), "targets of %s are sorted: %q", r.Key(), r.Targets)
+	}
 }
 
 func TestDefaultAndMinimumTTL(t *testing.T) {
