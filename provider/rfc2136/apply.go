@@ -57,7 +57,9 @@ type zoneChanges [phases][]change
 // REFUSED (which servers also answer for a single name their policy or
 // integrity checks forbid, such as an in-zone MX target without an
 // address), the batch is split in halves until the rejected changes are
-// isolated: the others are applied and each rejected one is named. A batch
+// isolated: the others are applied and each rejected one is named. (An
+// empty UPDATE tells a zone that refuses everything from one that refuses
+// some changes: only the latter is split.) A batch
 // of which nothing could be applied for another reason (NOTAUTH, network)
 // ends the zone's changes. A failing zone does
 // not stop the others: the errors of every zone are joined. Errors name the
@@ -234,6 +236,22 @@ type sender struct {
 	p    *Provider
 	zone string
 	conn *dns.Conn
+
+	probed, refused bool // result of refusesAll
+}
+
+// refusesAll reports whether the server refuses every update of the zone
+// from us (no right to update it), rather than some of the changes: it
+// sends an empty UPDATE once, which a server that lets us update the zone
+// accepts.
+func (s *sender) refusesAll(ctx context.Context) bool {
+	if !s.probed {
+		m := new(dns.Msg)
+		m.SetUpdate(dns.Fqdn(s.zone))
+		rcode, err := s.exchange(ctx, m, "empty update")
+		s.probed, s.refused = true, err == nil && rcode == dns.RcodeRefused
+	}
+	return s.refused
 }
 
 func (s *sender) close() {
@@ -312,7 +330,8 @@ func (p *Provider) applyZone(ctx context.Context, zone string, zc *zoneChanges) 
 // a reason that may concern only some of its changes (a prerequisite, or
 // REFUSED, which a server also answers for one name its policy or its
 // integrity checks forbid), it sends each half the same way, so that the
-// acceptable changes are applied and each rejected one is named. It returns
+// acceptable changes are applied and each rejected one is named; unless an
+// empty UPDATE is refused too, which means the whole zone is. It returns
 // the number of changes applied and the errors.
 func (s *sender) sendSplitting(ctx context.Context, batch []change) (int, []error) {
 	err := s.send(ctx, batch)
@@ -321,6 +340,9 @@ func (s *sender) sendSplitting(ctx context.Context, batch []change) (int, []erro
 	}
 	var rc *RcodeError
 	if len(batch) == 1 || !errors.As(err, &rc) || !(isPrerequisite(rc.Rcode) || rc.Rcode == dns.RcodeRefused) {
+		return 0, []error{err}
+	}
+	if rc.Rcode == dns.RcodeRefused && s.refusesAll(ctx) {
 		return 0, []error{err}
 	}
 	half := len(batch) / 2

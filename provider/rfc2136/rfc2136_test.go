@@ -253,10 +253,18 @@ func TestTSIG(t *testing.T) {
 	})
 	t.Run("unsigned", func(t *testing.T) {
 		p := newProvider(t, srv, func(c *rfc2136.Config) { c.TSIG = nil })
-		err := p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{ep("unsigned.example.org", "A", 300, "192.0.2.1")}})
+		err := p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
+			ep("unsigned1.example.org", "A", 300, "192.0.2.1"),
+			ep("unsigned2.example.org", "A", 300, "192.0.2.2"),
+			ep("unsigned3.example.org", "A", 300, "192.0.2.3"),
+		}})
 		var rc *rfc2136.RcodeError
 		require.ErrorAs(t, err, &rc)
 		assert.Equal(t, dns.RcodeRefused, rc.Rcode)
+		// The zone refuses everything: one error for the batch, not one
+		// per change.
+		assert.Equal(t, 1, strings.Count(err.Error(), "REFUSED"), err.Error())
+		assert.Contains(t, err.Error(), "create unsigned1.example.org A and 2 more changes: REFUSED")
 	})
 }
 
