@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -65,7 +66,13 @@ func rcodeErr(zone, op string, rcode int) error {
 // else a soft error for network failures and time-outs (the server may be
 // back next cycle), and a plain error for the rest (bad TSIG signature, ...).
 func netErr(ctx context.Context, zone, op string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
+	ctxErr := ctx.Err()
+	if d, ok := ctx.Deadline(); ok && ctxErr == nil && !time.Now().Before(d) {
+		// The connection's deadline (the context's) fired before the
+		// context's own timer.
+		ctxErr = context.DeadlineExceeded
+	}
+	if ctxErr != nil {
 		return fmt.Errorf("rfc2136: zone %s: %s: %w (%v)", zone, op, ctxErr, err)
 	}
 	wrapped := fmt.Errorf("rfc2136: zone %s: %s: %w", zone, op, err)
