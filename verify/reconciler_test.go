@@ -17,6 +17,9 @@ import (
 	"github.com/zonesync/zonesync/verify"
 )
 
+// verify.Verifier is what a Reconciler's Verifier field takes.
+var _ zonesync.Verifier = (*verify.Verifier)(nil)
+
 type lastCycle struct{ c zonesync.Cycle }
 
 func (o *lastCycle) CycleStarted(context.Context, time.Time)           {}
