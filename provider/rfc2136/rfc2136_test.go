@@ -6,9 +6,12 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/miekg/dns"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -379,4 +382,39 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+func TestNoOtherDataBesideACNAME(t *testing.T) {
+	srv := bindtest.Start(t, bindtest.Config{})
+	p := newProvider(t, srv)
+	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
+		ep("alias.example.org", "CNAME", 300, "www.example.org"),
+	}}))
+	// named would silently ignore an A record added next to the CNAME; the
+	// prerequisite turns that into an error naming the record.
+	err := p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{ep("alias.example.org", "A", 300, "192.0.2.1")}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "rfc2136: zone example.org: create alias.example.org A: YXRRSET")
+	assert.Nil(t, find(records(t, p), "alias.example.org", "A"))
+}
+
+func TestLogsThroughTheContext(t *testing.T) {
+	srv := bindtest.Start(t, bindtest.Config{})
+	p := newProvider(t, srv)
+	var mu sync.Mutex
+	var lines []string
+	log := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, args)
+	}, funcr.Options{Verbosity: 1})
+	ctx := logr.NewContext(t.Context(), log)
+	require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{ep("logged.example.org", "A", 300, "192.0.2.1")}}))
+	_, err := p.Records(ctx)
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	joined := strings.Join(lines, "\n")
+	assert.Contains(t, joined, `"msg"="rfc2136: update applied" "zone"="example.org" "changes"=1`)
+	assert.Contains(t, joined, `"msg"="rfc2136: zone transferred" "zone"="example.org"`)
 }
