@@ -14,27 +14,30 @@ import (
 // maxCharString is the longest DNS character-string (RFC 1035 §3.3).
 const maxCharString = 255
 
-// supportedTypes are the record types the provider reads and writes.
-var supportedTypes = map[uint16]string{
-	dns.TypeA:     endpoint.RecordTypeA,
-	dns.TypeAAAA:  endpoint.RecordTypeAAAA,
-	dns.TypeCNAME: endpoint.RecordTypeCNAME,
-	dns.TypeTXT:   endpoint.RecordTypeTXT,
-	dns.TypeMX:    endpoint.RecordTypeMX,
-	dns.TypeSRV:   endpoint.RecordTypeSRV,
-	dns.TypeNS:    endpoint.RecordTypeNS,
-	dns.TypePTR:   endpoint.RecordTypePTR,
-	dns.TypeNAPTR: endpoint.RecordTypeNAPTR,
-}
-
-// rrType returns the DNS type of a supported endpoint record type.
+// rrType returns the DNS type of a record type the provider reads and
+// writes.
 func rrType(recordType string) (uint16, bool) {
-	t, ok := dns.StringToType[recordType]
-	if !ok {
-		return 0, false
+	switch recordType {
+	case endpoint.RecordTypeA:
+		return dns.TypeA, true
+	case endpoint.RecordTypeAAAA:
+		return dns.TypeAAAA, true
+	case endpoint.RecordTypeCNAME:
+		return dns.TypeCNAME, true
+	case endpoint.RecordTypeTXT:
+		return dns.TypeTXT, true
+	case endpoint.RecordTypeMX:
+		return dns.TypeMX, true
+	case endpoint.RecordTypeSRV:
+		return dns.TypeSRV, true
+	case endpoint.RecordTypeNS:
+		return dns.TypeNS, true
+	case endpoint.RecordTypePTR:
+		return dns.TypePTR, true
+	case endpoint.RecordTypeNAPTR:
+		return dns.TypeNAPTR, true
 	}
-	_, ok = supportedTypes[t]
-	return t, ok
+	return 0, false
 }
 
 // fqdn returns the wire form of an endpoint name: canonical (lower-case
