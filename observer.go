@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/verify/result"
 )
 
 // Observer receives one notification when a reconcile cycle starts and one
@@ -60,6 +62,44 @@ type Cycle struct {
 	Plan *plan.Plan
 	// Err is the cycle's error, nil on success.
 	Err error
+	// Verified holds what [Reconciler.Verifier] found for the records the
+	// cycle created or updated (the plan's Create and UpdateNew), one
+	// result per record; nil without a Verifier or when nothing was
+	// applied. VerifyErr is the Verifier's own error (such as a cancelled
+	// context) and VerifyDuration the time it took. Verification never
+	// changes Err: a record out of sync is reported here, not retried.
+	Verified       []result.Result
+	VerifyErr      error
+	VerifyDuration time.Duration
+}
+
+// Verifier checks records against DNS after a cycle applied them, for
+// [Reconciler.Verifier]. [verify.Verifier] implements it: it resolves each
+// endpoint at a chosen name server with bounded concurrency. Verify returns
+// one result per endpoint; an error means it could not verify at all.
+//
+// [verify.Verifier]: https://pkg.go.dev/github.com/zonesync/zonesync/verify#Verifier
+type Verifier interface {
+	Verify(ctx context.Context, eps []*endpoint.Endpoint) ([]result.Result, error)
+}
+
+// verifyApplied runs v on the records changes created or updated and
+// records the outcome in c.
+func verifyApplied(ctx context.Context, v Verifier, now func() time.Time, changes *plan.Changes, c *Cycle) {
+	eps := make([]*endpoint.Endpoint, 0, len(changes.Create)+len(changes.UpdateNew))
+	for _, list := range [][]*endpoint.Endpoint{changes.Create, changes.UpdateNew} {
+		for _, ep := range list {
+			if ep != nil {
+				eps = append(eps, ep)
+			}
+		}
+	}
+	if len(eps) == 0 {
+		return
+	}
+	start := now()
+	c.Verified, c.VerifyErr = v.Verify(ctx, eps)
+	c.VerifyDuration = now().Sub(start)
 }
 
 // NopObserver is an [Observer] that does nothing.

@@ -99,6 +99,11 @@ type Reconciler struct {
 	Logger logr.Logger
 	// Observer receives cycle metrics; nil means [NopObserver].
 	Observer Observer
+	// Verifier, when set, checks the records a cycle created or updated
+	// against DNS right after applying them, and the Observer gets the
+	// results in [Cycle.Verified]; nil verifies nothing. It does not run
+	// in dry run or when nothing was applied.
+	Verifier Verifier
 	// Clock drives Run's schedule and times the cycles; nil means
 	// [clock.Real].
 	Clock clock.Clock
@@ -538,6 +543,9 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 	}
 	c.Applied = true
 	c.ApplyDuration = clk.Now().Sub(t)
+	if r.Verifier != nil {
+		verifyApplied(ctx, r.Verifier, clk.Now, changes, c)
+	}
 	return changes, srcErr
 }
 

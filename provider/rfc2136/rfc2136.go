@@ -1,0 +1,213 @@
+package rfc2136
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/provider"
+)
+
+// Defaults of the [Config] fields.
+const (
+	// DefaultTimeout bounds each exchange with the server (one UPDATE
+	// message and its response, or a whole zone transfer).
+	DefaultTimeout = 10 * time.Second
+	// DefaultMaxChangesPerUpdate is the number of changes (a create, an
+	// update pair or a delete, with all their targets) sent in one UPDATE
+	// message.
+	DefaultMaxChangesPerUpdate = 200
+	// DefaultTTL is the TTL written for endpoints without a configured TTL.
+	DefaultTTL endpoint.TTL = 300
+)
+
+// Config configures a [Provider]. Server and Zones are required.
+type Config struct {
+	// Server is the primary name server, "host:port" or "host" (port 53).
+	Server string
+	// Zones are the zones the provider manages. Records are read by zone
+	// transfer (AXFR) from each, and every change goes to the most
+	// specific zone holding its name.
+	Zones []string
+	// TSIG signs every UPDATE and transfer; nil sends them unsigned.
+	TSIG *TSIG
+	// Timeout bounds each exchange with the server; zero means
+	// DefaultTimeout. A context deadline that comes sooner wins.
+	Timeout time.Duration
+	// MaxChangesPerUpdate is the largest number of changes in one UPDATE
+	// message; zero means DefaultMaxChangesPerUpdate. A message is also cut
+	// before it would exceed 64 KiB.
+	MaxChangesPerUpdate int
+	// UDPUpdates sends UPDATE messages that fit in 512 bytes over UDP;
+	// larger ones, and all of them when false (the default), go over one
+	// TCP connection per zone and ApplyChanges call. Zone transfers always
+	// use TCP.
+	UDPUpdates bool
+	// DefaultTTL is written for endpoints without a configured TTL; zero
+	// means DefaultTTL.
+	DefaultTTL endpoint.TTL
+	// MinTTL raises lower TTLs: AdjustEndpoints sets it on desired
+	// endpoints with a smaller configured TTL, so that plans converge.
+	// Zero means no minimum.
+	MinTTL endpoint.TTL
+}
+
+// TSIG is a transaction signature key (RFC 8945). GSS-TSIG is not
+// supported.
+type TSIG struct {
+	// KeyName is the key's name as the server knows it.
+	KeyName string
+	// Algorithm is "hmac-sha256" or "hmac-sha512" (case and a trailing
+	// dot do not matter).
+	Algorithm string
+	// Secret is the key in standard base64, as in BIND's key statement.
+	Secret string
+}
+
+// Provider reads zones by AXFR and changes them with RFC 2136 UPDATE
+// messages. It is immutable after [New] and safe for concurrent use.
+type Provider struct {
+	server     string
+	zones      *provider.ZoneMatcher
+	zoneList   []string
+	keyName    string
+	algorithm  string
+	secret     string
+	timeout    time.Duration
+	maxChanges int
+	udp        bool
+	defaultTTL endpoint.TTL
+	minTTL     endpoint.TTL
+}
+
+var _ provider.Provider = (*Provider)(nil)
+
+// New checks cfg and returns a provider. It does not contact the server.
+func New(cfg Config) (*Provider, error) {
+	p := &Provider{
+		timeout:    cfg.Timeout,
+		maxChanges: cfg.MaxChangesPerUpdate,
+		udp:        cfg.UDPUpdates,
+		defaultTTL: cfg.DefaultTTL,
+		minTTL:     cfg.MinTTL,
+	}
+	server := strings.TrimSpace(cfg.Server)
+	if server == "" {
+		return nil, errors.New("rfc2136: Config.Server is empty")
+	}
+	if _, _, err := net.SplitHostPort(server); err != nil {
+		server = net.JoinHostPort(strings.Trim(server, "[]"), "53")
+	}
+	p.server = server
+	var zones []string
+	for _, z := range cfg.Zones {
+		if z = strings.TrimSpace(z); z != "" {
+			zones = append(zones, z)
+		}
+	}
+	if len(zones) == 0 {
+		return nil, errors.New("rfc2136: Config.Zones is empty")
+	}
+	p.zones = provider.NewZoneMatcher(zones...)
+	p.zoneList = p.zones.Zones()
+	for _, z := range p.zoneList {
+		if z == "." {
+			return nil, errors.New("rfc2136: the root zone is not supported")
+		}
+		if err := endpoint.ValidateDNSName(z); err != nil {
+			return nil, fmt.Errorf("rfc2136: zone %q: %w", z, err)
+		}
+	}
+	if k := cfg.TSIG; k != nil {
+		if strings.TrimSpace(k.KeyName) == "" {
+			return nil, errors.New("rfc2136: TSIG.KeyName is empty")
+		}
+		switch strings.ToLower(strings.TrimSuffix(strings.TrimSpace(k.Algorithm), ".")) {
+		case "hmac-sha256":
+			p.algorithm = dns.HmacSHA256
+		case "hmac-sha512":
+			p.algorithm = dns.HmacSHA512
+		default:
+			return nil, fmt.Errorf("rfc2136: TSIG.Algorithm %q is not supported; use hmac-sha256 or hmac-sha512", k.Algorithm)
+		}
+		if k.Secret == "" {
+			return nil, errors.New("rfc2136: TSIG.Secret is empty")
+		}
+		p.keyName = dns.CanonicalName(strings.TrimSpace(k.KeyName))
+		p.secret = k.Secret
+	}
+	if p.timeout <= 0 {
+		p.timeout = DefaultTimeout
+	}
+	if p.maxChanges <= 0 {
+		p.maxChanges = DefaultMaxChangesPerUpdate
+	}
+	if !p.defaultTTL.IsConfigured() {
+		p.defaultTTL = DefaultTTL
+	}
+	if p.minTTL < 0 {
+		return nil, fmt.Errorf("rfc2136: MinTTL %d is negative", p.minTTL)
+	}
+	return p, nil
+}
+
+// Zones returns the managed zones, lower case without a trailing dot,
+// sorted.
+func (p *Provider) Zones() []string { return append([]string(nil), p.zoneList...) }
+
+// GetDomainFilter matches the configured zones and every name below them.
+func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
+	return provider.DomainFilterFromZones(p.zoneList)
+}
+
+// AdjustEndpoints raises configured TTLs below MinTTL to MinTTL (on
+// copies) and leaves everything else as it is.
+func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	if !p.minTTL.IsConfigured() {
+		return eps, nil
+	}
+	out := make([]*endpoint.Endpoint, len(eps))
+	for i, ep := range eps {
+		if ep != nil && ep.RecordTTL.IsConfigured() && ep.RecordTTL < p.minTTL {
+			ep = ep.DeepCopy()
+			ep.RecordTTL = p.minTTL
+		}
+		out[i] = ep
+	}
+	return out, nil
+}
+
+// ttl is the TTL written for ep.
+func (p *Provider) ttl(ep *endpoint.Endpoint) uint32 {
+	t := ep.RecordTTL
+	if !t.IsConfigured() {
+		t = p.defaultTTL
+	}
+	t = max(t, p.minTTL)
+	return uint32(min(t, endpoint.TTL(^uint32(0)>>1)))
+}
+
+// client returns a client for one exchange network.
+func (p *Provider) client(network string) *dns.Client {
+	c := &dns.Client{Net: network, Timeout: p.timeout}
+	if p.keyName != "" {
+		c.TsigSecret = map[string]string{p.keyName: p.secret}
+	}
+	return c
+}
+
+// sign adds a TSIG record to m when a key is configured, replacing one
+// added before.
+func (p *Provider) sign(m *dns.Msg) {
+	if p.keyName != "" {
+		if m.IsTsig() != nil {
+			m.Extra = m.Extra[:len(m.Extra)-1]
+		}
+		m.SetTsig(p.keyName, p.algorithm, 300, time.Now().Unix())
+	}
+}

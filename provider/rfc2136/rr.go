@@ -1,0 +1,221 @@
+package rfc2136
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// maxCharString is the longest DNS character-string (RFC 1035 §3.3).
+const maxCharString = 255
+
+// rrType returns the DNS type of a record type the provider reads and
+// writes.
+func rrType(recordType string) (uint16, bool) {
+	switch recordType {
+	case endpoint.RecordTypeA:
+		return dns.TypeA, true
+	case endpoint.RecordTypeAAAA:
+		return dns.TypeAAAA, true
+	case endpoint.RecordTypeCNAME:
+		return dns.TypeCNAME, true
+	case endpoint.RecordTypeTXT:
+		return dns.TypeTXT, true
+	case endpoint.RecordTypeMX:
+		return dns.TypeMX, true
+	case endpoint.RecordTypeSRV:
+		return dns.TypeSRV, true
+	case endpoint.RecordTypeNS:
+		return dns.TypeNS, true
+	case endpoint.RecordTypePTR:
+		return dns.TypePTR, true
+	case endpoint.RecordTypeNAPTR:
+		return dns.TypeNAPTR, true
+	}
+	return 0, false
+}
+
+// fqdn returns the wire form of an endpoint name: canonical (lower-case
+// A-labels) and fully qualified.
+func fqdn(name string) string {
+	return dns.Fqdn(endpoint.CanonicalDNSName(name))
+}
+
+// toRRs converts an endpoint to one RR per target, with the given TTL. The
+// name and every target are validated first, so that no target can smuggle
+// zone-file syntax (comments, extra fields) into the record, and a target
+// must read back as itself (up to case and IPv6 spelling): "010 mx" or "@"
+// would otherwise be rewritten by the server and updated by every cycle.
+func toRRs(ep *endpoint.Endpoint, ttl uint32) ([]dns.RR, error) {
+	t, ok := rrType(ep.RecordType)
+	if !ok {
+		return nil, fmt.Errorf("record type %q is not supported (supported: A, AAAA, CNAME, TXT, MX, SRV, NS, PTR, NAPTR)", ep.RecordType)
+	}
+	if err := endpoint.ValidateDNSName(ep.DNSName); err != nil {
+		return nil, err
+	}
+	if len(ep.Targets) == 0 {
+		return nil, fmt.Errorf("no targets")
+	}
+	name := fqdn(ep.DNSName)
+	hdr := dns.RR_Header{Name: name, Rrtype: t, Class: dns.ClassINET, Ttl: ttl}
+	out := make([]dns.RR, 0, len(ep.Targets))
+	for _, target := range ep.Targets {
+		if err := endpoint.ValidateTarget(ep.RecordType, target); err != nil {
+			return nil, err
+		}
+		var rr dns.RR
+		switch t {
+		case dns.TypeA, dns.TypeAAAA:
+			a, err := netip.ParseAddr(target)
+			if err != nil {
+				return nil, fmt.Errorf("target %q: %w", target, err)
+			}
+			if t == dns.TypeA {
+				rr = &dns.A{Hdr: hdr, A: a.AsSlice()}
+			} else {
+				rr = &dns.AAAA{Hdr: hdr, AAAA: a.AsSlice()}
+			}
+		case dns.TypeCNAME:
+			rr = &dns.CNAME{Hdr: hdr, Target: dns.Fqdn(target)}
+		case dns.TypeTXT:
+			rr = &dns.TXT{Hdr: hdr, Txt: splitTXT(target)}
+		default:
+			// Validated above: MX, SRV, NS, PTR and NAPTR targets are
+			// presentation-format rdata without comments or quotes
+			// that could end a field early.
+			parsed, err := dns.NewRR(name + " " + strconv.FormatUint(uint64(ttl), 10) + " IN " + ep.RecordType + " " + target)
+			if err != nil {
+				return nil, fmt.Errorf("target %q: %w", target, err)
+			}
+			if parsed == nil || parsed.Header().Rrtype != t {
+				return nil, fmt.Errorf("target %q does not make a %s record", target, ep.RecordType)
+			}
+			rr = parsed
+		}
+		if t != dns.TypeTXT {
+			// A target that reads back differently would make every
+			// plan update it again: refuse it, naming the form to use.
+			if _, back, _ := fromRR(rr); !endpoint.Targets([]string{back}).Same(endpoint.Targets{target}) {
+				return nil, fmt.Errorf("%s target %q would be read back as %q: write it in that form", ep.RecordType, target, back)
+			}
+		}
+		out = append(out, rr)
+	}
+	return out, nil
+}
+
+// splitTXT cuts a TXT value into character-strings of at most 255 bytes,
+// each in miekg/dns's presentation escaping (backslash before '"' and '\',
+// \DDD for bytes outside printable ASCII), which packs back to the exact
+// bytes. The empty value is one empty character-string.
+func splitTXT(v string) []string {
+	if v == "" {
+		return []string{""}
+	}
+	out := make([]string, 0, (len(v)+maxCharString-1)/maxCharString)
+	for len(v) > 0 {
+		n := min(len(v), maxCharString)
+		out = append(out, escapeTXT(v[:n]))
+		v = v[n:]
+	}
+	return out
+}
+
+func escapeTXT(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < ' ' || c > '~' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < ' ' || c > '~':
+			b.WriteByte('\\')
+			b.WriteByte('0' + c/100)
+			b.WriteByte('0' + c/10%10)
+			b.WriteByte('0' + c%10)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// joinTXT reverses splitTXT: it unescapes every character-string and
+// concatenates them.
+func joinTXT(parts []string) string {
+	if len(parts) == 1 && strings.IndexByte(parts[0], '\\') < 0 {
+		return parts[0]
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			if c != '\\' || i+1 == len(p) {
+				b.WriteByte(c)
+				continue
+			}
+			if i+3 < len(p) && isDigit(p[i+1]) && isDigit(p[i+2]) && isDigit(p[i+3]) {
+				b.WriteByte((p[i+1]-'0')*100 + (p[i+2]-'0')*10 + (p[i+3] - '0'))
+				i += 3
+				continue
+			}
+			b.WriteByte(p[i+1])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// fromRR returns the endpoint type and target of rr, or ok false for a
+// type the provider does not manage.
+func fromRR(rr dns.RR) (recordType, target string, ok bool) {
+	switch r := rr.(type) {
+	case *dns.A:
+		return endpoint.RecordTypeA, r.A.String(), true
+	case *dns.AAAA:
+		return endpoint.RecordTypeAAAA, r.AAAA.String(), true
+	case *dns.CNAME:
+		return endpoint.RecordTypeCNAME, trimDot(r.Target), true
+	case *dns.TXT:
+		return endpoint.RecordTypeTXT, joinTXT(r.Txt), true
+	case *dns.MX:
+		return endpoint.RecordTypeMX, strconv.Itoa(int(r.Preference)) + " " + trimDot(r.Mx), true
+	case *dns.SRV:
+		// SRV targets keep their trailing dot, as endpoint validates them.
+		return endpoint.RecordTypeSRV, fmt.Sprintf("%d %d %d %s", r.Priority, r.Weight, r.Port, r.Target), true
+	case *dns.NS:
+		return endpoint.RecordTypeNS, trimDot(r.Ns), true
+	case *dns.PTR:
+		return endpoint.RecordTypePTR, trimDot(r.Ptr), true
+	case *dns.NAPTR:
+		return endpoint.RecordTypeNAPTR, strings.TrimPrefix(r.String(), r.Hdr.String()), true
+	}
+	return "", "", false
+}
+
+// trimDot removes the trailing dot of a host name, but keeps the root ".".
+func trimDot(name string) string {
+	if name == "." {
+		return name
+	}
+	return strings.TrimSuffix(name, ".")
+}

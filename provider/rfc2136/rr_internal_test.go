@@ -1,0 +1,141 @@
+package rfc2136
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
+
+// wireTXT packs a TXT RR holding v into a message, unpacks it and returns
+// what Records would read: the round trip through the wire format.
+func wireTXT(t testing.TB, v string) string {
+	m := new(dns.Msg)
+	m.SetQuestion("t.example.org.", dns.TypeTXT)
+	m.Answer = []dns.RR{&dns.TXT{Hdr: dns.RR_Header{Name: "t.example.org.", Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 1}, Txt: splitTXT(v)}}
+	b, err := m.Pack()
+	require.NoError(t, err)
+	var back dns.Msg
+	require.NoError(t, back.Unpack(b))
+	require.Len(t, back.Answer, 1)
+	typ, got, ok := fromRR(back.Answer[0])
+	require.True(t, ok)
+	require.Equal(t, endpoint.RecordTypeTXT, typ)
+	return got
+}
+
+func TestTXTWireRoundTrip(t *testing.T) {
+	tests := []string{
+		"",
+		"plain",
+		`"heritage=external-dns,external-dns/owner=default"`,
+		`back\slash \\ double \"escaped\"`,
+		`\065 is not an escape here`,
+		"tab\tnewline\nnul\x00del\x7f",
+		"grüße 日本",
+		strings.Repeat("x", 255),
+		strings.Repeat("y", 256),
+		strings.Repeat(`"\`, 300),
+		strings.Repeat("ü", 400), // multi-byte characters cut at 255 bytes
+	}
+	for _, v := range tests {
+		assert.Equal(t, v, wireTXT(t, v), "%q", v)
+	}
+}
+
+func TestSplitTXT(t *testing.T) {
+	parts := splitTXT(strings.Repeat("a", 600))
+	require.Len(t, parts, 3)
+	assert.Len(t, parts[0], 255)
+	assert.Len(t, parts[1], 255)
+	assert.Len(t, parts[2], 90)
+	assert.Equal(t, []string{`a\"b\\c\009`}, splitTXT("a\"b\\c\t"))
+	assert.Equal(t, []string{""}, splitTXT(""))
+}
+
+func TestFromRRTargets(t *testing.T) {
+	tests := []struct {
+		rr       string
+		typ      string
+		target   string
+		accepted bool
+	}{
+		{"a.example.org. 300 IN A 192.0.2.1", "A", "192.0.2.1", true},
+		{"a.example.org. 300 IN AAAA 2001:db8::1", "AAAA", "2001:db8::1", true},
+		{"a.example.org. 300 IN CNAME Target.Example.com.", "CNAME", "Target.Example.com", true},
+		{"a.example.org. 300 IN MX 10 mx.example.org.", "MX", "10 mx.example.org", true},
+		{"a.example.org. 300 IN SRV 1 5 443 host.example.org.", "SRV", "1 5 443 host.example.org.", true},
+		{"a.example.org. 300 IN NS ns.example.net.", "NS", "ns.example.net", true},
+		{"a.example.org. 300 IN PTR host.example.org.", "PTR", "host.example.org", true},
+		{`a.example.org. 300 IN NAPTR 100 10 "S" "SIP+D2U" "" _sip._udp.example.org.`, "NAPTR", `100 10 "S" "SIP+D2U" "" _sip._udp.example.org.`, true},
+		{"a.example.org. 300 IN SOA ns. host. 1 2 3 4 5", "", "", false},
+		{"a.example.org. 300 IN HINFO cpu os", "", "", false},
+	}
+	for _, tt := range tests {
+		rr, err := dns.NewRR(tt.rr)
+		require.NoError(t, err, tt.rr)
+		typ, target, ok := fromRR(rr)
+		assert.Equal(t, tt.accepted, ok, tt.rr)
+		assert.Equal(t, tt.typ, typ, tt.rr)
+		assert.Equal(t, tt.target, target, tt.rr)
+	}
+}
+
+// FuzzTXTRoundTrip checks that any TXT value survives splitting, escaping,
+// the wire format and joining byte for byte.
+func FuzzTXTRoundTrip(f *testing.F) {
+	for _, s := range []string{"", "a", `"q"`, `\`, `\\065`, "\x00\xff", strings.Repeat("z", 256)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if len(v) > 4000 {
+			return
+		}
+		if got := wireTXT(t, v); got != v {
+			t.Fatalf("round trip of %q gave %q", v, got)
+		}
+	})
+}
+
+// FuzzToRRs feeds arbitrary targets (outside input: they come from
+// sources) to the RR builder: it must not panic, and whatever it accepts
+// must read back as the same target.
+func FuzzToRRs(f *testing.F) {
+	for _, s := range []struct{ typ, target string }{
+		{"A", "192.0.2.1"}, {"AAAA", "2001:db8::1"}, {"CNAME", "a.example.org"},
+		{"MX", "10 mx.example.org"}, {"SRV", "1 5 443 host.example.org."}, {"NS", "ns.example.org"},
+		{"PTR", "p.example.org"}, {"NAPTR", `100 10 "S" "SIP+D2U" "" _sip._udp.example.org.`},
+		{"TXT", `"x"`}, {"MX", "10 a ; comment"}, {"CNAME", "a b"},
+	} {
+		f.Add(s.typ, s.target)
+	}
+	f.Fuzz(func(t *testing.T, typ, target string) {
+		e := endpoint.NewEndpointWithTTL("f.example.org", typ, 300, target)
+		rrs, err := toRRs(e, 300)
+		if err != nil {
+			return
+		}
+		require.Len(t, rrs, 1)
+		gotType, got, ok := fromRR(rrs[0])
+		require.True(t, ok)
+		require.Equal(t, typ, gotType)
+		if !endpoint.Targets([]string{got}).Same(e.Targets) {
+			t.Fatalf("%s target %q reads back as %q", typ, e.Targets[0], got)
+		}
+	})
+}
+
+func TestToRRsRefusesTargetsThatReadBackDifferently(t *testing.T) {
+	for _, tt := range []struct{ typ, target string }{
+		{"MX", "010 mx.example.org"},
+		{"NS", "@"},
+		{"SRV", "01 5 443 host.example.org."},
+	} {
+		_, err := toRRs(endpoint.NewEndpoint("f.example.org", tt.typ, tt.target), 300)
+		assert.ErrorContains(t, err, "would be read back as", "%s %q", tt.typ, tt.target)
+	}
+}
