@@ -115,7 +115,9 @@
 // through [logr.FromContextOrDiscard], so one logger covers them all.
 // Metrics go through an [Observer], called at the start and end of every
 // cycle with counts, durations and the calculated plan ([Cycle.Plan]).
-// There is no package-level state: two Reconcilers in one process share
+// With [Reconciler.Verifier] set (for example a *verify.Verifier), a cycle
+// that applied changes resolves the records it created or updated and
+// reports what DNS answered in [Cycle.Verified]. There is no package-level state: two Reconcilers in one process share
 // nothing.
 //
 // # Concurrency
