@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/netip"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -180,23 +179,13 @@ func TestMultiOrderAndErrors(t *testing.T) {
 // PTR (no reverse zone managed) and PostProcessor (default TTL, provider
 // filter). Subtract BenchmarkWorkloadSource for the wrappers' own cost.
 func BenchmarkPipeline(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
-		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			var src source.Source = source.NewMulti([]source.Source{workload.NewSource(n)})
-			src = source.NewDedup(src)
-			src = source.NewTargetFilter(src, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, nil)
-			src = source.NewPTR(src, endpoint.NewDomainFilter([]string{"in-addr.example"}))
-			src = source.NewPostProcessor(src, source.DefaultTTL(300), source.ProviderName("webhook"))
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				eps, err := src.Endpoints(ctx)
-				if err != nil || len(eps) != n {
-					b.Fatal(len(eps), err)
-				}
-			}
-		})
-	}
+	benchWorkload(b, func(n int) source.Source {
+		var src source.Source = source.NewMulti([]source.Source{workload.NewSource(n)})
+		src = source.NewDedup(src)
+		src = source.NewTargetFilter(src, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, nil)
+		src = source.NewPTR(src, endpoint.NewDomainFilter([]string{"in-addr.example"}))
+		return source.NewPostProcessor(src, source.DefaultTTL(300), source.ProviderName("webhook"))
+	})
 }
 
 // TestWrappedNotReadySourceStopsReconciler runs a real Reconciler over each
