@@ -1,0 +1,192 @@
+package informers
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
+)
+
+// LastAppliedAnnotation is the annotation kubectl apply writes with the
+// JSON of the object as last applied.
+const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// Object is what the helpers of this package work on: a Kubernetes API
+// object with object metadata, such as *corev1.Service or
+// *unstructured.Unstructured.
+type Object interface {
+	runtime.Object
+	metav1.Object
+}
+
+// TransformOption selects what [TransformerWithOptions] removes.
+type TransformOption func(*transformOptions)
+
+type transformOptions struct {
+	managedFields bool
+	lastApplied   bool
+	conditions    bool
+	keepPrefixes  []string // nil: keep all annotations
+	keepKeys      []string
+}
+
+// RemoveManagedFields drops metadata.managedFields.
+func RemoveManagedFields() TransformOption {
+	return func(o *transformOptions) { o.managedFields = true }
+}
+
+// RemoveLastApplied drops the [LastAppliedAnnotation] annotation.
+func RemoveLastApplied() TransformOption {
+	return func(o *transformOptions) { o.lastApplied = true }
+}
+
+// RemoveStatusConditions drops status.conditions: the Conditions field of
+// a typed object's Status struct, or the status.conditions field of an
+// unstructured object.
+func RemoveStatusConditions() TransformOption {
+	return func(o *transformOptions) { o.conditions = true }
+}
+
+// KeepAnnotationPrefixes keeps only the annotations whose key starts with
+// one of prefixes, and those named by [KeepAnnotations]; all others are
+// dropped. Given several times, the prefixes add up. A source must keep
+// every annotation it reads, including the keys its annotation filter
+// names.
+func KeepAnnotationPrefixes(prefixes ...string) TransformOption {
+	return func(o *transformOptions) {
+		o.keepPrefixes = append(o.keepPrefixes, prefixes...)
+		if o.keepPrefixes == nil {
+			o.keepPrefixes = []string{}
+		}
+	}
+}
+
+// KeepAnnotations keeps the annotations with exactly the keys given when
+// [KeepAnnotationPrefixes] drops the others. On its own it changes
+// nothing.
+func KeepAnnotations(keys ...string) TransformOption {
+	return func(o *transformOptions) { o.keepKeys = append(o.keepKeys, keys...) }
+}
+
+// TransformerWithOptions returns a transform for informers of T (for
+// example *corev1.Service) that removes what opts select and restores the
+// object's TypeMeta, which client-go leaves empty on typed objects it
+// decodes: the full group, version and kind for types registered in the
+// client-go scheme, the Kind from the Go type name for others. An
+// unstructured object keeps the TypeMeta it has.
+//
+// The transform changes the object it is given (informers hand it a fresh
+// decode). Tombstones ([cache.DeletedFinalStateUnknown]) are passed on
+// with their object transformed. Any other value that is not a T is an
+// error naming its type.
+func TransformerWithOptions[T Object](opts ...TransformOption) cache.TransformFunc {
+	var o transformOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return func(in any) (any, error) {
+		if tomb, ok := in.(cache.DeletedFinalStateUnknown); ok {
+			if obj, ok := tomb.Obj.(T); ok {
+				o.apply(obj)
+			}
+			return tomb, nil
+		}
+		obj, ok := in.(T)
+		if !ok {
+			var want T
+			return nil, fmt.Errorf("informers: transform for %T got %T", want, in)
+		}
+		o.apply(obj)
+		return obj, nil
+	}
+}
+
+func (o *transformOptions) apply(obj Object) {
+	if o.managedFields {
+		obj.SetManagedFields(nil)
+	}
+	if ann := obj.GetAnnotations(); len(ann) > 0 {
+		if o.lastApplied {
+			delete(ann, LastAppliedAnnotation)
+		}
+		if o.keepPrefixes != nil {
+			for k := range ann {
+				if !o.keep(k) {
+					delete(ann, k)
+				}
+			}
+		}
+		if len(ann) == 0 {
+			ann = nil
+		}
+		obj.SetAnnotations(ann)
+	}
+	if o.conditions {
+		removeConditions(obj)
+	}
+	restoreTypeMeta(obj)
+}
+
+func (o *transformOptions) keep(key string) bool {
+	for _, k := range o.keepKeys {
+		if key == k {
+			return true
+		}
+	}
+	for _, p := range o.keepPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeConditions clears status.conditions.
+func removeConditions(obj Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		unstructured.RemoveNestedField(u.Object, "status", "conditions")
+		return
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	v = v.Elem()
+	if v.Kind() != reflect.Struct {
+		return
+	}
+	status := v.FieldByName("Status")
+	if !status.IsValid() || status.Kind() != reflect.Struct {
+		return
+	}
+	cond := status.FieldByName("Conditions")
+	if cond.IsValid() && cond.Kind() == reflect.Slice && cond.CanSet() {
+		cond.Set(reflect.Zero(cond.Type()))
+	}
+}
+
+// restoreTypeMeta sets the object's kind when it has none.
+func restoreTypeMeta(obj Object) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Kind != "" {
+		return
+	}
+	if kinds, _, err := scheme.Scheme.ObjectKinds(obj); err == nil && len(kinds) > 0 {
+		obj.GetObjectKind().SetGroupVersionKind(kinds[0])
+		return
+	}
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		return
+	}
+	t := reflect.TypeOf(obj)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	gvk.Kind = t.Name()
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+}
