@@ -1,0 +1,32 @@
+// Package kubernetes holds the sources that read Kubernetes objects
+// through client-go informers: [ServiceSource], [IngressSource],
+// [DNSEndpointSource], [IstioGatewaySource], [HTTPProxySource] (Contour)
+// and [UnstructuredSource] for any resource. The last four use the dynamic
+// client and unstructured objects, so no Istio or Contour module is
+// imported.
+//
+// Every source reads the external-dns annotations through
+// [source.AnnotationConfig], gets host names from annotations and an
+// optional [source.FQDNTemplate], selects objects with an annotation filter
+// and a label selector (an index on the informer), can be limited to one
+// namespace, and labels each endpoint with the resource key of its object
+// ("service/ns/name"). A bad object (an annotation that does not parse, a
+// template that fails) is reported in a [*source.PartialError] and never
+// hides the endpoints of the others; a Reconciler keeps its records.
+//
+// # Informers
+//
+// A constructor builds its own informer factory (scoped to the namespace),
+// sets transforms that drop managedFields, the last-applied annotation and
+// the annotations the source does not read, adds its index, and starts the
+// factory with the constructor's ctx. It does not wait for the caches:
+// HasSynced reports false until they have synced (a Reconciler returns
+// zonesync.ErrSourceNotReady meanwhile), and WaitForSync blocks until then.
+//
+// Programs that already have a factory pass it in the config (Factory or
+// DynamicFactory). The source then sets no transform, since the informers
+// are shared with the rest of the program, and does not start the
+// factory. The order is the one of package informers: construct every
+// source (they add their indexes), register handlers, then start the
+// factory.
+package kubernetes

@@ -1,0 +1,170 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	k8sinformers "k8s.io/client-go/informers"
+	k8sclient "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/informers"
+	"github.com/zonesync/zonesync/source"
+)
+
+// IngressConfig configures an [IngressSource].
+type IngressConfig struct {
+	Options
+	// IngressClassNames lists the ingress classes published
+	// (--ingress-class); empty means all. An Ingress's class is
+	// spec.ingressClassName, or else its kubernetes.io/ingress.class
+	// annotation.
+	IngressClassNames []string
+	// Factory: see [ServiceConfig.Factory].
+	Factory k8sinformers.SharedInformerFactory
+}
+
+// IngressSource publishes networking.k8s.io/v1 Ingresses: the hosts of
+// spec.rules and spec.tls (wildcards included) and the hostname
+// annotation, pointing at the addresses and host names of
+// status.loadBalancer.ingress, or at the target annotation. The
+// ingress-hostname-source annotation limits the names to the spec
+// ("defined-hosts-only") or to the annotation ("annotation-only").
+//
+// +zonesync:source:name=ingress
+// +zonesync:source:category=kubernetes
+// +zonesync:source:description=Ingresses: rule and TLS hosts pointing at the load balancer status.
+// +zonesync:source:resources=ingresses.networking.k8s.io
+// +zonesync:source:filters=annotation-filter,label-selector,ingress-class
+// +zonesync:source:namespaced=true
+// +zonesync:source:fqdn-template=true
+// +zonesync:source:events=true
+type IngressSource struct {
+	cfg       IngressConfig
+	sel       selection
+	ingresses cache.SharedIndexInformer
+	informerSet
+}
+
+var (
+	_ source.Source = (*IngressSource)(nil)
+	_ source.Syncer = (*IngressSource)(nil)
+)
+
+// NewIngressSource returns an Ingress source over client; see
+// [NewServiceSource] for the informer life cycle.
+func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg IngressConfig) (*IngressSource, error) {
+	sel, err := cfg.parse("ingress", informers.IndexerWithOptions[*networkingv1.Ingress])
+	if err != nil {
+		return nil, err
+	}
+	factory := cfg.Factory
+	own := factory == nil
+	if own {
+		factory = k8sinformers.NewSharedInformerFactoryWithOptions(client, cfg.ResyncPeriod, k8sinformers.WithNamespace(cfg.Namespace))
+	}
+	s := &IngressSource{cfg: cfg, sel: sel, ingresses: factory.Networking().V1().Ingresses().Informer()}
+	s.informerSet = informerSet{s.ingresses}
+	if own {
+		fn := informers.TransformerWithOptions[*networkingv1.Ingress](cfg.annotationKeys(IngressClassAnnotation)...)
+		if err := s.ingresses.SetTransform(fn); err != nil {
+			return nil, fmt.Errorf("ingress source: %w", err)
+		}
+	}
+	if err := sel.addTo(s.ingresses); err != nil {
+		return nil, fmt.Errorf("ingress source: %w", err)
+	}
+	if own {
+		factory.Start(ctx.Done())
+	}
+	return s, nil
+}
+
+// String returns "ingress".
+func (s *IngressSource) String() string { return "ingress" }
+
+// Endpoints returns the endpoints of the selected Ingresses; a failing
+// Ingress is named in a *source.PartialError.
+func (s *IngressSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ings, err := informers.ByIndex[*networkingv1.Ingress](s.ingresses.GetIndexer(), s.sel.indexName, informers.IndexMatch)
+	if err != nil {
+		return nil, fmt.Errorf("ingress source: %w", err)
+	}
+	var eps []*endpoint.Endpoint
+	var failed *source.PartialError
+	for _, ing := range ings {
+		if !s.classSelected(ing) {
+			continue
+		}
+		ref := source.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
+		ingEps, err := s.ingressEndpoints(ref, ing)
+		if err != nil {
+			failed = failed.Add(ref.Key(), err)
+			continue
+		}
+		eps = append(eps, ingEps...)
+	}
+	return eps, failed.OrNil()
+}
+
+func (s *IngressSource) classSelected(ing *networkingv1.Ingress) bool {
+	if len(s.cfg.IngressClassNames) == 0 {
+		return true
+	}
+	class := ing.Annotations[IngressClassAnnotation]
+	if ing.Spec.IngressClassName != nil {
+		class = *ing.Spec.IngressClassName
+	}
+	return slices.Contains(s.cfg.IngressClassNames, class)
+}
+
+func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1.Ingress) ([]*endpoint.Endpoint, error) {
+	ann, err := s.cfg.Annotations.Parse(ref, ing.Annotations)
+	if err != nil {
+		return nil, err
+	}
+	if ann.Skip {
+		return nil, nil
+	}
+	var specHosts []string
+	if ann.IngressHostnameSource != "annotation-only" {
+		for _, r := range ing.Spec.Rules {
+			if r.Host != "" {
+				specHosts = append(specHosts, r.Host)
+			}
+		}
+		for _, tls := range ing.Spec.TLS {
+			specHosts = append(specHosts, tls.Hosts...)
+		}
+	}
+	annotated := ann.Hostnames
+	if ann.IngressHostnameSource == "defined-hosts-only" {
+		annotated = nil
+	}
+	// The template runs only for an Ingress with no names of its own
+	// (or always, with CombineFQDN), as in external-dns.
+	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: append(specHosts, annotated...)}, ref, ing)
+	if err != nil {
+		return nil, err
+	}
+	targets := ann.Targets
+	if targets == nil {
+		for _, lb := range ing.Status.LoadBalancer.Ingress {
+			if lb.IP != "" {
+				targets = append(targets, lb.IP)
+			}
+			if lb.Hostname != "" {
+				targets = append(targets, lb.Hostname)
+			}
+		}
+	}
+	hostnames = slices.Clone(hostnames)
+	slices.Sort(hostnames)
+	return source.EndpointsForHostnames(slices.Compact(hostnames), targets, ann.EndpointMeta(ref)), nil
+}
