@@ -1,0 +1,119 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
+)
+
+// HTTPProxyGVR is the resource of Contour's HTTPProxy.
+var HTTPProxyGVR = schema.GroupVersionResource{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"}
+
+// HTTPProxyConfig configures an [HTTPProxySource].
+type HTTPProxyConfig struct {
+	Options
+	// DynamicFactory: see [ServiceConfig.Factory].
+	DynamicFactory dynamicinformer.DynamicSharedInformerFactory
+}
+
+// HTTPProxySource publishes Contour HTTPProxies (projectcontour.io/v1):
+// spec.virtualhost.fqdn and the hostname annotation, pointing at
+// status.loadBalancer.ingress or at the target annotation. Proxies
+// without a virtual host (included ones) give no names unless annotated
+// or templated.
+//
+// +zonesync:source:name=contour-httpproxy
+// +zonesync:source:category=kubernetes
+// +zonesync:source:description=Contour HTTPProxies: the virtual host pointing at the load balancer status.
+// +zonesync:source:resources=httpproxies.projectcontour.io
+// +zonesync:source:filters=annotation-filter,label-selector
+// +zonesync:source:namespaced=true
+// +zonesync:source:fqdn-template=true
+// +zonesync:source:events=true
+type HTTPProxySource struct {
+	cfg HTTPProxyConfig
+	res *dynamicResource
+	informerSet
+}
+
+var (
+	_ source.Source = (*HTTPProxySource)(nil)
+	_ source.Syncer = (*HTTPProxySource)(nil)
+)
+
+// NewHTTPProxySource returns a Contour HTTPProxy source; see
+// [NewServiceSource] for the informer life cycle.
+func NewHTTPProxySource(ctx context.Context, client dynamic.Interface, cfg HTTPProxyConfig) (*HTTPProxySource, error) {
+	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "contour-httpproxy", HTTPProxyGVR)
+	if err != nil {
+		return nil, err
+	}
+	s := &HTTPProxySource{cfg: cfg, res: res, informerSet: informerSet{res.informer}}
+	if start != nil {
+		start(ctx)
+	}
+	return s, nil
+}
+
+// String returns "contour-httpproxy".
+func (s *HTTPProxySource) String() string { return "contour-httpproxy" }
+
+// Endpoints returns the endpoints of the selected HTTPProxies.
+func (s *HTTPProxySource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	objs, err := s.res.list()
+	if err != nil {
+		return nil, fmt.Errorf("contour-httpproxy source: %w", err)
+	}
+	var eps []*endpoint.Endpoint
+	var failed *source.PartialError
+	for _, u := range objs {
+		ref := objectRef(u, "HTTPProxy")
+		objEps, err := s.proxyEndpoints(ref, u)
+		if err != nil {
+			failed = failed.Add(ref.Key(), err)
+			continue
+		}
+		eps = append(eps, objEps...)
+	}
+	return eps, failed.OrNil()
+}
+
+func (s *HTTPProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {
+	ann, err := s.cfg.Annotations.Parse(ref, u.GetAnnotations())
+	if err != nil {
+		return nil, err
+	}
+	if ann.Skip {
+		return nil, nil
+	}
+	fqdn, _, err := unstructured.NestedString(u.Object, "spec", "virtualhost", "fqdn")
+	if err != nil {
+		return nil, fmt.Errorf("%s: spec.virtualhost.fqdn: %w", ref, err)
+	}
+	names := ann.Hostnames
+	if fqdn != "" {
+		names = append([]string{fqdn}, names...)
+	}
+	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: names}, ref, u.Object)
+	if err != nil {
+		return nil, err
+	}
+	targets := ann.Targets
+	if targets == nil {
+		targets = unstructuredLBTargets(u.Object, "status", "loadBalancer", "ingress")
+	}
+	hostnames = slices.Clone(hostnames)
+	slices.Sort(hostnames)
+	return source.EndpointsForHostnames(slices.Compact(hostnames), targets, ann.EndpointMeta(ref)), nil
+}

@@ -1,0 +1,179 @@
+package kubernetes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
+)
+
+// DNSEndpointGVR is the resource of external-dns's DNSEndpoint CRD.
+var DNSEndpointGVR = schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
+
+// DNSEndpointConfig configures a [DNSEndpointSource]. FQDNTemplate,
+// CombineFQDN and Annotations of Options are not used: a DNSEndpoint
+// spells out its endpoints.
+type DNSEndpointConfig struct {
+	Options
+	// GVR overrides [DNSEndpointGVR], for a copy of the CRD under another
+	// group or version with the same shape.
+	GVR schema.GroupVersionResource
+	// DynamicFactory: like [ServiceConfig.Factory], for the dynamic
+	// client.
+	DynamicFactory dynamicinformer.DynamicSharedInformerFactory
+}
+
+// DNSEndpointSource publishes the endpoints listed in DNSEndpoint objects
+// (externaldns.k8s.io/v1alpha1): spec.endpoints[] with dnsName, targets,
+// recordType, setIdentifier, recordTTL, labels and providerSpecific, as
+// external-dns's crd source does. Each endpoint is validated; a
+// DNSEndpoint with an invalid one is reported whole in a
+// *source.PartialError. After its endpoints were read, a DNSEndpoint whose
+// status.observedGeneration differs from its metadata.generation gets it
+// written back through the status subresource (failures are logged).
+//
+// Endpoints carry the labels of the CRD plus the resource label
+// "dnsendpoint/⟨namespace⟩/⟨name⟩" (external-dns writes "crd/…").
+//
+// +zonesync:source:name=dnsendpoint
+// +zonesync:source:category=kubernetes
+// +zonesync:source:description=DNSEndpoint custom resources (externaldns.k8s.io/v1alpha1) listing endpoints verbatim.
+// +zonesync:source:resources=dnsendpoints.externaldns.k8s.io
+// +zonesync:source:filters=annotation-filter,label-selector
+// +zonesync:source:namespaced=true
+// +zonesync:source:fqdn-template=false
+// +zonesync:source:events=true
+type DNSEndpointSource struct {
+	client dynamic.Interface
+	res    *dynamicResource
+	informerSet
+
+	mu      sync.Mutex
+	written map[types.UID]int64 // generation last written per object
+
+}
+
+var (
+	_ source.Source = (*DNSEndpointSource)(nil)
+	_ source.Syncer = (*DNSEndpointSource)(nil)
+)
+
+// NewDNSEndpointSource returns a DNSEndpoint source over client; see
+// [NewServiceSource] for the informer life cycle.
+func NewDNSEndpointSource(ctx context.Context, client dynamic.Interface, cfg DNSEndpointConfig) (*DNSEndpointSource, error) {
+	gvr := cfg.GVR
+	if gvr.Empty() {
+		gvr = DNSEndpointGVR
+	}
+	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "dnsendpoint", gvr)
+	if err != nil {
+		return nil, err
+	}
+	s := &DNSEndpointSource{client: client, res: res, informerSet: informerSet{res.informer}, written: map[types.UID]int64{}}
+	if start != nil {
+		start(ctx)
+	}
+	return s, nil
+}
+
+// String returns "dnsendpoint".
+func (s *DNSEndpointSource) String() string { return "dnsendpoint" }
+
+// dnsEndpointSpec is the part of a DNSEndpoint read.
+type dnsEndpointSpec struct {
+	Endpoints []*endpoint.Endpoint `json:"endpoints"`
+}
+
+// Endpoints returns the endpoints of the selected DNSEndpoints.
+func (s *DNSEndpointSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	objs, err := s.res.list()
+	if err != nil {
+		return nil, fmt.Errorf("dnsendpoint source: %w", err)
+	}
+	var eps []*endpoint.Endpoint
+	var failed *source.PartialError
+	for _, u := range objs {
+		ref := objectRef(u, "DNSEndpoint")
+		objEps, err := dnsEndpointEndpoints(ref, u)
+		if err != nil {
+			failed = failed.Add(ref.Key(), err)
+			continue
+		}
+		eps = append(eps, objEps...)
+		s.writeObservedGeneration(ctx, u)
+	}
+	return eps, failed.OrNil()
+}
+
+func dnsEndpointEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {
+	raw, found, err := unstructured.NestedFieldNoCopy(u.Object, "spec")
+	if err != nil || !found {
+		return nil, fmt.Errorf("%s: no spec", ref)
+	}
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: spec: %w", ref, err)
+	}
+	var spec dnsEndpointSpec
+	if err := json.Unmarshal(data, &spec); err != nil {
+		return nil, fmt.Errorf("%s: spec.endpoints: %w", ref, err)
+	}
+	eps := make([]*endpoint.Endpoint, 0, len(spec.Endpoints))
+	for i, ep := range spec.Endpoints {
+		if ep == nil {
+			return nil, fmt.Errorf("%s: spec.endpoints[%d] is null", ref, i)
+		}
+		if err := ep.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: spec.endpoints[%d] (%s): %w", ref, i, ep.DNSName, err)
+		}
+		if ep.Labels == nil {
+			ep.Labels = endpoint.Labels{}
+		}
+		ep.Labels[endpoint.ResourceLabelKey] = ref.Key()
+		eps = append(eps, ep)
+	}
+	return eps, nil
+}
+
+// writeObservedGeneration records in u's status that its current
+// generation was read, when it is not recorded yet.
+func (s *DNSEndpointSource) writeObservedGeneration(ctx context.Context, u *unstructured.Unstructured) {
+	observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+	gen := u.GetGeneration()
+	if gen == 0 || observed == gen {
+		return
+	}
+	// The cache may not show our write yet: write each generation once.
+	s.mu.Lock()
+	done := s.written[u.GetUID()] == gen
+	s.written[u.GetUID()] = gen
+	s.mu.Unlock()
+	if done {
+		return
+	}
+	obj := u.DeepCopy()
+	if err := unstructured.SetNestedField(obj.Object, obj.GetGeneration(), "status", "observedGeneration"); err != nil {
+		return
+	}
+	_, err := s.client.Resource(s.res.gvr).Namespace(obj.GetNamespace()).UpdateStatus(ctx, obj, metav1.UpdateOptions{})
+	if err != nil {
+		logr.FromContextOrDiscard(ctx).Error(err, "writing status.observedGeneration", "object", objectRef(u, "DNSEndpoint").String())
+		s.mu.Lock()
+		delete(s.written, u.GetUID()) // try again next time
+		s.mu.Unlock()
+	}
+}

@@ -1,0 +1,86 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/zonesync/zonesync/informers"
+	"github.com/zonesync/zonesync/source"
+)
+
+// dynamicResource is one informer over unstructured objects of a resource,
+// with the index of a source's filters.
+type dynamicResource struct {
+	gvr      schema.GroupVersionResource
+	sel      selection
+	informer cache.SharedIndexInformer
+}
+
+// newDynamicResource sets up the informer of gvr: from factory when given
+// (no transform, not started), else from a factory of its own that is
+// started with ctx after the transform and index are set. keep lists
+// annotation keys to keep besides the source's prefixes. start, when not
+// nil, must be called once all informers of the source are set up.
+func newDynamicResource(client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o Options, kind string, gvr schema.GroupVersionResource, keep ...string) (*dynamicResource, func(ctx context.Context), error) {
+	sel, err := o.parse(kind, informers.IndexerWithOptions[*unstructured.Unstructured])
+	if err != nil {
+		return nil, nil, err
+	}
+	own := factory == nil
+	if own {
+		factory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, o.ResyncPeriod, o.Namespace, nil)
+	}
+	r := &dynamicResource{gvr: gvr, sel: sel, informer: factory.ForResource(gvr).Informer()}
+	if own {
+		opts := append(o.annotationKeys(keep...), informers.RemoveStatusConditions())
+		if err := r.informer.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](opts...)); err != nil {
+			return nil, nil, fmt.Errorf("%s source: %w", kind, err)
+		}
+	}
+	if err := sel.addTo(r.informer); err != nil {
+		return nil, nil, fmt.Errorf("%s source: %w", kind, err)
+	}
+	if !own {
+		return r, nil, nil
+	}
+	return r, func(ctx context.Context) { factory.Start(ctx.Done()) }, nil
+}
+
+// list returns the selected objects, sorted by namespace and name.
+func (r *dynamicResource) list() ([]*unstructured.Unstructured, error) {
+	return informers.ByIndex[*unstructured.Unstructured](r.informer.GetIndexer(), r.sel.indexName, informers.IndexMatch)
+}
+
+// objectRef names u, with kind when u carries none.
+func objectRef(u *unstructured.Unstructured, kind string) source.ObjectRef {
+	if k := u.GetKind(); k != "" {
+		kind = k
+	}
+	return source.ObjectRef{Kind: kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// loadBalancerTargets returns the ip and hostname fields of the entries of
+// the list at fields (status.loadBalancer.ingress).
+func unstructuredLBTargets(obj map[string]any, fields ...string) []string {
+	items, _, _ := unstructured.NestedSlice(obj, fields...)
+	var targets []string
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		if ip, ok := m["ip"].(string); ok && ip != "" {
+			targets = append(targets, ip)
+		}
+		if h, ok := m["hostname"].(string); ok && h != "" {
+			targets = append(targets, h)
+		}
+	}
+	return targets
+}

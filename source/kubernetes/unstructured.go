@@ -1,0 +1,247 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/util/jsonpath"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
+)
+
+// UnstructuredConfig configures an [UnstructuredSource]. Host names come
+// from the hostname annotation, then HostnameJSONPath, then the host name
+// template Options.FQDNTemplate (each used when the ones before give none,
+// or all of them with Options.CombineFQDN); targets from the target
+// annotation, else TargetJSONPath, else TargetTemplate. Templates see the
+// object's map (so {{.metadata.name}}, {{.status.address}}); JSON paths
+// use the kubectl syntax, e.g. "{.status.addresses[*].ip}".
+type UnstructuredConfig struct {
+	Options
+	// GVR is the resource read. Required.
+	GVR schema.GroupVersionResource
+	// Kind names the objects in errors and resource keys when they carry
+	// no kind; empty means GVR.Resource.
+	Kind string
+	// HostnameJSONPath gives host names: every value it selects (strings,
+	// or lists of strings), each possibly a comma-separated list.
+	HostnameJSONPath string
+	// TargetTemplate and TargetJSONPath give targets in the same way; the
+	// template's output is split on commas.
+	TargetTemplate *source.FQDNTemplate
+	TargetJSONPath string
+	// RecordType forces the type of every endpoint (for example TXT or
+	// CNAME); empty types targets as other sources do (A, AAAA or CNAME).
+	RecordType string
+	// DynamicFactory: see [ServiceConfig.Factory].
+	DynamicFactory dynamicinformer.DynamicSharedInformerFactory
+}
+
+// UnstructuredSource publishes objects of any resource, with host names
+// and targets taken from the object by templates or JSON paths, as
+// external-dns v0.21 added for arbitrary custom resources.
+//
+// +zonesync:source:name=unstructured
+// +zonesync:source:category=kubernetes
+// +zonesync:source:description=Any resource by group/version/resource, with host names and targets from templates or JSON paths.
+// +zonesync:source:resources=any (given by GVR)
+// +zonesync:source:filters=annotation-filter,label-selector
+// +zonesync:source:namespaced=true
+// +zonesync:source:fqdn-template=true
+// +zonesync:source:events=true
+type UnstructuredSource struct {
+	cfg        UnstructuredConfig
+	res        *dynamicResource
+	hostPath   *jsonpath.JSONPath
+	targetPath *jsonpath.JSONPath
+	informerSet
+}
+
+var (
+	_ source.Source = (*UnstructuredSource)(nil)
+	_ source.Syncer = (*UnstructuredSource)(nil)
+)
+
+func parseJSONPath(name, text string) (*jsonpath.JSONPath, error) {
+	if text == "" {
+		return nil, nil
+	}
+	p := jsonpath.New(name).AllowMissingKeys(true)
+	if err := p.Parse(text); err != nil {
+		return nil, fmt.Errorf("%s %q: %w", name, text, err)
+	}
+	return p, nil
+}
+
+// NewUnstructuredSource returns a source over the objects of cfg.GVR;
+// see [NewServiceSource] for the informer life cycle.
+func NewUnstructuredSource(ctx context.Context, client dynamic.Interface, cfg UnstructuredConfig) (*UnstructuredSource, error) {
+	if cfg.GVR.Empty() || cfg.GVR.Resource == "" {
+		return nil, errors.New("unstructured source: GVR is required")
+	}
+	if cfg.Kind == "" {
+		cfg.Kind = cfg.GVR.Resource
+	}
+	if cfg.RecordType != "" && !slices.Contains(endpoint.KnownRecordTypes(), cfg.RecordType) {
+		return nil, fmt.Errorf("unstructured source: record type %q is not known", cfg.RecordType)
+	}
+	hostPath, err := parseJSONPath("hostname JSON path", cfg.HostnameJSONPath)
+	if err != nil {
+		return nil, fmt.Errorf("unstructured source: %w", err)
+	}
+	targetPath, err := parseJSONPath("target JSON path", cfg.TargetJSONPath)
+	if err != nil {
+		return nil, fmt.Errorf("unstructured source: %w", err)
+	}
+	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "unstructured", cfg.GVR)
+	if err != nil {
+		return nil, err
+	}
+	s := &UnstructuredSource{cfg: cfg, res: res, hostPath: hostPath, targetPath: targetPath, informerSet: informerSet{res.informer}}
+	if start != nil {
+		start(ctx)
+	}
+	return s, nil
+}
+
+// String returns "unstructured:" followed by the resource.
+func (s *UnstructuredSource) String() string { return "unstructured:" + s.cfg.GVR.String() }
+
+// Endpoints returns the endpoints of the selected objects.
+func (s *UnstructuredSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	objs, err := s.res.list()
+	if err != nil {
+		return nil, fmt.Errorf("%s source: %w", s, err)
+	}
+	var eps []*endpoint.Endpoint
+	var failed *source.PartialError
+	for _, u := range objs {
+		ref := objectRef(u, s.cfg.Kind)
+		objEps, err := s.objectEndpoints(ref, u)
+		if err != nil {
+			failed = failed.Add(ref.Key(), err)
+			continue
+		}
+		eps = append(eps, objEps...)
+	}
+	return eps, failed.OrNil()
+}
+
+func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {
+	ann, err := s.cfg.Annotations.Parse(ref, u.GetAnnotations())
+	if err != nil {
+		return nil, err
+	}
+	if ann.Skip {
+		return nil, nil
+	}
+	names := ann.Hostnames
+	if s.hostPath != nil && (len(names) == 0 || s.cfg.CombineFQDN) {
+		found, err := jsonPathValues(s.hostPath, u.Object)
+		if err != nil {
+			return nil, fmt.Errorf("%s: hostname JSON path %q: %w", ref, s.cfg.HostnameJSONPath, err)
+		}
+		for _, n := range found {
+			if err := endpoint.ValidateDNSName(n); err != nil {
+				return nil, fmt.Errorf("%s: hostname JSON path %q: %w", ref, s.cfg.HostnameJSONPath, err)
+			}
+			names = append(names, strings.TrimSuffix(n, "."))
+		}
+	}
+	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: names}, ref, u.Object)
+	if err != nil {
+		return nil, err
+	}
+	targets := ann.Targets
+	if targets == nil {
+		switch {
+		case s.targetPath != nil:
+			if targets, err = jsonPathValues(s.targetPath, u.Object); err != nil {
+				return nil, fmt.Errorf("%s: target JSON path %q: %w", ref, s.cfg.TargetJSONPath, err)
+			}
+		case !s.cfg.TargetTemplate.IsEmpty():
+			if targets, err = s.cfg.TargetTemplate.Execute(ref, u.Object); err != nil {
+				return nil, err
+			}
+		}
+	}
+	hostnames = slices.Clone(hostnames)
+	slices.Sort(hostnames)
+	hostnames = slices.Compact(hostnames)
+	meta := ann.EndpointMeta(ref)
+	if s.cfg.RecordType == "" {
+		return source.EndpointsForHostnames(hostnames, targets, meta), nil
+	}
+	targets = slices.DeleteFunc(slices.Clone(targets), func(t string) bool { return t == "" })
+	if len(targets) == 0 {
+		return nil, nil
+	}
+	slices.Sort(targets)
+	targets = slices.Compact(targets)
+	var eps []*endpoint.Endpoint
+	for _, h := range hostnames {
+		ep := endpoint.NewEndpointWithTTL(h, s.cfg.RecordType, meta.TTL, targets...)
+		ep.SetIdentifier = meta.SetIdentifier
+		ep.ProviderSpecific = slices.Clone(meta.ProviderSpecific)
+		ep.Labels = endpoint.Labels{endpoint.ResourceLabelKey: meta.Resource}
+		if err := ep.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", ref, err)
+		}
+		eps = append(eps, ep)
+	}
+	return eps, nil
+}
+
+// jsonPathValues returns the strings p selects from obj: string values,
+// elements of string lists, each split on commas and trimmed.
+func jsonPathValues(p *jsonpath.JSONPath, obj map[string]any) ([]string, error) {
+	results, err := p.FindResults(obj)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	add := func(v any) error {
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("selects %T, not a string", v)
+		}
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+		return nil
+	}
+	for _, group := range results {
+		for _, rv := range group {
+			if !rv.IsValid() || !rv.CanInterface() {
+				continue
+			}
+			switch v := rv.Interface().(type) {
+			case []any:
+				for _, e := range v {
+					if err := add(e); err != nil {
+						return nil, err
+					}
+				}
+			case nil:
+			default:
+				if err := add(v); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
