@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -144,6 +145,7 @@ func dnsEndpointEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([
 			ep.Labels = endpoint.Labels{}
 		}
 		ep.Labels[endpoint.ResourceLabelKey] = ref.Key()
+		slices.Sort(ep.Targets) // sources hand out sorted targets (COMPAT.md §1)
 		eps = append(eps, ep)
 	}
 	return eps, nil
