@@ -7,13 +7,14 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	crsource "sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/source"
@@ -31,12 +32,12 @@ func onlyPartial(err error) bool {
 	return true
 }
 
-// dnsRequest is the single work item of the DNS controller: every Service
-// event maps to it, so a burst of events collapses into one cycle.
+// dnsRequest is the single work item of the DNS controller: every event of
+// the source maps to it, so a burst of events collapses into one cycle.
 var dnsRequest = reconcile.Request{NamespacedName: types.NamespacedName{Name: "zonesync-dns"}}
 
-// dnsController runs a zonesync cycle whenever a Service changes, and every
-// resync interval.
+// dnsController runs a zonesync cycle whenever the source reports a
+// change, and every resync interval.
 type dnsController struct {
 	dns    *zonesync.Reconciler
 	resync time.Duration
@@ -53,6 +54,10 @@ var _ reconcile.Reconciler = (*dnsController)(nil)
 func (c *dnsController) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	logger := log.FromContext(ctx)
 	changes, err := c.dns.RunOnce(ctx)
+	if errors.Is(err, zonesync.ErrSourceNotReady) {
+		// The informers are still filling their caches.
+		return reconcile.Result{RequeueAfter: notReadyRetry}, nil
+	}
 	if errors.Is(err, zonesync.ErrUnsafePlan) {
 		logger.Error(err, "DNS plan refused by the safety threshold")
 		return reconcile.Result{RequeueAfter: c.resync}, nil
@@ -71,12 +76,25 @@ func (c *dnsController) Reconcile(ctx context.Context, _ reconcile.Request) (rec
 	return reconcile.Result{RequeueAfter: c.resync}, nil
 }
 
-// setupWithManager registers the controller: it watches Services and maps
-// every event to the one DNS request.
-func (c *dnsController) setupWithManager(mgr ctrl.Manager) error {
+// notReadyRetry is the delay before a cycle refused because the source
+// has not synced is tried again.
+const notReadyRetry = time.Second
+
+// setupWithManager registers the controller: the source's event handler
+// (registered until ctx is done) feeds a channel that maps every event to
+// the one DNS request. The source's own informers trigger the cycles, so
+// a cycle never runs on a cache older than the event.
+func (c *dnsController) setupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	events := make(chan event.GenericEvent, 1)
+	c.dns.Source.AddEventHandler(ctx, func() {
+		select {
+		case events <- event.GenericEvent{}:
+		default: // a cycle is already pending
+		}
+	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("zonesync-dns").
-		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(
-			func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{dnsRequest} })).
+		WatchesRawSource(crsource.Channel(events, handler.EnqueueRequestsFromMapFunc(
+			func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{dnsRequest} }))).
 		Complete(c)
 }

@@ -1,9 +1,10 @@
 // Command operator shows zonesync embedded in a controller-runtime manager: a
-// controller watches Services and, on every change, runs one zonesync cycle
-// that publishes the Services' hostnames (annotation
-// external-dns.kubernetes.io/hostname, or the older
-// external-dns.alpha.kubernetes.io/hostname) with the addresses of their load
-// balancers.
+// controller runs one zonesync cycle whenever zonesync's Service source
+// (package source/kubernetes) reports a change, publishing the Services as
+// external-dns does (annotation external-dns.kubernetes.io/hostname, or the
+// older external-dns.alpha.kubernetes.io/hostname, with the addresses of
+// their load balancers). The source's informer factory is started by the
+// manager.
 //
 // The manager runs with leader election on, so that of several replicas only
 // the leader writes DNS: the controller (and with it every DNS write) starts
@@ -26,15 +27,16 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	k8sclient "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/registry/txt"
+	"github.com/zonesync/zonesync/source"
 )
 
 // config is what the operator needs to know.
@@ -60,16 +62,16 @@ func managerOptions(cfg config) manager.Options {
 	}
 }
 
-// newDNSController wires a zonesync Reconciler that reads Services through
-// reader and writes to a TXT registry over p.
-func newDNSController(reader client.Reader, p *inmemory.Provider, cfg config, logger logr.Logger) (*dnsController, error) {
+// newDNSController wires a zonesync Reconciler that reads src and writes to
+// a TXT registry over p.
+func newDNSController(src source.Source, p *inmemory.Provider, cfg config, logger logr.Logger) (*dnsController, error) {
 	reg, err := txt.New(p, txt.Config{OwnerID: cfg.ownerID})
 	if err != nil {
 		return nil, fmt.Errorf("creating TXT registry: %w", err)
 	}
 	return &dnsController{
 		dns: &zonesync.Reconciler{
-			Source:   &serviceSource{reader: reader},
+			Source:   src,
 			Registry: reg,
 			Logger:   logger,
 		},
@@ -77,18 +79,30 @@ func newDNSController(reader client.Reader, p *inmemory.Provider, cfg config, lo
 	}, nil
 }
 
-// setup creates the manager with its DNS controller.
-func setup(restCfg *rest.Config, cfg config, logger logr.Logger) (manager.Manager, error) {
+// setup creates the manager with its DNS controller and the Service
+// source's informers. The source's event handlers live as long as ctx.
+func setup(ctx context.Context, restCfg *rest.Config, cfg config, logger logr.Logger) (manager.Manager, error) {
 	mgr, err := ctrl.NewManager(restCfg, managerOptions(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
-	c, err := newDNSController(mgr.GetClient(), inmemory.New(inmemory.WithZone(cfg.zone)), cfg, logger.WithName("dns"))
+	clientset, err := k8sclient.NewForConfig(restCfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating clientset: %w", err)
+	}
+	src, factory, err := newServiceSource(clientset, cfg.resync)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.setupWithManager(mgr); err != nil {
+	c, err := newDNSController(src, inmemory.New(inmemory.WithZone(cfg.zone)), cfg, logger.WithName("dns"))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.setupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("registering DNS controller: %w", err)
+	}
+	if err := mgr.Add(manager.RunnableFunc(startInformers(factory))); err != nil {
+		return nil, fmt.Errorf("registering the informers: %w", err)
 	}
 	return mgr, nil
 }
@@ -100,7 +114,7 @@ func run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	mgr, err := setup(restCfg, defaultConfig(), logger)
+	mgr, err := setup(ctx, restCfg, defaultConfig(), logger)
 	if err != nil {
 		return err
 	}

@@ -6,20 +6,22 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
 func service(ns, name string, annotations map[string]string, ingress ...corev1.LoadBalancerIngress) *corev1.Service {
@@ -31,84 +33,35 @@ func service(ns, name string, annotations map[string]string, ingress ...corev1.L
 }
 
 const (
-	current = "external-dns.kubernetes.io/"
-	alpha   = "external-dns.alpha.kubernetes.io/"
+	alpha              = "external-dns.alpha.kubernetes.io/"
+	hostnameAnnotation = "hostname"
+	ttlAnnotation      = "ttl"
 )
 
-func TestServiceEndpoints(t *testing.T) {
-	tests := []struct {
-		name    string
-		svc     *corev1.Service
-		want    []string // "name type targets ttl"
-		wantErr string
-	}{
-		{
-			name: "no annotation",
-			svc:  service("default", "web", nil, corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
-		},
-		{
-			name: "IPv4 and IPv6, two hostnames, TTL",
-			svc: service("default", "web", map[string]string{
-				alpha + hostnameAnnotation: "web.example.com, www.example.com.",
-				alpha + ttlAnnotation:      "300",
-			}, corev1.LoadBalancerIngress{IP: "192.0.2.10"}, corev1.LoadBalancerIngress{IP: "2001:db8::10"}),
-			want: []string{
-				"web.example.com A 192.0.2.10 300", "web.example.com AAAA 2001:db8::10 300",
-				"www.example.com A 192.0.2.10 300", "www.example.com AAAA 2001:db8::10 300",
-			},
-		},
-		{
-			name: "current annotation prefix wins over the alpha one",
-			svc: service("default", "web", map[string]string{
-				current + hostnameAnnotation: "new.example.com",
-				alpha + hostnameAnnotation:   "old.example.com",
-				current + ttlAnnotation:      "60",
-			}, corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
-			want: []string{"new.example.com A 192.0.2.10 60"},
-		},
-		{
-			name: "load balancer host name gives a CNAME",
-			svc: service("team", "api", map[string]string{alpha + hostnameAnnotation: "api.example.com"},
-				corev1.LoadBalancerIngress{Hostname: "lb-1.elb.example.net"}),
-			want: []string{"api.example.com CNAME lb-1.elb.example.net 0"},
-		},
-		{
-			name: "no status yet",
-			svc:  service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"}),
-		},
-		{
-			name: "bad TTL",
-			svc: service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com", alpha + ttlAnnotation: "soon"},
-				corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
-			wantErr: `service default/web: annotation external-dns.alpha.kubernetes.io/ttl: invalid TTL "soon"`,
-		},
-		{
-			name: "bad hostname",
-			svc: service("default", "web", map[string]string{alpha + hostnameAnnotation: "web..example.com"},
-				corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
-			wantErr: "service default/web: annotation external-dns.alpha.kubernetes.io/hostname",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			src := &serviceSource{reader: fake.NewClientBuilder().WithObjects(tt.svc).Build()}
-			eps, err := src.Endpoints(context.Background())
-			if tt.wantErr != "" {
-				require.ErrorContains(t, err, tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			got := []string{}
-			for _, ep := range eps {
-				got = append(got, ep.DNSName+" "+ep.RecordType+" "+ep.Targets.String()+" "+strconv.FormatInt(int64(ep.RecordTTL), 10))
-				assert.Equal(t, "service/"+tt.svc.Namespace+"/"+tt.svc.Name, ep.Labels[endpoint.ResourceLabelKey])
-			}
-			if tt.want == nil {
-				tt.want = []string{}
-			}
-			assert.Equal(t, tt.want, got)
-		})
-	}
+// testController returns a DNS controller over the Service source of a
+// fake clientset holding objs, with its informers started and synced.
+func testController(t *testing.T, p *inmemory.Provider, cfg config, objs ...runtime.Object) (*dnsController, *fake.Clientset, *kubernetes.ServiceSource) {
+	t.Helper()
+	client := fake.NewClientset(objs...)
+	src, factory, err := newServiceSource(client, 0)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = startInformers(factory)(ctx) }()
+	require.NoError(t, src.WaitForSync(ctx))
+	c, err := newDNSController(src, p, cfg, testr.New(t))
+	require.NoError(t, err)
+	return c, client, src
+}
+
+// waitFor waits until the source shows n endpoints (the fake clientset's
+// watch delivers changes asynchronously).
+func waitFor(t *testing.T, src source.Source, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		eps, _ := src.Endpoints(context.Background())
+		return len(eps) == n
+	}, 10*time.Second, 5*time.Millisecond)
 }
 
 // zoneRecords returns the provider's raw records as "name type targets".
@@ -125,14 +78,12 @@ func zoneRecords(t *testing.T, p *inmemory.Provider) []string {
 
 func TestDNSControllerReconcile(t *testing.T) {
 	ctx := context.Background()
-	cl := fake.NewClientBuilder().WithObjects(
-		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"},
-			corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
-	).Build()
 	p := inmemory.New(inmemory.WithZone("example.com"))
 	cfg := defaultConfig()
-	c, err := newDNSController(cl, p, cfg, testr.New(t))
-	require.NoError(t, err)
+	c, cl, src := testController(t, p, cfg,
+		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"},
+			corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
+	)
 
 	res, err := c.Reconcile(ctx, dnsRequest)
 	require.NoError(t, err)
@@ -143,12 +94,18 @@ func TestDNSControllerReconcile(t *testing.T) {
 	}, zoneRecords(t, p))
 
 	// The Service moves to another address and a second one appears.
-	var web corev1.Service
-	require.NoError(t, cl.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &web))
+	web, err := cl.CoreV1().Services("default").Get(ctx, "web", metav1.GetOptions{})
+	require.NoError(t, err)
 	web.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.20"}}
-	require.NoError(t, cl.Status().Update(ctx, &web))
-	require.NoError(t, cl.Create(ctx, service("default", "api", map[string]string{alpha + hostnameAnnotation: "api.example.com"},
-		corev1.LoadBalancerIngress{Hostname: "lb.example.net"})))
+	_, err = cl.CoreV1().Services("default").UpdateStatus(ctx, web, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	_, err = cl.CoreV1().Services("default").Create(ctx, service("default", "api", map[string]string{alpha + hostnameAnnotation: "api.example.com"},
+		corev1.LoadBalancerIngress{Hostname: "lb.example.net"}), metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		eps, _ := src.Endpoints(ctx)
+		return len(eps) == 2 && (eps[0].Targets[0] == "192.0.2.20" || eps[1].Targets[0] == "192.0.2.20")
+	}, 10*time.Second, 5*time.Millisecond)
 	_, err = c.Reconcile(ctx, dnsRequest)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
@@ -159,7 +116,8 @@ func TestDNSControllerReconcile(t *testing.T) {
 	}, zoneRecords(t, p))
 
 	// Deleting a Service deletes its records and their ownership TXT.
-	require.NoError(t, cl.Delete(ctx, &web))
+	require.NoError(t, cl.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}))
+	waitFor(t, src, 1)
 	_, err = c.Reconcile(ctx, dnsRequest)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
@@ -173,32 +131,57 @@ func TestDNSControllerReconcile(t *testing.T) {
 	assert.False(t, changes.HasChanges())
 }
 
+func TestDNSControllerNotReadyRequeues(t *testing.T) {
+	client := fake.NewClientset()
+	src, _, err := newServiceSource(client, 0) // the factory is never started
+	require.NoError(t, err)
+	c, err := newDNSController(src, inmemory.New(inmemory.WithZone("example.com")), defaultConfig(), testr.New(t))
+	require.NoError(t, err)
+	res, err := c.Reconcile(context.Background(), dnsRequest)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Result{RequeueAfter: notReadyRetry}, res)
+}
+
 // TestDNSControllerBadServiceIsIsolated: one Service with a bad annotation
 // neither fails every cycle nor loses its records.
 func TestDNSControllerBadServiceIsIsolated(t *testing.T) {
 	ctx := context.Background()
-	cl := fake.NewClientBuilder().WithObjects(
+	p := inmemory.New(inmemory.WithZone("example.com"))
+	c, cl, src := testController(t, p, defaultConfig(),
 		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
 		service("default", "api", map[string]string{alpha + hostnameAnnotation: "api.example.com"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.30"}),
-	).Build()
-	p := inmemory.New(inmemory.WithZone("example.com"))
-	c, err := newDNSController(cl, p, defaultConfig(), testr.New(t))
-	require.NoError(t, err)
-	_, err = c.Reconcile(ctx, dnsRequest)
+	)
+	_, err := c.Reconcile(ctx, dnsRequest)
 	require.NoError(t, err)
 
 	// web gets a bad TTL and moves; api moves too.
-	var web, api corev1.Service
-	require.NoError(t, cl.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &web))
+	web, err := cl.CoreV1().Services("default").Get(ctx, "web", metav1.GetOptions{})
+	require.NoError(t, err)
 	web.Annotations[alpha+ttlAnnotation] = "-1"
-	require.NoError(t, cl.Update(ctx, &web))
 	web.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.20"}}
-	require.NoError(t, cl.Status().Update(ctx, &web))
-	require.NoError(t, cl.Get(ctx, client.ObjectKey{Namespace: "default", Name: "api"}, &api))
+	_, err = cl.CoreV1().Services("default").Update(ctx, web, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	api, err := cl.CoreV1().Services("default").Get(ctx, "api", metav1.GetOptions{})
+	require.NoError(t, err)
 	api.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.40"}}
-	require.NoError(t, cl.Status().Update(ctx, &api))
+	_, err = cl.CoreV1().Services("default").UpdateStatus(ctx, api, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	// The source reports the bad Service by its resource key.
+	var eps []*endpoint.Endpoint
+	require.Eventually(t, func() bool {
+		got, err := src.Endpoints(ctx)
+		eps = got
+		return err != nil && len(got) == 1 && got[0].Targets[0] == "192.0.2.40"
+	}, 10*time.Second, 5*time.Millisecond)
+	_, err = src.Endpoints(ctx)
+	var pe *source.PartialError
+	require.ErrorAs(t, err, &pe)
+	require.Contains(t, pe.Failed, "service/default/web")
+	assert.ErrorContains(t, pe.Failed["service/default/web"], `Service default/web: annotation external-dns.alpha.kubernetes.io/ttl="-1"`)
+	assert.Equal(t, "api.example.com", eps[0].DNSName)
 
 	res, err := c.Reconcile(ctx, dnsRequest)
 	require.NoError(t, err, "the bad Service is logged, not retried in a loop")
@@ -209,16 +192,6 @@ func TestDNSControllerBadServiceIsIsolated(t *testing.T) {
 		"api.example.com A 192.0.2.40",
 		"web.example.com A 192.0.2.10",
 	}, zoneRecords(t, p), "api follows its Service; web keeps its record")
-
-	// The source reports the bad Service by its resource key.
-	src := &serviceSource{reader: cl}
-	eps, err := src.Endpoints(ctx)
-	var pe *source.PartialError
-	require.ErrorAs(t, err, &pe)
-	require.Contains(t, pe.Failed, "service/default/web")
-	assert.ErrorContains(t, pe.Failed["service/default/web"], `service default/web: annotation external-dns.alpha.kubernetes.io/ttl: invalid TTL "-1"`)
-	require.Len(t, eps, 1)
-	assert.Equal(t, "api.example.com", eps[0].DNSName)
 }
 
 func TestManagerOptionsLeaderElection(t *testing.T) {
@@ -230,7 +203,7 @@ func TestManagerOptionsLeaderElection(t *testing.T) {
 
 func TestSetupBuildsManager(t *testing.T) {
 	// No API server is contacted before Start.
-	mgr, err := setup(&rest.Config{Host: "https://127.0.0.1:1"}, defaultConfig(), testr.New(t))
+	mgr, err := setup(t.Context(), &rest.Config{Host: "https://127.0.0.1:1"}, defaultConfig(), testr.New(t))
 	require.NoError(t, err)
 	require.NotNil(t, mgr)
 }
@@ -246,27 +219,26 @@ func TestRunWithoutCluster(t *testing.T) {
 
 func TestDNSControllerUnsafePlanRequeues(t *testing.T) {
 	ctx := context.Background()
-	var objs []client.Object
+	var objs []runtime.Object
 	for i := range 12 {
 		name := "svc-" + strconv.Itoa(i)
 		objs = append(objs, service("default", name, map[string]string{alpha + hostnameAnnotation: name + ".example.com"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.10"}))
 	}
-	cl := fake.NewClientBuilder().WithObjects(objs...).Build()
 	p := inmemory.New(inmemory.WithZone("example.com"))
 	cfg := defaultConfig()
-	c, err := newDNSController(cl, p, cfg, testr.New(t))
-	require.NoError(t, err)
-	_, err = c.Reconcile(ctx, dnsRequest)
+	c, cl, src := testController(t, p, cfg, objs...)
+	_, err := c.Reconcile(ctx, dnsRequest)
 	require.NoError(t, err)
 	before := zoneRecords(t, p)
 	require.Len(t, before, 24)
 
 	// Every Service disappears at once (say, a namespace was deleted by
 	// mistake): the safety threshold keeps the records.
-	for _, o := range objs {
-		require.NoError(t, cl.Delete(ctx, o))
+	for i := range 12 {
+		require.NoError(t, cl.CoreV1().Services("default").Delete(ctx, "svc-"+strconv.Itoa(i), metav1.DeleteOptions{}))
 	}
+	waitFor(t, src, 0)
 	res, err := c.Reconcile(ctx, dnsRequest)
 	require.NoError(t, err)
 	assert.Equal(t, reconcile.Result{RequeueAfter: cfg.resync}, res)
