@@ -41,7 +41,7 @@ type HTTPProxyConfig struct {
 type HTTPProxySource struct {
 	cfg HTTPProxyConfig
 	res *dynamicResource
-	informerSet
+	inf informerSet
 }
 
 var (
@@ -56,7 +56,7 @@ func NewHTTPProxySource(ctx context.Context, client dynamic.Interface, cfg HTTPP
 	if err != nil {
 		return nil, err
 	}
-	s := &HTTPProxySource{cfg: cfg, res: res, informerSet: informerSet{res.informer}}
+	s := &HTTPProxySource{cfg: cfg, res: res, inf: informerSet{res.informer}}
 	if start != nil {
 		start(ctx)
 	}
@@ -116,4 +116,18 @@ func (s *HTTPProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.U
 	hostnames = slices.Clone(hostnames)
 	slices.Sort(hostnames)
 	return source.EndpointsForHostnames(slices.Compact(hostnames), targets, ann.EndpointMeta(ref)), nil
+}
+
+// HasSynced reports whether the source's informers have synced; until
+// then its Endpoints would be incomplete.
+func (s *HTTPProxySource) HasSynced() bool { return s.inf.HasSynced() }
+
+// WaitForSync blocks until the source's informers have synced or ctx is
+// done; it returns an error wrapping ctx's cause then.
+func (s *HTTPProxySource) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
+
+// AddEventHandler calls handler on every add, delete and change (not on
+// resyncs) of the objects the source reads, until ctx is done.
+func (s *HTTPProxySource) AddEventHandler(ctx context.Context, handler func()) {
+	s.inf.AddEventHandler(ctx, handler)
 }

@@ -58,7 +58,7 @@ type DNSEndpointConfig struct {
 type DNSEndpointSource struct {
 	client dynamic.Interface
 	res    *dynamicResource
-	informerSet
+	inf    informerSet
 
 	mu      sync.Mutex
 	written map[types.UID]int64 // generation last written per object
@@ -81,7 +81,7 @@ func NewDNSEndpointSource(ctx context.Context, client dynamic.Interface, cfg DNS
 	if err != nil {
 		return nil, err
 	}
-	s := &DNSEndpointSource{client: client, res: res, informerSet: informerSet{res.informer}, written: map[types.UID]int64{}}
+	s := &DNSEndpointSource{client: client, res: res, inf: informerSet{res.informer}, written: map[types.UID]int64{}}
 	if start != nil {
 		start(ctx)
 	}
@@ -178,4 +178,18 @@ func (s *DNSEndpointSource) writeObservedGeneration(ctx context.Context, u *unst
 		delete(s.written, u.GetUID()) // try again next time
 		s.mu.Unlock()
 	}
+}
+
+// HasSynced reports whether the source's informers have synced; until
+// then its Endpoints would be incomplete.
+func (s *DNSEndpointSource) HasSynced() bool { return s.inf.HasSynced() }
+
+// WaitForSync blocks until the source's informers have synced or ctx is
+// done; it returns an error wrapping ctx's cause then.
+func (s *DNSEndpointSource) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
+
+// AddEventHandler calls handler on every add, delete and change (not on
+// resyncs) of the objects the source reads, until ctx is done.
+func (s *DNSEndpointSource) AddEventHandler(ctx context.Context, handler func()) {
+	s.inf.AddEventHandler(ctx, handler)
 }

@@ -46,7 +46,7 @@ type IngressSource struct {
 	cfg       IngressConfig
 	sel       selection
 	ingresses cache.SharedIndexInformer
-	informerSet
+	inf       informerSet
 }
 
 var (
@@ -67,7 +67,7 @@ func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg Ingre
 		factory = k8sinformers.NewSharedInformerFactoryWithOptions(client, cfg.ResyncPeriod, k8sinformers.WithNamespace(cfg.Namespace))
 	}
 	s := &IngressSource{cfg: cfg, sel: sel, ingresses: factory.Networking().V1().Ingresses().Informer()}
-	s.informerSet = informerSet{s.ingresses}
+	s.inf = informerSet{s.ingresses}
 	if own {
 		fn := informers.TransformerWithOptions[*networkingv1.Ingress](cfg.annotationKeys(IngressClassAnnotation)...)
 		if err := s.ingresses.SetTransform(fn); err != nil {
@@ -167,4 +167,18 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 	hostnames = slices.Clone(hostnames)
 	slices.Sort(hostnames)
 	return source.EndpointsForHostnames(slices.Compact(hostnames), targets, ann.EndpointMeta(ref)), nil
+}
+
+// HasSynced reports whether the source's informers have synced; until
+// then its Endpoints would be incomplete.
+func (s *IngressSource) HasSynced() bool { return s.inf.HasSynced() }
+
+// WaitForSync blocks until the source's informers have synced or ctx is
+// done; it returns an error wrapping ctx's cause then.
+func (s *IngressSource) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
+
+// AddEventHandler calls handler on every add, delete and change (not on
+// resyncs) of the objects the source reads, until ctx is done.
+func (s *IngressSource) AddEventHandler(ctx context.Context, handler func()) {
+	s.inf.AddEventHandler(ctx, handler)
 }

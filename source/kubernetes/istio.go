@@ -56,7 +56,7 @@ type IstioGatewaySource struct {
 	cfg      IstioGatewayConfig
 	res      *dynamicResource
 	services cache.SharedIndexInformer
-	informerSet
+	inf      informerSet
 }
 
 var (
@@ -88,7 +88,7 @@ func NewIstioGatewaySource(ctx context.Context, kube k8sclient.Interface, client
 			return nil, fmt.Errorf("istio-gateway source: %w", err)
 		}
 	}
-	s.informerSet = informerSet{res.informer, s.services}
+	s.inf = informerSet{res.informer, s.services}
 	if start != nil {
 		start(ctx)
 	}
@@ -192,4 +192,18 @@ func (s *IstioGatewaySource) selectedServiceTargets(ref source.ObjectRef, u *uns
 		}
 	}
 	return targets, nil
+}
+
+// HasSynced reports whether the source's informers have synced; until
+// then its Endpoints would be incomplete.
+func (s *IstioGatewaySource) HasSynced() bool { return s.inf.HasSynced() }
+
+// WaitForSync blocks until the source's informers have synced or ctx is
+// done; it returns an error wrapping ctx's cause then.
+func (s *IstioGatewaySource) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
+
+// AddEventHandler calls handler on every add, delete and change (not on
+// resyncs) of the objects the source reads, until ctx is done.
+func (s *IstioGatewaySource) AddEventHandler(ctx context.Context, handler func()) {
+	s.inf.AddEventHandler(ctx, handler)
 }

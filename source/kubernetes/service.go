@@ -78,7 +78,7 @@ type ServiceSource struct {
 	services cache.SharedIndexInformer
 	slices   cache.SharedIndexInformer
 	nodes    cache.SharedIndexInformer
-	informerSet
+	inf      informerSet
 }
 
 var (
@@ -110,7 +110,7 @@ func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg Servi
 		slices:   factory.Discovery().V1().EndpointSlices().Informer(),
 		nodes:    factory.Core().V1().Nodes().Informer(),
 	}
-	s.informerSet = informerSet{s.services, s.slices, s.nodes}
+	s.inf = informerSet{s.services, s.slices, s.nodes}
 	if own {
 		for _, set := range []error{
 			s.services.SetTransform(informers.TransformerWithOptions[*corev1.Service](cfg.annotationKeys()...)),
@@ -390,4 +390,18 @@ func (s *ServiceSource) nodeAddressesOf(name *string, endpointsType string) ([]s
 	default:
 		return nil, fmt.Errorf("endpoints-type %q is neither NodeExternalIP nor HostIP", endpointsType)
 	}
+}
+
+// HasSynced reports whether the source's informers have synced; until
+// then its Endpoints would be incomplete.
+func (s *ServiceSource) HasSynced() bool { return s.inf.HasSynced() }
+
+// WaitForSync blocks until the source's informers have synced or ctx is
+// done; it returns an error wrapping ctx's cause then.
+func (s *ServiceSource) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
+
+// AddEventHandler calls handler on every add, delete and change (not on
+// resyncs) of the objects the source reads, until ctx is done.
+func (s *ServiceSource) AddEventHandler(ctx context.Context, handler func()) {
+	s.inf.AddEventHandler(ctx, handler)
 }

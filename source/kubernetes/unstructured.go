@@ -62,7 +62,7 @@ type UnstructuredSource struct {
 	res        *dynamicResource
 	hostPath   *jsonpath.JSONPath
 	targetPath *jsonpath.JSONPath
-	informerSet
+	inf        informerSet
 }
 
 var (
@@ -105,7 +105,7 @@ func NewUnstructuredSource(ctx context.Context, client dynamic.Interface, cfg Un
 	if err != nil {
 		return nil, err
 	}
-	s := &UnstructuredSource{cfg: cfg, res: res, hostPath: hostPath, targetPath: targetPath, informerSet: informerSet{res.informer}}
+	s := &UnstructuredSource{cfg: cfg, res: res, hostPath: hostPath, targetPath: targetPath, inf: informerSet{res.informer}}
 	if start != nil {
 		start(ctx)
 	}
@@ -244,4 +244,18 @@ func jsonPathValues(p *jsonpath.JSONPath, obj map[string]any) ([]string, error) 
 		}
 	}
 	return out, nil
+}
+
+// HasSynced reports whether the source's informers have synced; until
+// then its Endpoints would be incomplete.
+func (s *UnstructuredSource) HasSynced() bool { return s.inf.HasSynced() }
+
+// WaitForSync blocks until the source's informers have synced or ctx is
+// done; it returns an error wrapping ctx's cause then.
+func (s *UnstructuredSource) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
+
+// AddEventHandler calls handler on every add, delete and change (not on
+// resyncs) of the objects the source reads, until ctx is done.
+func (s *UnstructuredSource) AddEventHandler(ctx context.Context, handler func()) {
+	s.inf.AddEventHandler(ctx, handler)
 }
