@@ -2,6 +2,7 @@ package kubernetes_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -252,4 +254,52 @@ func TestUnstructuredSource(t *testing.T) {
 	}
 	_, err := kubernetes.NewUnstructuredSource(context.Background(), dynClient(), kubernetes.UnstructuredConfig{})
 	require.ErrorContains(t, err, "GVR")
+}
+
+// TestDynamicSourcesReadinessAndEvents: with a factory the caller starts,
+// every dynamic source reports not ready until it is started, then fires
+// its handler when an object it reads is added.
+func TestDynamicSourcesReadinessAndEvents(t *testing.T) {
+	tests := []struct {
+		name string
+		gvr  schema.GroupVersionResource
+		obj  *unstructured.Unstructured
+		make func(ctx context.Context, dyn *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (syncer, error)
+	}{
+		{"dnsendpoint", kubernetes.DNSEndpointGVR, dnsEndpoint("ns", "e", 1),
+			func(ctx context.Context, dyn *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (syncer, error) {
+				return kubernetes.NewDNSEndpointSource(ctx, dyn, kubernetes.DNSEndpointConfig{DynamicFactory: f})
+			}},
+		{"istio", kubernetes.IstioGatewayGVR, obj("networking.istio.io/v1", "Gateway", "ns", "g", nil, map[string]any{"spec": map[string]any{}}),
+			func(ctx context.Context, dyn *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (syncer, error) {
+				return kubernetes.NewIstioGatewaySource(ctx, fake.NewClientset(), dyn, kubernetes.IstioGatewayConfig{DynamicFactory: f})
+			}},
+		{"httpproxy", kubernetes.HTTPProxyGVR, obj("projectcontour.io/v1", "HTTPProxy", "ns", "p", nil, map[string]any{"spec": map[string]any{}}),
+			func(ctx context.Context, dyn *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (syncer, error) {
+				return kubernetes.NewHTTPProxySource(ctx, dyn, kubernetes.HTTPProxyConfig{DynamicFactory: f})
+			}},
+		{"unstructured", widgetGVR, obj("example.com/v1", "Widget", "ns", "w", nil, nil),
+			func(ctx context.Context, dyn *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (syncer, error) {
+				return kubernetes.NewUnstructuredSource(ctx, dyn, kubernetes.UnstructuredConfig{GVR: widgetGVR, DynamicFactory: f})
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			dyn := dynClient()
+			factory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+			src, err := tt.make(ctx, dyn, factory)
+			require.NoError(t, err)
+			assert.False(t, src.HasSynced())
+			assert.False(t, source.HasSynced(src))
+			var calls atomic.Int32
+			src.AddEventHandler(ctx, func() { calls.Add(1) })
+			factory.Start(ctx.Done())
+			require.NoError(t, src.WaitForSync(ctx))
+			_, err = dyn.Resource(tt.gvr).Namespace("ns").Create(ctx, tt.obj, metav1.CreateOptions{})
+			require.NoError(t, err)
+			eventually(t, func() bool { return calls.Load() >= 1 })
+		})
+	}
 }
