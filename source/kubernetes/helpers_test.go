@@ -43,3 +43,5 @@ func eventually(t *testing.T, cond func() bool) {
 	t.Helper()
 	require.Eventually(t, cond, 10*time.Second, 5*time.Millisecond)
 }
+
+func ptrTo[T any](v T) *T { return &v }

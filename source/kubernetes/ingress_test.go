@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/utils/ptr"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
@@ -35,7 +34,7 @@ func TestIngressSource(t *testing.T) {
 		return func(i *networkingv1.Ingress) { i.Spec.TLS = []networkingv1.IngressTLS{{Hosts: hosts}} }
 	}
 	class := func(c string) func(*networkingv1.Ingress) {
-		return func(i *networkingv1.Ingress) { i.Spec.IngressClassName = ptr.To(c) }
+		return func(i *networkingv1.Ingress) { i.Spec.IngressClassName = ptrTo(c) }
 	}
 	tests := []struct {
 		name string

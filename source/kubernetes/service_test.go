@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/utils/ptr"
 
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/kubernetes"
@@ -49,9 +48,9 @@ func TestServiceSource(t *testing.T) {
 	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "db-abc", Labels: map[string]string{discoveryv1.LabelServiceName: "db"}},
 		Endpoints: []discoveryv1.Endpoint{
-			{Addresses: []string{"10.2.0.1"}, Hostname: ptr.To("db-0"), NodeName: ptr.To("n1"), Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}},
-			{Addresses: []string{"10.2.0.2"}, Hostname: ptr.To("db-1"), NodeName: ptr.To("n2"), Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}},
-			{Addresses: []string{"10.2.0.3"}, Hostname: ptr.To("db-2"), NodeName: ptr.To("n2"), Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(false)}},
+			{Addresses: []string{"10.2.0.1"}, Hostname: ptrTo("db-0"), NodeName: ptrTo("n1"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(true)}},
+			{Addresses: []string{"10.2.0.2"}, Hostname: ptrTo("db-1"), NodeName: ptrTo("n2"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(true)}},
+			{Addresses: []string{"10.2.0.3"}, Hostname: ptrTo("db-2"), NodeName: ptrTo("n2"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(false)}},
 		},
 	}
 	tests := []struct {
