@@ -29,4 +29,12 @@
 // factory. The order is the one of package informers: construct every
 // source (they add their indexes), register handlers, then start the
 // factory.
+//
+// # Permissions
+//
+// Each source lists and watches what its doc marker's resources name:
+// the Service source Services, discovery.k8s.io EndpointSlices and Nodes
+// (cluster-wide); the Istio Gateway source Gateways and Services
+// (cluster-wide, as gateway Services live in their own namespace). The
+// DNSEndpoint source also updates dnsendpoints/status.
 package kubernetes
