@@ -77,13 +77,24 @@ type ObjectRef struct {
 	Namespace string
 	// Name is the object's name.
 	Name string
+	// Resource, when not empty, is the resource key itself, used by
+	// [ObjectRef.Key] instead of the one derived from Kind. external-dns
+	// spells a few keys its own way ("crd/namespace/name" for DNSEndpoint
+	// objects, "HTTPProxy/namespace/name" for Contour); a source reading
+	// such objects sets it, so that records external-dns wrote keep
+	// matching their object (a failed object's records stay protected).
+	Resource string
 }
 
-// Key returns the resource key of the object: "kind/namespace/name" with
-// the kind in lower case, or "kind/name" for a cluster-scoped object (no
-// namespace), the format external-dns writes in the resource label
-// ([endpoint.ResourceLabelKey]) and that [PartialError.Failed] is keyed by.
+// Key returns the resource key of the object: Resource when set, otherwise
+// "kind/namespace/name" with the kind in lower case, or "kind/name" for a
+// cluster-scoped object (no namespace), the format external-dns writes in
+// the resource label ([endpoint.ResourceLabelKey]) and that
+// [PartialError.Failed] is keyed by.
 func (r ObjectRef) Key() string {
+	if r.Resource != "" {
+		return r.Resource
+	}
 	kind := strings.ToLower(r.Kind)
 	if r.Namespace == "" {
 		return kind + "/" + r.Name

@@ -287,3 +287,20 @@ func BenchmarkParseAnnotations(b *testing.B) {
 		}
 	}
 }
+
+func TestObjectRefKey(t *testing.T) {
+	tests := []struct {
+		name string
+		ref  source.ObjectRef
+		want string
+	}{
+		{"namespaced kind in lower case", source.ObjectRef{Kind: "Service", Namespace: "default", Name: "web"}, "service/default/web"},
+		{"cluster-scoped", source.ObjectRef{Kind: "Node", Name: "worker-1"}, "node/worker-1"},
+		{"resource as external-dns spells it", source.ObjectRef{Kind: "DNSEndpoint", Namespace: "ns", Name: "x", Resource: "crd/ns/x"}, "crd/ns/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.ref.Key())
+		})
+	}
+}

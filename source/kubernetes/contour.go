@@ -28,7 +28,8 @@ type HTTPProxyConfig struct {
 // spec.virtualhost.fqdn and the hostname annotation, pointing at
 // status.loadBalancer.ingress or at the target annotation. Proxies
 // without a virtual host (included ones) give no names unless annotated
-// or templated.
+// or templated. Endpoints carry the resource label
+// "HTTPProxy/⟨namespace⟩/⟨name⟩", spelled as external-dns writes it.
 //
 // +zonesync:source:name=contour-httpproxy
 // +zonesync:source:category=kubernetes
@@ -79,6 +80,7 @@ func (s *HTTPProxySource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, 
 	var failed *source.PartialError
 	for _, u := range objs {
 		ref := objectRef(u, "HTTPProxy")
+		ref.Resource = "HTTPProxy/" + ref.Namespace + "/" + ref.Name // as external-dns writes it
 		objEps, err := s.proxyEndpoints(ref, u)
 		if err != nil {
 			failed = failed.Add(ref.Key(), err)

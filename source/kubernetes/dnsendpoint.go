@@ -45,7 +45,8 @@ type DNSEndpointConfig struct {
 // written back through the status subresource (failures are logged).
 //
 // Endpoints carry the labels of the CRD plus the resource label
-// "dnsendpoint/⟨namespace⟩/⟨name⟩" (external-dns writes "crd/…").
+// "crd/⟨namespace⟩/⟨name⟩", the key external-dns writes for these objects,
+// so that records it wrote stay tied to their DNSEndpoint.
 //
 // +zonesync:source:name=dnsendpoint
 // +zonesync:source:category=kubernetes
@@ -109,6 +110,7 @@ func (s *DNSEndpointSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint
 	var failed *source.PartialError
 	for _, u := range objs {
 		ref := objectRef(u, "DNSEndpoint")
+		ref.Resource = "crd/" + ref.Namespace + "/" + ref.Name // as external-dns writes it
 		objEps, err := dnsEndpointEndpoints(ref, u)
 		if err != nil {
 			failed = failed.Add(ref.Key(), err)

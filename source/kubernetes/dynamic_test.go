@@ -82,11 +82,11 @@ func TestDNSEndpointSource(t *testing.T) {
 	eps, err := src.Endpoints(ctx)
 	var pe *source.PartialError
 	require.ErrorAs(t, err, &pe)
-	require.Contains(t, pe.Failed, "dnsendpoint/ns/bad")
-	assert.ErrorContains(t, pe.Failed["dnsendpoint/ns/bad"], "DNSEndpoint ns/bad")
+	require.Contains(t, pe.Failed, "crd/ns/bad")
+	assert.ErrorContains(t, pe.Failed["crd/ns/bad"], "DNSEndpoint ns/bad")
 	assert.Equal(t, []string{
-		"a.example.com 60 IN A eu 192.0.2.1;192.0.2.2 [{alias true}] dnsendpoint/ns/good",
-		`txt.example.com 0 IN TXT  hello dnsendpoint/ns/good`,
+		"a.example.com 60 IN A eu 192.0.2.1;192.0.2.2 [{alias true}] crd/ns/good",
+		`txt.example.com 0 IN TXT  hello crd/ns/good`,
 	}, render(eps))
 	for _, ep := range eps {
 		if ep.DNSName == "a.example.com" {
@@ -173,8 +173,8 @@ func TestHTTPProxySource(t *testing.T) {
 	eps, err := src.Endpoints(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
-		"app.example.com 0 IN A  192.0.2.5 httpproxy/ns/root",
-		"app.example.com 0 IN CNAME  lb.example.net httpproxy/ns/root",
+		"app.example.com 0 IN A  192.0.2.5 HTTPProxy/ns/root",
+		"app.example.com 0 IN CNAME  lb.example.net HTTPProxy/ns/root",
 	}, render(eps))
 
 	_, err = dyn.Resource(kubernetes.HTTPProxyGVR).Namespace("ns").Create(ctx, proxy("new", "new.example.com", map[string]string{"dns": "on"}), metav1.CreateOptions{})
