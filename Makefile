@@ -25,7 +25,7 @@ vet:
 
 ## bench: the benchmarks recorded in docs/benchmarks.md (rfc2136 needs named, see README).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./plan/ ./registry/txt/ ./provider/inmemory/ ./provider/webhook/ ./provider/rfc2136/ ./source/ .
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./plan/ ./registry/txt/ ./provider/inmemory/ ./provider/webhook/ ./provider/rfc2136/ ./source/ ./informers/ .
 
 ## fuzz-smoke: run every fuzz target for a few seconds (the seed corpora always run in `make test`).
 fuzz-smoke:

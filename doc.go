@@ -46,6 +46,11 @@
 //     more), ready-made sources ([source.InMemory], [source.Static],
 //     [source.Connector], [source.Fake]) and the external-dns annotation
 //     parser and FQDN templates for sources of one's own.
+//     [github.com/zonesync/zonesync/source/kubernetes] reads Services,
+//     Ingresses, DNSEndpoints, Istio Gateways, Contour HTTPProxies and any
+//     resource through informers set up with
+//     [github.com/zonesync/zonesync/informers]; they are the only packages
+//     that import client-go.
 //   - [github.com/zonesync/zonesync/clock]: the one [clock.Clock] of the
 //     library; tests drive it with clock/clocktest.
 //   - [github.com/zonesync/zonesync/blueprint]: helpers for provider
