@@ -13,6 +13,7 @@ import (
 	xendpoint "sigs.k8s.io/external-dns/endpoint"
 	"sigs.k8s.io/external-dns/pkg/apis/externaldns"
 	xplan "sigs.k8s.io/external-dns/plan"
+	xprovider "sigs.k8s.io/external-dns/provider"
 	xinmemory "sigs.k8s.io/external-dns/provider/inmemory"
 	xregistry "sigs.k8s.io/external-dns/registry"
 	xtxt "sigs.k8s.io/external-dns/registry/txt"
@@ -43,7 +44,7 @@ type registryConfig struct {
 	oldOwner                 string
 }
 
-func (c registryConfig) external(p *xinmemory.InMemoryProvider, owner string) (xregistry.Registry, error) {
+func (c registryConfig) external(p xprovider.Provider, owner string) (xregistry.Registry, error) {
 	cfg := &externaldns.Config{
 		TXTOwnerID:             owner,
 		TXTOwnerOld:            c.oldOwner,
