@@ -246,3 +246,17 @@ func (knownDifference) rewriteOwner(lines []string, oldOwner, newOwner string) [
 	sort.Strings(out)
 	return out
 }
+
+// endpointLines renders endpoints as sorted lines with every field the
+// webhook carries: name (canonical), type, set identifier, TTL, sorted
+// targets, labels and provider-specific properties.
+func endpointLines(eps []*endpoint.Endpoint) []string {
+	out := make([]string, 0, len(eps))
+	for _, ep := range eps {
+		targets := append([]string(nil), ep.Targets...)
+		sort.Strings(targets)
+		out = append(out, fmt.Sprintf("%s %s %q ttl=%d %q labels=%v ps=%v", endpoint.CanonicalDNSName(ep.DNSName), ep.RecordType, ep.SetIdentifier, ep.RecordTTL, targets, map[string]string(ep.Labels), ep.ProviderSpecific))
+	}
+	sort.Strings(out)
+	return out
+}
