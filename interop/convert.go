@@ -83,7 +83,8 @@ func ChangesToZonesync(c *xplan.Changes) *plan.Changes {
 	}
 }
 
-// Provider is what both in-memory providers offer for copying a zone.
+// recordReader is what providers and registries of either project offer
+// for reading a zone.
 type recordReader[E any] interface {
 	Records(ctx context.Context) ([]E, error)
 }

@@ -191,7 +191,7 @@ func TestMigration(t *testing.T) {
 			if tc.oldOwner != "" {
 				want = ruleOldOwnerRewritten.rewriteOwner(want, tc.oldOwner, testOwner)
 			}
-			require.Equal(t, want, zoneLines(zafter), "zone after one cycle: external-dns (expected, after known difference %s) and zonesync (actual)", ruleOldOwnerRewritten.name)
+			require.Equal(t, want, zoneLines(zafter), "zone after one cycle: external-dns (expected, after known difference %s: %s) and zonesync (actual)", ruleOldOwnerRewritten.name, ruleOldOwnerRewritten.reason)
 			require.Equal(t, nonTXT(before), nonTXT(zoneLines(zafter)), "no record other than an ownership TXT changes")
 
 			// Ownership as the registries now report it.

@@ -312,7 +312,7 @@ func TestTXTExternalDNSToZonesync(t *testing.T) {
 			// unowned, but they are as desired: nothing is planned or held
 			// back for them either.
 			require.Empty(t, pv.Plan.Skipped)
-			t.Logf("known difference %s: %d record(s) read as unowned by zonesync: %q", ruleULabelTXTName.name, len(unowned), unowned)
+			t.Logf("known difference %s (%s): %d record(s) read as unowned by zonesync: %q", ruleULabelTXTName.name, ruleULabelTXTName.reason, len(unowned), unowned)
 		})
 	}
 }
