@@ -19,7 +19,7 @@ func ExampleToZonesync() {
 	fmt.Println(back.DNSName == x.DNSName, back.Labels["owner"])
 	fmt.Println(interop.Key(z.DNSName, z.SetIdentifier, z.RecordType))
 	// Output:
-	// Bücher.example.com A 300 [192.0.2.1] eu team-a
+	// Bücher.example.com A 300 192.0.2.1 eu team-a
 	// true team-a
 	// xn--bcher-kva.example.com "eu" A
 }
