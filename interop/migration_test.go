@@ -143,6 +143,14 @@ func TestMigration(t *testing.T) {
 			owned:    true,
 		},
 		{
+			name: "A ALIAS record owned through a cname- TXT (external-dns <= v0.21)",
+			zone: []*endpoint.Endpoint{
+				endpoint.NewEndpoint("alias.example.com", "A", "192.0.2.5").WithProviderSpecific("alias", "true"),
+				endpoint.NewEndpoint("cname-alias.example.com", "TXT", heritage(testOwner, "service/default/alias")),
+			},
+			owned: true,
+		},
+		{
 			name: "unowned records are left alone",
 			zone: []*endpoint.Endpoint{
 				endpoint.NewEndpoint("app.example.com", "A", "192.0.2.2"),
@@ -161,8 +169,10 @@ func TestMigration(t *testing.T) {
 			var desired []*endpoint.Endpoint
 			for _, ep := range tc.zone {
 				if ep.RecordType != "TXT" {
-					desired = append(desired, endpoint.NewEndpoint(ep.DNSName, ep.RecordType, ep.Targets...).
-						WithLabel(endpoint.ResourceLabelKey, "service/default/"+strings.Split(ep.DNSName, ".")[0]))
+					d := endpoint.NewEndpoint(ep.DNSName, ep.RecordType, ep.Targets...).
+						WithLabel(endpoint.ResourceLabelKey, "service/default/"+strings.Split(ep.DNSName, ".")[0])
+					d.ProviderSpecific = append(d.ProviderSpecific, ep.ProviderSpecific...)
+					desired = append(desired, d)
 				}
 			}
 			before := zoneLines(tc.zone)
