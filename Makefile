@@ -3,10 +3,15 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test test-root test-operator fmt vet bench fuzz-smoke
+# The interop module needs the Go toolchain external-dns asks for (see
+# interop/go.mod); GOTOOLCHAIN=auto lets the go command fetch it through the
+# module proxy when the installed one is older.
+INTEROP_GO ?= GOTOOLCHAIN=auto $(GO)
 
-## test: every test of the root module and of the nested examples/operator module, with -race.
-test: test-root test-operator
+.PHONY: test test-root test-operator test-interop fmt vet bench bench-interop fuzz-smoke
+
+## test: every test of the root module, of the nested examples/operator module and of the interop module, with -race.
+test: test-root test-operator test-interop
 
 test-root:
 	$(GO) test $(GOFLAGS_TEST) ./...
@@ -14,18 +19,27 @@ test-root:
 test-operator:
 	cd examples/operator && $(GO) test $(GOFLAGS_TEST) ./...
 
+## test-interop: the tests against the real external-dns module (interop/, a separate module).
+test-interop:
+	cd interop && $(INTEROP_GO) test $(GOFLAGS_TEST) ./...
+
 ## fmt: fail if any file is not gofmt-formatted.
 fmt:
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
 
-## vet: go vet both modules.
+## vet: go vet every module.
 vet:
 	$(GO) vet ./...
 	cd examples/operator && $(GO) vet ./...
+	cd interop && $(INTEROP_GO) vet ./...
 
 ## bench: the benchmarks recorded in docs/benchmarks.md (rfc2136 needs named, see README).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./plan/ ./registry/txt/ ./provider/inmemory/ ./provider/webhook/ ./provider/rfc2136/ ./source/ ./informers/ .
+
+## bench-interop: the side-by-side benchmarks against external-dns (docs/benchmarks.md).
+bench-interop:
+	cd interop && $(INTEROP_GO) test -run '^$$' -bench . -benchmem -count 5 ./...
 
 ## fuzz-smoke: run every fuzz target for a few seconds (the seed corpora always run in `make test`).
 fuzz-smoke:
