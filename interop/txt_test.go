@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	xendpoint "sigs.k8s.io/external-dns/endpoint"
@@ -303,16 +302,13 @@ func TestTXTExternalDNSToZonesync(t *testing.T) {
 			for _, s := range specs {
 				require.Equal(t, testOwner, want[Key(s.name, s.setID, s.recordType)].Owner, "external-dns owns %s", s.name)
 			}
-			unowned := ruleULabelTXTName.applyULabel(want, specs, c)
-			require.Equal(t, want, ownershipOf(zrecs), "owners and resources read by zonesync (after known difference %s)", ruleULabelTXTName.name)
+			// Names with a Unicode first label included: external-dns joins
+			// its affix to the Unicode label, and zonesync reads that name.
+			require.Equal(t, want, ownershipOf(zrecs), "owners and resources read by zonesync")
 
 			pv := zonesyncPreview(ctx, t, zreg, desiredZonesync(specs))
 			require.True(t, emptyChanges(pv.Plan.Changes), "zonesync plans changes over external-dns's zone:\n%s", formatChanges(pv.Plan.Changes))
-			// The records of known difference u-label-txt-name read as
-			// unowned, but they are as desired: nothing is planned or held
-			// back for them either.
 			require.Empty(t, pv.Plan.Skipped)
-			t.Logf("known difference %s (%s): %d record(s) read as unowned by zonesync: %q", ruleULabelTXTName.name, ruleULabelTXTName.reason, len(unowned), unowned)
 		})
 	}
 }
@@ -351,52 +347,6 @@ func TestTXTZonesyncToExternalDNS(t *testing.T) {
 // and zonesync (docs/compatibility.md, "Tested against external-dns").
 type knownDifference struct {
 	name, reason string
-}
-
-// ruleULabelTXTName: external-dns names the ownership TXT of a name written
-// with Unicode labels by putting its affix in front of the Unicode label
-// ("a-bücher.example.com"); a provider that stores A-labels holds it as
-// "xn--a-bcher-p2a.example.com". zonesync derives TXT names from the
-// canonical A-label name ("a-xn--bcher-kva.example.com"), so it does not
-// recognise that TXT: the record reads as unowned, and zonesync neither
-// updates nor deletes it (no churn, but no ownership either).
-var ruleULabelTXTName = knownDifference{
-	name:   "u-label-txt-name",
-	reason: "external-dns puts the TXT affix before the Unicode label; zonesync before the A-label",
-}
-
-// applyULabel clears the owner and resource external-dns reported for the
-// desired names written with a Unicode label, as zonesync reports them,
-// and returns their keys, sorted.
-//
-// It applies only when the affix joins the first label: a templated prefix
-// that ends in a dot ("%{record_type}-own.") keeps the Unicode label a
-// label of its own, and both sides then agree.
-func (d knownDifference) applyULabel(want map[string]ownership, specs []desiredSpec, c registryConfig) []string {
-	if c.apexOwnable() {
-		return nil
-	}
-	var keys []string
-	for _, s := range specs {
-		first, _, _ := strings.Cut(s.name, ".")
-		if !hasULabel(first) {
-			continue
-		}
-		k := Key(s.name, s.setID, s.recordType)
-		want[k] = ownership{Targets: want[k].Targets}
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func hasULabel(name string) bool {
-	for _, r := range name {
-		if r >= utf8.RuneSelf {
-			return true
-		}
-	}
-	return false
 }
 
 // skippedKeys returns the keys of the skipped changes, sorted, without

@@ -405,7 +405,7 @@ func (b *changeBuilder) deleteRebuilt(txt *endpoint.Endpoint) {
 // naming — each only if the last read saw it and its name reads back as
 // owning rec. Legacy untyped TXT records are not among them: they are
 // never deleted.
-func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [2]int32, n int) {
+func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [4]int32, n int) {
 	if b.st == nil || rec == nil {
 		return txts, 0
 	}
@@ -425,17 +425,24 @@ func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [2]int32, n int)
 		if t == "" {
 			continue
 		}
-		name := lowerASCII(r.namer.TXTName(rec.DNSName, t))
-		i, ok := b.st.index()[txtKey(name, rec.SetIdentifier)]
-		if !ok {
-			continue
-		}
-		// A name can read back as owning another record (a bare
-		// "%{record_type}" prefix reads "aaaafoo" as A "aaafoo"): such a
-		// TXT does not belong to rec.
-		if gotName, gotType, ok := r.namer.ParseTXTName(name); ok && gotName == owned && gotType == t {
-			txts[n] = i
-			n++
+		names := [2]string{lowerASCII(r.namer.TXTName(rec.DNSName, t))}
+		// external-dns's name for a record with a Unicode first label.
+		names[1], _ = r.namer.unicodeTXTName(rec.DNSName, t)
+		for _, name := range names {
+			if name == "" {
+				continue
+			}
+			i, ok := b.st.index()[txtKey(name, rec.SetIdentifier)]
+			if !ok {
+				continue
+			}
+			// A name can read back as owning another record (a bare
+			// "%{record_type}" prefix reads "aaaafoo" as A "aaafoo"): such a
+			// TXT does not belong to rec.
+			if gotName, gotType, ok := r.namer.ParseTXTName(name); ok && gotName == owned && gotType == t {
+				txts[n] = i
+				n++
+			}
 		}
 	}
 	return txts, n

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/net/idna"
+
 	"github.com/zonesync/zonesync/endpoint"
 )
 
@@ -174,8 +176,28 @@ func appendLower(dst []byte, s string) []byte {
 // (CNAME); a bare "%{record_type}" prefix reads "aaaafoo" as "aaafoo"/A; a
 // remainder that is exactly a type name and has no "-" ("a") reads as that
 // type with the remainder as the name.
+//
+// A name with A-labels ("xn--…") is read in its Unicode form, as
+// external-dns reads the names it wrote: external-dns joins its affix to
+// the Unicode first label of a name ("a-bücher.example.com"), which a
+// provider storing A-labels holds as "xn--a-bcher-p2a.example.com". Read
+// in Unicode that is the A record of bücher.example.com, returned in
+// A-label form ("xn--bcher-kva.example.com"); names zonesync writes
+// ("a-xn--bcher-kva.example.com") read the same either way.
 func (n Namer) ParseTXTName(txtName string) (dnsName, recordType string, ok bool) {
 	name := strings.ToLower(txtName)
+	if u, decoded := unicodeForm(name); decoded {
+		if d, t, ok := n.parseLower(u); ok {
+			if a, err := idna.Punycode.ToASCII(d); err == nil {
+				return a, t, true
+			}
+		}
+	}
+	return n.parseLower(name)
+}
+
+// parseLower is ParseTXTName of a lower-case name.
+func (n Namer) parseLower(name string) (dnsName, recordType string, ok bool) {
 	if n.suffix == "" {
 		return n.dropAffix(name)
 	}
@@ -205,6 +227,42 @@ func (n Namer) ParseTXTName(txtName string) (dnsName, recordType string, ok bool
 		return "", "", false
 	}
 	return head + name[end:], rtype, true
+}
+
+// unicodeForm returns name with its A-labels decoded to Unicode (no
+// mapping or validation: [idna.Punycode]) and whether any label changed.
+// Names without "xn--" cost one substring search.
+func unicodeForm(name string) (string, bool) {
+	if !strings.Contains(name, "xn--") {
+		return name, false
+	}
+	u, err := idna.Punycode.ToUnicode(name)
+	if err != nil || u == name {
+		return name, false
+	}
+	return u, true
+}
+
+// unicodeTXTName returns the lower-case A-label form of the typed TXT name
+// that external-dns derives from the Unicode form of dnsName (see
+// [Namer.ParseTXTName]), and true when it differs from [Namer.TXTName]:
+// the TXT name under which external-dns may have written the ownership of
+// dnsName. It returns false for names without A-labels.
+func (n Namer) unicodeTXTName(dnsName, recordType string) (string, bool) {
+	lower := strings.ToLower(dnsName)
+	u, decoded := unicodeForm(lower)
+	if !decoded {
+		return "", false
+	}
+	alt, err := idna.Punycode.ToASCII(string(n.appendTXTName(nil, u, recordType, true)))
+	if err != nil {
+		return "", false
+	}
+	alt = strings.ToLower(alt)
+	if alt == strings.ToLower(n.TXTName(lower, recordType)) {
+		return "", false
+	}
+	return alt, true
 }
 
 // dropAffix removes the prefix (prefix mode) or suffix (suffix mode) from

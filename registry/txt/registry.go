@@ -335,8 +335,10 @@ type parsedTXT struct {
 	labels endpoint.Labels
 	given  bool
 	// canonical: the TXT name is exactly the typed name the registry
-	// writes for the record it owns, so finding a record through it proves
-	// that the record's typed TXT exists.
+	// writes for the record it owns (or the one external-dns writes for a
+	// name whose first label is Unicode, see Namer.ParseTXTName), so
+	// finding a record through it proves that the record's typed TXT
+	// exists.
 	canonical bool
 }
 
@@ -390,6 +392,12 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 		if rtype != "" {
 			buf = r.namer.appendTXTName(buf[:0], name, rtype, true)
 			parsed[i].canonical = string(buf) == lower
+			if !parsed[i].canonical {
+				// external-dns's name for a record with a Unicode first
+				// label counts as written: it reads it back itself.
+				alt, ok := r.namer.unicodeTXTName(name, rtype)
+				parsed[i].canonical = ok && alt == lower
+			}
 		}
 		owners.add(name, rtype, rec.SetIdentifier, i)
 	}
