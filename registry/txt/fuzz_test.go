@@ -25,6 +25,9 @@ func FuzzParseTXTName(f *testing.F) {
 	f.Add("%{record_type}", false, "aaaafoo.example.com", "aaaafoo.example.com", uint8(1))
 	f.Add("-own", true, "app-own", "x", uint8(9))
 	f.Add("a.b.c", true, "x.y", "", uint8(5))
+	f.Add("", false, "xn--a-bcher-p2a.example.com", "xn--bcher-kva.example.com", uint8(0))
+	f.Add("own-", false, "xn--own-a-bcher-zhb.example.com", "xn--a-bcher-p2a.xn--strae-oqa.de", uint8(2))
+	f.Add("-own", true, "xn--a-bcher-own-vhb.example.com", "xn--xyz", uint8(1))
 	f.Fuzz(func(t *testing.T, affix string, suffix bool, txtName, name string, typeIdx uint8) {
 		prefix, suf := affix, ""
 		if suffix {

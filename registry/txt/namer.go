@@ -186,14 +186,25 @@ func appendLower(dst []byte, s string) []byte {
 // ("a-xn--bcher-kva.example.com") read the same either way.
 func (n Namer) ParseTXTName(txtName string) (dnsName, recordType string, ok bool) {
 	name := strings.ToLower(txtName)
+	dnsName, recordType, ok = n.parseLower(name)
+	if !strings.Contains(name, "xn--") {
+		return dnsName, recordType, ok
+	}
+	if ok && recordType != "" && strings.ToLower(n.TXTName(dnsName, recordType)) == name {
+		return dnsName, recordType, ok // the name zonesync writes
+	}
+	// The name external-dns writes, read in Unicode; it counts only if
+	// the record found names its TXT exactly so.
 	if u, decoded := unicodeForm(name); decoded {
-		if d, t, ok := n.parseLower(u); ok {
-			if a, err := idna.Punycode.ToASCII(d); err == nil {
-				return a, t, true
+		if d, t, uok := n.parseLower(u); uok && t != "" {
+			if a, aok := encodeUnicodeLabels(d); aok {
+				if alt, altOK := n.unicodeTXTName(a, t); altOK && alt == name {
+					return a, t, true
+				}
 			}
 		}
 	}
-	return n.parseLower(name)
+	return dnsName, recordType, ok
 }
 
 // parseLower is ParseTXTName of a lower-case name.
@@ -230,7 +241,8 @@ func (n Namer) parseLower(name string) (dnsName, recordType string, ok bool) {
 }
 
 // unicodeForm returns name with its A-labels decoded to Unicode (no
-// mapping or validation: [idna.Punycode]) and whether any label changed.
+// mapping or validation: [idna.Punycode]) and whether any label changed;
+// a name that does not encode back to itself is left as it is.
 // Names without "xn--" cost one substring search.
 func unicodeForm(name string) (string, bool) {
 	if !strings.Contains(name, "xn--") {
@@ -240,7 +252,44 @@ func unicodeForm(name string) (string, bool) {
 	if err != nil || u == name {
 		return name, false
 	}
+	// Only a faithful decoding counts ("xn--" alone decodes to an empty
+	// label, for one).
+	if back, err := idna.Punycode.ToASCII(u); err != nil || back != name {
+		return name, false
+	}
 	return u, true
+}
+
+// encodeUnicodeLabels returns name with each label that is not ASCII
+// encoded as an A-label ([idna.Punycode], no mapping); ASCII labels are
+// kept as they are. ok is false when a label cannot be encoded.
+func encodeUnicodeLabels(name string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(name) + 8)
+	for i, label := range strings.Split(name, ".") {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		if isASCII(label) {
+			b.WriteString(label)
+			continue
+		}
+		a, err := idna.Punycode.ToASCII(label)
+		if err != nil || !isASCII(a) {
+			return "", false
+		}
+		b.WriteString(a)
+	}
+	return b.String(), true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // unicodeTXTName returns the lower-case A-label form of the typed TXT name
@@ -254,8 +303,8 @@ func (n Namer) unicodeTXTName(dnsName, recordType string) (string, bool) {
 	if !decoded {
 		return "", false
 	}
-	alt, err := idna.Punycode.ToASCII(string(n.appendTXTName(nil, u, recordType, true)))
-	if err != nil {
+	alt, ok := encodeUnicodeLabels(string(n.appendTXTName(nil, u, recordType, true)))
+	if !ok {
 		return "", false
 	}
 	alt = strings.ToLower(alt)
