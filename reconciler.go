@@ -538,6 +538,7 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 		return changes, srcErr
 	}
 	if err := r.Registry.ApplyChanges(ctx, changes); err != nil {
+		c.Rejected = provider.Rejected(err)
 		return changes, joinErrs(fmt.Errorf("zonesync: applying %d creates, %d updates and %d deletes: %w",
 			c.Creates, c.Updates, c.Deletes, err), srcErr)
 	}
