@@ -90,5 +90,6 @@
 // record count and value bytes with bad records isolated and reported as
 // [*RejectedError] (collect them with [Rejected]); a token bucket with
 // backoff on soft errors; a records cache dropped by every ApplyChanges.
-// Stack them as registry → batch → ratelimit → cache → provider.
+// Stack them as registry → cache → batch → ratelimit → provider: a cache
+// hit takes no token, and every batch waits for its own.
 package provider
