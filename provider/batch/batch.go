@@ -121,6 +121,7 @@ type change struct {
 type group struct {
 	name, setID   string
 	first         int // order of the group's first change in the input
+	count         int // number of changes
 	changes       []change
 	records, size int
 	deletesOnly   bool
@@ -138,51 +139,67 @@ func cost(ep *endpoint.Endpoint) (records, size int) {
 
 // groups splits changes into groups: those that only delete first (so a
 // name freed by a delete is free before a create that needs it), then the
-// others, each in the order of its first change.
+// others, each in the order of its first change. The groups and their
+// changes live in two slabs: a few allocations per call, not per group.
 func groups(changes *plan.Changes) []*group {
 	type gk struct{ name, setID string }
-	byKey := map[gk]*group{}
-	var out []*group
-	n := 0
-	add := func(action int, old, ep *endpoint.Endpoint) {
-		keyEp := ep
+	n := len(changes.Create) + len(changes.UpdateNew) + len(changes.Delete)
+	all := make([]change, 0, n)
+	for _, ep := range changes.Delete {
+		all = append(all, change{action: actDelete, ep: ep})
+	}
+	for i, ep := range changes.UpdateNew {
+		all = append(all, change{action: actUpdate, old: changes.UpdateOld[i], ep: ep})
+	}
+	for _, ep := range changes.Create {
+		all = append(all, change{action: actCreate, ep: ep})
+	}
+	// First pass: the group of each change, and the size of each group.
+	byKey := make(map[gk]int32, n/2+1)
+	slab := make([]group, 0, n/2+1)
+	of := make([]int32, len(all))
+	for i, ch := range all {
+		keyEp := ch.ep
 		if keyEp == nil {
-			keyEp = old
+			keyEp = ch.old
 		}
 		var k gk
 		if keyEp != nil {
 			k.name, k.setID = provider.GroupKey(keyEp)
 		}
-		g, ok := byKey[k]
+		gi, ok := byKey[k]
 		if !ok {
-			g = &group{name: k.name, setID: k.setID, first: n, deletesOnly: true}
-			byKey[k] = g
-			out = append(out, g)
+			gi = int32(len(slab))
+			byKey[k] = gi
+			slab = append(slab, group{name: k.name, setID: k.setID, first: i, deletesOnly: true})
 		}
-		n++
-		g.changes = append(g.changes, change{action: action, old: old, ep: ep})
-		r, s := cost(ep)
-		g.records, g.size = g.records+r, g.size+s
-		if action == actUpdate {
-			r, s = cost(old)
-			g.records, g.size = g.records+r, g.size+s
+		of[i] = gi
+		g := &slab[gi]
+		g.count++
+		r, sz := cost(ch.ep)
+		g.records, g.size = g.records+r, g.size+sz
+		if ch.action == actUpdate {
+			r, sz = cost(ch.old)
+			g.records, g.size = g.records+r, g.size+sz
 		}
-		if action != actDelete {
+		if ch.action != actDelete {
 			g.deletesOnly = false
 		}
 	}
-	for _, ep := range changes.Delete {
-		add(actDelete, nil, ep)
+	// Second pass: each group's changes, in order, from one slab.
+	ordered := make([]change, len(all))
+	off := 0
+	for i := range slab {
+		slab[i].changes = ordered[off : off : off+slab[i].count]
+		off += slab[i].count
 	}
-	for i, ep := range changes.UpdateNew {
-		var old *endpoint.Endpoint
-		if i < len(changes.UpdateOld) {
-			old = changes.UpdateOld[i]
-		}
-		add(actUpdate, old, ep)
+	for i, ch := range all {
+		g := &slab[of[i]]
+		g.changes = append(g.changes, ch)
 	}
-	for _, ep := range changes.Create {
-		add(actCreate, nil, ep)
+	out := make([]*group, len(slab))
+	for i := range slab {
+		out[i] = &slab[i]
 	}
 	slices.SortStableFunc(out, func(a, b *group) int {
 		if a.deletesOnly != b.deletesOnly {
