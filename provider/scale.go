@@ -48,7 +48,7 @@ func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
 }
 
 // GroupKey returns the name and set identifier that tie a change to the
-// record it belongs to: for an ownership TXT record (one carrying the label
+// record it belongs to: for an ownership TXT record (a TXT record carrying the label
 // [endpoint.OwnedRecordLabelKey], as the TXT registry writes them) the name
 // of the record it owns, for every other record its own name. The name is
 // in the form of [endpoint.NormalizeDNSName].
@@ -59,8 +59,10 @@ func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
 // of the registry.
 func GroupKey(ep *endpoint.Endpoint) (name, setID string) {
 	name = ep.DNSName
-	if owned, ok := ep.Labels[endpoint.OwnedRecordLabelKey]; ok && owned != "" {
-		name = owned
+	if ep.RecordType == endpoint.RecordTypeTXT && len(ep.Labels) > 0 {
+		if owned := ep.Labels[endpoint.OwnedRecordLabelKey]; owned != "" {
+			name = owned
+		}
 	}
 	return endpoint.NormalizeDNSName(name), ep.SetIdentifier
 }
@@ -77,17 +79,45 @@ func SplitByZone(changes *plan.Changes, m *ZoneMatcher) ([]string, map[string]*p
 	if changes == nil {
 		return nil, parts
 	}
+	// Changes come in runs of one zone: remember the last zone and, when
+	// no other zone lies below it, take any name under it without asking
+	// the matcher again.
+	zones := m.Zones()
+	leaf := func(z string) bool {
+		if z == "" || z == "." {
+			return false
+		}
+		for _, other := range zones {
+			if len(other) > len(z) && strings.HasSuffix(other, z) && other[len(other)-len(z)-1] == '.' {
+				return false
+			}
+		}
+		return true
+	}
+	var (
+		lastZone string
+		lastLeaf bool
+		last     *plan.Changes
+	)
 	part := func(ep *endpoint.Endpoint) *plan.Changes {
 		zone := ""
 		if ep != nil {
 			name, _ := GroupKey(ep)
+			if last != nil && lastLeaf && (name == lastZone ||
+				len(name) > len(lastZone) && strings.HasSuffix(name, lastZone) && name[len(name)-len(lastZone)-1] == '.') {
+				return last
+			}
 			zone, _ = m.Zone(name)
+		}
+		if last != nil && zone == lastZone {
+			return last
 		}
 		c, ok := parts[zone]
 		if !ok {
 			c = &plan.Changes{}
 			parts[zone] = c
 		}
+		lastZone, lastLeaf, last = zone, leaf(zone), c
 		return c
 	}
 	for _, ep := range changes.Create {
@@ -111,12 +141,12 @@ func SplitByZone(changes *plan.Changes, m *ZoneMatcher) ([]string, map[string]*p
 		c := part(ep)
 		c.Delete = append(c.Delete, ep)
 	}
-	zones := make([]string, 0, len(parts))
+	names := make([]string, 0, len(parts))
 	for z := range parts {
-		zones = append(zones, z)
+		names = append(names, z)
 	}
-	slices.Sort(zones)
-	return zones, parts
+	slices.Sort(names)
+	return names, parts
 }
 
 // ZoneError is the error of applying the changes of one zone.
