@@ -68,3 +68,18 @@ func TestApplyPerZone(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "converged")
 }
+
+// A provider whose zone list fails gets no change: the error says why.
+func TestApplyZoneListFails(t *testing.T) {
+	ctx := context.Background()
+	zone := inmemory.New(inmemory.WithZone("example.com"))
+	errList := errors.New("zone API down")
+	p := blueprinttest.Intercept(zone, blueprinttest.Funcs{
+		ListZones: func(context.Context, provider.Provider) ([]string, error) { return nil, errList },
+	})
+	reg := newRegistry(t, p, txt.Config{})
+	_, err := cycle(ctx, reg, []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")})
+	require.ErrorIs(t, err, errList)
+	assert.ErrorContains(t, err, "listing zones")
+	assert.Empty(t, zoneDump(t, zone))
+}
