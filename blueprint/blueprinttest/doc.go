@@ -85,6 +85,9 @@
 //     with an error wrapping context.Canceled, and applies nothing.
 //   - ConcurrentApply: concurrent ApplyChanges and Records calls all take
 //     effect (run it under -race).
+//   - Zones: a provider that lists its zones ([provider.ZoneLister], as
+//     seen through [provider.ZonesOf]) lists one holding the suite's zone
+//     and names. Providers without the capability pass.
 //
 // The suite only creates records whose name has a label starting with
 // "zs-conformance-<random>-", under the zone given with [WithZone] (default
