@@ -155,7 +155,10 @@ func groups(changes *plan.Changes) []*group {
 		all = append(all, change{action: actCreate, ep: ep})
 	}
 	// First pass: the group of each change, and the size of each group.
-	byKey := make(map[gk]int32, n/2+1)
+	// Most changes have no set identifier: their groups are found by name
+	// in a map with string keys, the fast kind.
+	byName := make(map[string]int32, n/2+1)
+	var byKey map[gk]int32
 	slab := make([]group, 0, n/2+1)
 	of := make([]int32, len(all))
 	for i, ch := range all {
@@ -167,10 +170,23 @@ func groups(changes *plan.Changes) []*group {
 		if keyEp != nil {
 			k.name, k.setID = provider.GroupKey(keyEp)
 		}
-		gi, ok := byKey[k]
+		var gi int32
+		var ok bool
+		if k.setID == "" {
+			gi, ok = byName[k.name]
+		} else {
+			gi, ok = byKey[k]
+		}
 		if !ok {
 			gi = int32(len(slab))
-			byKey[k] = gi
+			if k.setID == "" {
+				byName[k.name] = gi
+			} else {
+				if byKey == nil {
+					byKey = map[gk]int32{}
+				}
+				byKey[k] = gi
+			}
 			slab = append(slab, group{name: k.name, setID: k.setID, first: i, deletesOnly: true})
 		}
 		of[i] = gi

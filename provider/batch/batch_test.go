@@ -228,3 +228,24 @@ type plainProvider struct{ provider.BaseProvider }
 
 func (plainProvider) Records(context.Context) ([]*endpoint.Endpoint, error) { return nil, nil }
 func (plainProvider) ApplyChanges(context.Context, *plan.Changes) error     { return nil }
+
+// Records that differ only in set identifier are groups of their own, each
+// with its TXT.
+func TestSetIdentifierGroups(t *testing.T) {
+	zone := inmemory.New(inmemory.WithZone("example.com"))
+	rp := blueprinttest.NewRecordingProvider(zone)
+	var creates []*endpoint.Endpoint
+	for _, id := range []string{"", "eu", "us"} {
+		r, x := owned(1)
+		creates = append(creates, r.WithSetIdentifier(id), x.WithSetIdentifier(id))
+	}
+	require.NoError(t, batch.New(rp, batch.Options{MaxRecords: 2}).ApplyChanges(context.Background(), &plan.Changes{Create: creates}))
+	calls := applyCalls(rp)
+	require.Len(t, calls, 3)
+	for i, id := range []string{"", "eu", "us"} {
+		require.Len(t, calls[i].Create, 2)
+		for _, ep := range calls[i].Create {
+			assert.Equal(t, id, ep.SetIdentifier)
+		}
+	}
+}
