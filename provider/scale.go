@@ -155,6 +155,7 @@ type ZoneError struct {
 	Err  error
 }
 
+// Error names the zone and gives the cause.
 func (e *ZoneError) Error() string {
 	if e.Zone == "" {
 		return fmt.Sprintf("changes outside every zone: %v", e.Err)
@@ -162,6 +163,7 @@ func (e *ZoneError) Error() string {
 	return fmt.Sprintf("zone %s: %v", e.Zone, e.Err)
 }
 
+// Unwrap returns the cause.
 func (e *ZoneError) Unwrap() error { return e.Err }
 
 // Rejection is one change a provider refused while the others were
@@ -173,8 +175,14 @@ type Rejection struct {
 	Reason   error
 }
 
+// String renders the rejection as "action name/type[/set identifier]:
+// reason".
 func (r Rejection) String() string {
-	return fmt.Sprintf("%s %s: %v", r.Action, r.Endpoint.Key(), r.Reason)
+	rec := "<nil>"
+	if r.Endpoint != nil {
+		rec = r.Endpoint.Key().String()
+	}
+	return fmt.Sprintf("%s %s: %v", r.Action, rec, r.Reason)
 }
 
 // RejectedError reports changes that a provider refused while the rest of
@@ -186,6 +194,7 @@ type RejectedError struct {
 	Rejected []Rejection
 }
 
+// Error counts the rejected changes and names each with its reason.
 func (e *RejectedError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d change(s) rejected", len(e.Rejected))

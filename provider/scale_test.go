@@ -101,3 +101,8 @@ func TestRejected(t *testing.T) {
 	assert.Contains(t, err.Error(), "zone example.com: 1 change(s) rejected: create bad.example.com/A: invalid value")
 	assert.Nil(t, provider.Rejected(errors.New("plain")))
 }
+
+func TestRejectionOfANilEndpoint(t *testing.T) {
+	r := provider.Rejection{Action: "create", Reason: errors.New("endpoint is nil")}
+	assert.Equal(t, "create <nil>: endpoint is nil", r.String())
+}
