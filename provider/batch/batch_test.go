@@ -249,3 +249,20 @@ func TestSetIdentifierGroups(t *testing.T) {
 		}
 	}
 }
+
+// A nil endpoint (malformed input) is refused by the provider and named as
+// such; the valid changes around it are applied.
+func TestNilEndpoint(t *testing.T) {
+	zone := inmemory.New(inmemory.WithZone("example.com"))
+	err := batch.New(zone, batch.Options{}).ApplyChanges(context.Background(), &plan.Changes{
+		Create: []*endpoint.Endpoint{rec(1), nil, rec(2)},
+	})
+	require.ErrorIs(t, err, inmemory.ErrInvalidChanges)
+	rej := provider.Rejected(err)
+	require.Len(t, rej, 1)
+	assert.Nil(t, rej[0].Endpoint)
+	assert.Contains(t, err.Error(), "create <nil>")
+	recs, rerr := zone.Records(context.Background())
+	require.NoError(t, rerr)
+	assert.Len(t, recs, 2)
+}
