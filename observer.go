@@ -61,7 +61,9 @@ type Cycle struct {
 	// per object (events, status). Nil when the cycle failed before
 	// planning. Read-only: it holds the cycle's endpoints.
 	Plan *plan.Plan
-	// Err is the cycle's error, nil on success.
+	// Err is the cycle's error, nil on success. When the registry applied
+	// one zone per call, [provider.FailedZones](Err) names the zones that
+	// failed; the others were applied.
 	Err error
 	// Rejected lists the changes the provider refused while the rest was
 	// applied (a batching wrapper isolates them, see

@@ -100,6 +100,8 @@ func TestRejected(t *testing.T) {
 	assert.ErrorIs(t, err, reason)
 	assert.Contains(t, err.Error(), "zone example.com: 1 change(s) rejected: create bad.example.com/A: invalid value")
 	assert.Nil(t, provider.Rejected(errors.New("plain")))
+	assert.Equal(t, []string{"example.com", "example.org"}, provider.FailedZones(err))
+	assert.Nil(t, provider.FailedZones(errors.New("plain")))
 }
 
 func TestRejectionOfANilEndpoint(t *testing.T) {
