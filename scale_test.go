@@ -157,6 +157,7 @@ func TestScaleFailingZone(t *testing.T) {
 			var ze *provider.ZoneError
 			require.ErrorAs(t, err, &ze, "cycle %d", cycle)
 			assert.Equal(t, "b.example", ze.Zone, "cycle %d: only b fails", cycle)
+			assert.Equal(t, []string{"b.example"}, provider.FailedZones(err), "cycle %d", cycle)
 			assert.NotContains(t, err.Error(), "zone a.example")
 		}
 		assert.Equal(t, want(desired, "a.example"), got("a.example"), "cycle %d", cycle)
