@@ -73,51 +73,50 @@ func GroupKey(ep *endpoint.Endpoint) (name, setID string) {
 // zone names in sorted order and one change set per zone (update pairs stay
 // together, the order of each list is kept). Changes whose group is in no
 // zone of m go under the zone "" (first in the order). changes is not
-// modified; the endpoints are shared.
+// modified; the endpoints are shared, and when every change falls in one
+// zone its change set is changes itself.
 func SplitByZone(changes *plan.Changes, m *ZoneMatcher) ([]string, map[string]*plan.Changes) {
 	parts := map[string]*plan.Changes{}
 	if changes == nil {
 		return nil, parts
 	}
-	// Changes come in runs of one zone: remember the last zone and, when
-	// no other zone lies below it, take any name under it without asking
-	// the matcher again.
-	zones := m.Zones()
-	leaf := func(z string) bool {
-		if z == "" || z == "." {
-			return false
-		}
-		for _, other := range zones {
-			if len(other) > len(z) && strings.HasSuffix(other, z) && other[len(other)-len(z)-1] == '.' {
-				return false
+	zoneOf := newZoneFinder(m)
+	lists := [...][]*endpoint.Endpoint{changes.Create, changes.UpdateNew, changes.UpdateOld, changes.Delete}
+
+	// The common case, one zone: no copy.
+	first, one, seen := "", true, false
+	for li, list := range lists {
+		for i, ep := range list {
+			if li == 2 && i < len(changes.UpdateNew) && changes.UpdateNew[i] != nil {
+				continue // an update goes by its new record
+			}
+			z := zoneOf(ep)
+			if !seen {
+				first, seen = z, true
+			} else if z != first {
+				one = false
+				break
 			}
 		}
-		return true
+		if !one {
+			break
+		}
 	}
-	var (
-		lastZone string
-		lastLeaf bool
-		last     *plan.Changes
-	)
+	if one {
+		if seen {
+			parts[first] = changes
+			return []string{first}, parts
+		}
+		return nil, parts
+	}
+
 	part := func(ep *endpoint.Endpoint) *plan.Changes {
-		zone := ""
-		if ep != nil {
-			name, _ := GroupKey(ep)
-			if last != nil && lastLeaf && (name == lastZone ||
-				len(name) > len(lastZone) && strings.HasSuffix(name, lastZone) && name[len(name)-len(lastZone)-1] == '.') {
-				return last
-			}
-			zone, _ = m.Zone(name)
-		}
-		if last != nil && zone == lastZone {
-			return last
-		}
+		zone := zoneOf(ep)
 		c, ok := parts[zone]
 		if !ok {
 			c = &plan.Changes{}
 			parts[zone] = c
 		}
-		lastZone, lastLeaf, last = zone, leaf(zone), c
 		return c
 	}
 	for _, ep := range changes.Create {
@@ -147,6 +146,44 @@ func SplitByZone(changes *plan.Changes, m *ZoneMatcher) ([]string, map[string]*p
 	}
 	slices.Sort(names)
 	return names, parts
+}
+
+// newZoneFinder returns a function giving the zone of a change's group
+// ("" for none). Changes come in runs of one zone: it remembers the last
+// zone and, when no other zone lies below it, takes any name under it
+// without asking the matcher again.
+func newZoneFinder(m *ZoneMatcher) func(*endpoint.Endpoint) string {
+	zones := m.Zones()
+	leaf := func(z string) bool {
+		if z == "" || z == "." {
+			return false
+		}
+		for _, other := range zones {
+			if len(other) > len(z) && strings.HasSuffix(other, z) && other[len(other)-len(z)-1] == '.' {
+				return false
+			}
+		}
+		return true
+	}
+	var (
+		last     string
+		lastLeaf bool
+	)
+	return func(ep *endpoint.Endpoint) string {
+		if ep == nil {
+			return ""
+		}
+		name, _ := GroupKey(ep)
+		if lastLeaf && (name == last ||
+			len(name) > len(last) && strings.HasSuffix(name, last) && name[len(name)-len(last)-1] == '.') {
+			return last
+		}
+		zone, _ := m.Zone(name)
+		if zone != last {
+			last, lastLeaf = zone, leaf(zone)
+		}
+		return zone
+	}
 }
 
 // ZoneError is the error of applying the changes of one zone.

@@ -57,6 +57,33 @@ func TestSplitByZone(t *testing.T) {
 	assert.Equal(t, changes.Delete, parts[""].Delete)
 }
 
+func TestSplitByZoneOneZone(t *testing.T) {
+	m := provider.NewZoneMatcher("example.com", "example.org")
+	changes := &plan.Changes{
+		Create:    []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")},
+		UpdateOld: []*endpoint.Endpoint{endpoint.NewEndpoint("b.example.com", "A", "192.0.2.2")},
+		UpdateNew: []*endpoint.Endpoint{endpoint.NewEndpoint("b.example.com", "A", "192.0.2.3")},
+		Delete:    []*endpoint.Endpoint{endpoint.NewEndpoint("example.com", "A", "192.0.2.4")},
+	}
+	zones, parts := provider.SplitByZone(changes, m)
+	assert.Equal(t, []string{"example.com"}, zones)
+	assert.Same(t, changes, parts["example.com"], "one zone: no copy")
+
+	zones, parts = provider.SplitByZone(&plan.Changes{}, m)
+	assert.Empty(t, zones)
+	assert.Empty(t, parts)
+
+	// An update whose old record is in another zone (a rename) goes by
+	// its new record.
+	moved := &plan.Changes{
+		UpdateOld: []*endpoint.Endpoint{endpoint.NewEndpoint("b.example.org", "A", "192.0.2.2")},
+		UpdateNew: []*endpoint.Endpoint{endpoint.NewEndpoint("b.example.com", "A", "192.0.2.3")},
+	}
+	zones, parts = provider.SplitByZone(moved, m)
+	assert.Equal(t, []string{"example.com"}, zones)
+	assert.Same(t, moved, parts["example.com"])
+}
+
 func TestZonesOf(t *testing.T) {
 	ctx := context.Background()
 	zones, ok, err := provider.ZonesOf(ctx, inmemory.New(inmemory.WithZone("b.example"), inmemory.WithZone("a.example")))
