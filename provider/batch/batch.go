@@ -317,9 +317,8 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	if stop == nil {
 		stop = flush()
 	}
-	if len(a.rejected) > 0 {
-		log.Info("changes rejected", "rejected", len(a.rejected), "calls", a.calls)
-	}
+	// The error reports the rejections; the log only traces the calls.
+	log.V(1).Info("applied in batches", "calls", a.calls, "rejected", len(a.rejected))
 	var rej error
 	if len(a.rejected) > 0 {
 		rej = &provider.RejectedError{Rejected: a.rejected}
