@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -265,4 +267,17 @@ func TestNilEndpoint(t *testing.T) {
 	recs, rerr := zone.Records(context.Background())
 	require.NoError(t, rerr)
 	assert.Len(t, recs, 2)
+}
+
+// The wrapper logs through the logger of the context.
+func TestLogsThroughTheContext(t *testing.T) {
+	var lines []string
+	log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 1})
+	ctx := logr.NewContext(context.Background(), log)
+	zone := inmemory.New(inmemory.WithZone("example.com"))
+	require.NoError(t, batch.New(zone, batch.Options{MaxRecords: 1}).ApplyChanges(ctx, &plan.Changes{
+		Create: []*endpoint.Endpoint{rec(1), rec(2)},
+	}))
+	require.Len(t, lines, 1)
+	assert.Contains(t, lines[0], `"msg"="applied in batches" "calls"=2 "rejected"=0`)
 }
