@@ -6,6 +6,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/verify/result"
 )
 
@@ -60,8 +61,16 @@ type Cycle struct {
 	// per object (events, status). Nil when the cycle failed before
 	// planning. Read-only: it holds the cycle's endpoints.
 	Plan *plan.Plan
-	// Err is the cycle's error, nil on success.
+	// Err is the cycle's error, nil on success. When the registry applied
+	// one zone per call, [provider.FailedZones](Err) names the zones that
+	// failed; the others were applied.
 	Err error
+	// Rejected lists the changes the provider refused while the rest was
+	// applied (a batching wrapper isolates them, see
+	// [provider.RejectedError]), each with the provider's reason; the
+	// ownership TXT changes of a refused record are listed with it. The
+	// next cycle plans them again. Nil when nothing was refused.
+	Rejected []provider.Rejection
 	// Verified holds what [Reconciler.Verifier] found for the records the
 	// cycle created or updated (the plan's Create and UpdateNew), one
 	// result per record; nil without a Verifier or when nothing was

@@ -332,7 +332,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
 	if err != nil {
 		// The error is returned: whoever handles it logs it (Run does).
 		log.V(1).Info("reconcile cycle failed", "error", err.Error(), "records", cycle.Records, "desired", cycle.Desired,
-			"create", cycle.Creates, "update", cycle.Updates, "delete", cycle.Deletes, "duration", cycle.Duration)
+			"create", cycle.Creates, "update", cycle.Updates, "delete", cycle.Deletes, "rejected", len(cycle.Rejected), "duration", cycle.Duration)
 	}
 	if cycle.Plan != nil && (err == nil || cycle.Applied || isPartial(err)) {
 		kv := make([]any, 0, 20)
@@ -538,6 +538,7 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 		return changes, srcErr
 	}
 	if err := r.Registry.ApplyChanges(ctx, changes); err != nil {
+		c.Rejected = provider.Rejected(err)
 		return changes, joinErrs(fmt.Errorf("zonesync: applying %d creates, %d updates and %d deletes: %w",
 			c.Creates, c.Updates, c.Deletes, err), srcErr)
 	}

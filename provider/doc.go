@@ -74,4 +74,22 @@
 // fail, [DomainFilterFromZoneLister], which falls back to the match-all
 // filter on error. [ZoneMatcher] assigns a record name to the most specific
 // zone that holds it.
+//
+// # Zones and applying at scale
+//
+// A provider that can tell its zones implements [ZoneLister] (inmemory,
+// rfc2136 and the webhook client do). The TXT registry then applies a
+// change set one zone per call ([SplitByZone]), each record with its
+// ownership TXT ([GroupKey]), so that a zone that fails does not stop the
+// others; its errors are [*ZoneError] values naming the zone. Wrappers
+// forward the capability; [ZonesOf] tells whether a provider, wrapped or
+// not, lists zones.
+//
+// The wrappers in the subpackages batch, ratelimit and cache handle the
+// limits of real DNS APIs once for every provider: batches bounded by
+// record count and value bytes with bad records isolated and reported as
+// [*RejectedError] (collect them with [Rejected]); a token bucket with
+// backoff on soft errors; a records cache dropped by every ApplyChanges.
+// Stack them as registry → cache → batch → ratelimit → provider: a cache
+// hit takes no token, and every batch waits for its own.
 package provider

@@ -28,7 +28,7 @@ func TestOnlyOptionalBehavioursCanBeSkipped(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{BehaviourSetIdentifier}, skipped)
-	assert.Len(t, seen, 20)
+	assert.Len(t, seen, 21)
 }
 
 func TestSuiteConfigDefaults(t *testing.T) {

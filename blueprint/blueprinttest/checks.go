@@ -10,6 +10,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
 )
 
 const (
@@ -412,6 +413,26 @@ func checkConcurrentApply(s *session) {
 	if recs, ok := s.records("concurrent deletes"); ok {
 		for _, u := range updated {
 			s.expectAbsent(recs, u, "concurrent deletes")
+		}
+	}
+}
+
+// checkZones checks the optional zones capability: a provider that lists
+// its zones ([provider.ZonesOf]) lists one that holds the suite's names,
+// since callers send each zone's changes in a call of their own.
+func checkZones(s *session) {
+	zones, ok, err := provider.ZonesOf(s.ctx, s.p)
+	if !ok {
+		return // the capability is optional
+	}
+	if err != nil {
+		s.fail("ListZones", "", "failed", err)
+		return
+	}
+	m := provider.NewZoneMatcher(zones...)
+	for _, n := range []string{s.cfg.zone, s.name("zones")} {
+		if _, ok := m.Zone(n); !ok {
+			s.fail("ListZones", n, fmt.Sprintf("no listed zone holds this name (zones: %v)", zones), nil)
 		}
 	}
 }

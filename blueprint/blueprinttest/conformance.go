@@ -38,6 +38,7 @@ const (
 	BehaviourReturnedSlicesAreCopies = "ReturnedSlicesAreCopies"
 	BehaviourContextCanceled         = "ContextCanceled"
 	BehaviourConcurrentApply         = "ConcurrentApply"
+	BehaviourZones                   = "Zones"
 )
 
 // NamePrefix starts the name of every record the conformance suite creates.
@@ -182,6 +183,7 @@ func behaviours() []behaviour {
 		{name: BehaviourReturnedSlicesAreCopies, run: checkReturnedSlicesAreCopies},
 		{name: BehaviourContextCanceled, run: checkContextCanceled},
 		{name: BehaviourConcurrentApply, run: checkConcurrentApply},
+		{name: BehaviourZones, run: checkZones},
 	}
 }
 

@@ -37,6 +37,9 @@ func TestSuitePassesOnFakes(t *testing.T) {
 		"FailRandomly(0)":           func() provider.Provider { return blueprinttest.FailRandomly(newReference(), 0, nil, nil) },
 		"FailAfterApplyRandomly(0)": func() provider.Provider { return blueprinttest.FailAfterApplyRandomly(newReference(), 0, nil, nil) },
 		"WithLatency":               func() provider.Provider { return blueprinttest.WithLatency(newReference(), time.Millisecond) },
+		"LimitedProvider": func() provider.Provider {
+			return blueprinttest.NewLimitedProvider(newReference(), blueprinttest.APILimits{})
+		},
 	}
 	for name, newProvider := range fakes {
 		t.Run(name, func(t *testing.T) {
@@ -718,6 +721,28 @@ func TestSuiteOnProviderVariants(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
 			assert.Contains(t, err.Error(), tt.also)
+		})
+	}
+}
+
+func TestZonesBehaviour(t *testing.T) {
+	tests := []struct {
+		name  string
+		zones func(ctx context.Context, next provider.Provider) ([]string, error)
+		wants []string
+	}{
+		{"the zone of the records", nil, nil},
+		{"a parent zone", func(context.Context, provider.Provider) ([]string, error) { return []string{"org"}, nil }, nil},
+		{"another zone", func(context.Context, provider.Provider) ([]string, error) { return []string{"example.com"}, nil },
+			[]string{blueprinttest.BehaviourZones}},
+		{"listing fails", func(context.Context, provider.Provider) ([]string, error) { return nil, errors.New("down") },
+			[]string{blueprinttest.BehaviourZones}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := blueprinttest.Intercept(newInMemory(), blueprinttest.Funcs{ListZones: tt.zones})
+			err := blueprinttest.CheckProvider(t.Context(), p)
+			assert.Equal(t, tt.wants, behaviours(err))
 		})
 	}
 }

@@ -2,7 +2,10 @@
 // that calls providers: the conformance suite ([TestProvider],
 // [CheckProvider]) that proves a [provider.Provider] keeps its contract,
 // and provider fakes ([Intercept], [FailRandomly], [FailAfterApplyRandomly],
-// [WithLatency], [RecordingProvider]).
+// [WithLatency], [RecordingProvider], and [LimitedProvider], a DNS API with
+// Route 53-like limits for testing code that applies at scale). The fakes
+// forward the zones capability ([provider.ZoneLister]) of the provider they
+// wrap.
 //
 // It links package testing and is meant for tests, examples and test
 // programs; production code imports [github.com/zonesync/zonesync/blueprint]
@@ -23,6 +26,14 @@
 //
 //	p := blueprinttest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")),
 //		0.2, rand.New(rand.NewPCG(1, 2)), provider.NewSoftError(errors.New("rate limited")))
+//
+// A fake API refuses batches over its limits, throttles, and rejects a
+// poisoned record with the whole batch it came in:
+//
+//	api := blueprinttest.NewLimitedProvider(zone, blueprinttest.APILimits{
+//		MaxRecords: 1000, MaxValueBytes: 32000, ThrottleEvery: 5,
+//		Poisoned: []string{"bad.example.org"},
+//	})
 //
 // # The conformance suite
 //
@@ -74,6 +85,9 @@
 //     with an error wrapping context.Canceled, and applies nothing.
 //   - ConcurrentApply: concurrent ApplyChanges and Records calls all take
 //     effect (run it under -race).
+//   - Zones: a provider that lists its zones ([provider.ZoneLister], as
+//     seen through [provider.ZonesOf]) lists one holding the suite's zone
+//     and names. Providers without the capability pass.
 //
 // The suite only creates records whose name has a label starting with
 // "zs-conformance-<random>-", under the zone given with [WithZone] (default

@@ -26,6 +26,10 @@ type Funcs struct {
 	ApplyChanges    func(ctx context.Context, next provider.Provider, changes *plan.Changes) error
 	AdjustEndpoints func(next provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
 	GetDomainFilter func(next provider.Provider) endpoint.DomainFilterInterface
+	// ListZones, when set, answers [provider.ZoneLister.ListZones]. When
+	// nil, the call goes to p if p lists zones, and otherwise fails with
+	// [provider.ErrZonesUnsupported] (see [provider.ZonesOf]).
+	ListZones func(ctx context.Context, next provider.Provider) ([]string, error)
 }
 
 // Intercept returns a provider that routes each method through funcs (when
@@ -42,7 +46,10 @@ type interceptor struct {
 	funcs Funcs
 }
 
-var _ provider.Provider = (*interceptor)(nil)
+var (
+	_ provider.Provider   = (*interceptor)(nil)
+	_ provider.ZoneLister = (*interceptor)(nil)
+)
 
 func (i *interceptor) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if i.funcs.Records != nil {
@@ -63,6 +70,23 @@ func (i *interceptor) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.End
 		return i.funcs.AdjustEndpoints(i.next, eps)
 	}
 	return i.next.AdjustEndpoints(eps)
+}
+
+func (i *interceptor) ListZones(ctx context.Context) ([]string, error) {
+	if i.funcs.ListZones != nil {
+		return i.funcs.ListZones(ctx, i.next)
+	}
+	return forwardZones(ctx, i.next)
+}
+
+// forwardZones lists the zones of p for a wrapper that forwards the
+// capability.
+func forwardZones(ctx context.Context, p provider.Provider) ([]string, error) {
+	zl, ok := p.(provider.ZoneLister)
+	if !ok {
+		return nil, fmt.Errorf("blueprinttest: %w", provider.ErrZonesUnsupported)
+	}
+	return zl.ListZones(ctx)
 }
 
 func (i *interceptor) GetDomainFilter() endpoint.DomainFilterInterface {

@@ -49,7 +49,10 @@ type RecordingProvider struct {
 	calls []Call
 }
 
-var _ provider.Provider = (*RecordingProvider)(nil)
+var (
+	_ provider.Provider   = (*RecordingProvider)(nil)
+	_ provider.ZoneLister = (*RecordingProvider)(nil)
+)
 
 // NewRecordingProvider returns a provider that records calls and forwards
 // them to p.
@@ -85,6 +88,13 @@ func (r *RecordingProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoi
 	out, err := r.next.AdjustEndpoints(eps)
 	r.record(Call{Method: MethodAdjustEndpoints, Endpoints: in, Err: err})
 	return out, err
+}
+
+// ListZones forwards [provider.ZoneLister.ListZones] to the wrapped
+// provider, or fails with [provider.ErrZonesUnsupported] when it does not
+// list zones. The call is not recorded.
+func (r *RecordingProvider) ListZones(ctx context.Context) ([]string, error) {
+	return forwardZones(ctx, r.next)
 }
 
 // GetDomainFilter records the call and returns the wrapped provider's

@@ -184,6 +184,20 @@ func (p *Provider) Zones() []string {
 	return slices.Clone(p.zoneNames)
 }
 
+var _ provider.ZoneLister = (*Provider)(nil)
+
+// ListZones implements [provider.ZoneLister]: it returns [Provider.Zones],
+// or the error of invalid options (see [New]).
+func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("inmemory: listing zones: %w", err)
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.Zones(), nil
+}
+
 // GetDomainFilter returns the filter set with [WithDomainFilter], or one
 // that matches the provider's zones and the names below them.
 func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {

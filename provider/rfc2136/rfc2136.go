@@ -1,6 +1,7 @@
 package rfc2136
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -159,6 +160,18 @@ func New(cfg Config) (*Provider, error) {
 // Zones returns the managed zones, lower case without a trailing dot,
 // sorted.
 func (p *Provider) Zones() []string { return append([]string(nil), p.zoneList...) }
+
+var _ provider.ZoneLister = (*Provider)(nil)
+
+// ListZones implements [provider.ZoneLister]: it returns the configured
+// zones ([Provider.Zones]) without asking the server, so that callers
+// apply one zone per call.
+func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("rfc2136: listing zones: %w", err)
+	}
+	return p.Zones(), nil
+}
 
 // GetDomainFilter matches the configured zones and every name below them.
 func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {

@@ -147,6 +147,38 @@ func (p *Provider) DomainFilter() *endpoint.DomainFilter { return p.filter }
 // GetDomainFilter returns the filter the webhook sent at negotiation.
 func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface { return p.filter }
 
+var _ provider.ZoneLister = (*Provider)(nil)
+
+// ListZones implements [provider.ZoneLister] from the filter negotiated
+// with the webhook: its include entries, without leading dots, sorted and
+// without duplicates. They are the names the webhook chose to announce
+// (external-dns sends its domain filter, often the zone names), which may
+// be finer or coarser than the server's zones; callers only use them to
+// split a change set, a record with its ownership TXT, so either is
+// harmless. A filter without include entries, or one made of regular
+// expressions, names no zone: ListZones then fails with
+// [provider.ErrZonesUnsupported] and callers apply everything in one call.
+func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("webhook: listing zones: %w", err)
+	}
+	if p.filter == nil || p.filter.RegexInclude() != nil {
+		return nil, fmt.Errorf("webhook: the negotiated domain filter names no zone: %w", provider.ErrZonesUnsupported)
+	}
+	var zones []string
+	for _, inc := range p.filter.Include() {
+		z := endpoint.NormalizeDNSName(strings.TrimPrefix(strings.TrimSpace(inc), "."))
+		if z != "" && !slices.Contains(zones, z) {
+			zones = append(zones, z)
+		}
+	}
+	if len(zones) == 0 {
+		return nil, fmt.Errorf("webhook: the negotiated domain filter names no zone: %w", provider.ErrZonesUnsupported)
+	}
+	slices.Sort(zones)
+	return zones, nil
+}
+
 // retryable marks negotiation failures worth another attempt.
 type retryable struct{ err error }
 

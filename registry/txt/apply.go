@@ -16,8 +16,18 @@ import (
 )
 
 // ApplyChanges applies changes together with the ownership TXT records
-// they need, in one provider ApplyChanges call; see the package
-// documentation for the rules. changes and its endpoints are not modified.
+// they need, in one provider ApplyChanges call, or in one call per zone
+// when the provider lists its zones ([provider.ZoneLister]); see the
+// package documentation for the rules. changes and its endpoints are not
+// modified.
+//
+// Per zone, a record and its ownership TXT are always in the same call,
+// the record's zone ([provider.SplitByZone]); a zone that fails does not
+// stop the others, and the error joins one [*provider.ZoneError] per failed
+// zone. After any failure the registry forgets what it read of the
+// ownership TXT records, in every zone, and reads them again: it never
+// writes a TXT on the belief that a failed call (or a rejected change,
+// [provider.RejectedError]) wrote or removed another.
 //
 // Changes are checked first: when an update (its UpdateOld record) or a
 // delete concerns a record not owned by OwnerID or OldOwnerID (its owner
@@ -53,7 +63,7 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	if !hasAny(out) {
 		return b.skippedError(nil) // nothing reached the provider: state unchanged
 	}
-	err := r.provider.ApplyChanges(ctx, out)
+	err := r.applyByZone(ctx, out)
 	if err != nil {
 		r.invalidate(nil, false)
 		return b.skippedError(fmt.Errorf("txt registry: applying changes: %w", err))
@@ -62,6 +72,33 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	b.log.V(1).Info("applied changes", "create", len(out.Create), "updateOld", len(out.UpdateOld),
 		"updateNew", len(out.UpdateNew), "delete", len(out.Delete))
 	return b.skippedError(nil)
+}
+
+// applyByZone hands out to the provider: in one call, or, when the provider
+// lists its zones ([provider.ZoneLister]), in one call per zone, in zone
+// order. Each record travels with its ownership TXT, in the record's zone
+// ([provider.SplitByZone]). A zone that fails does not stop the others; the
+// errors are joined, each a [*provider.ZoneError] naming its zone.
+func (r *Registry) applyByZone(ctx context.Context, out *plan.Changes) error {
+	zones, ok, err := provider.ZonesOf(ctx, r.provider)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return r.provider.ApplyChanges(ctx, out)
+	}
+	names, parts := provider.SplitByZone(out, provider.NewZoneMatcher(zones...))
+	var errs []error
+	for _, zone := range names {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, &provider.ZoneError{Zone: zone, Err: err})
+			continue
+		}
+		if err := r.provider.ApplyChanges(ctx, parts[zone]); err != nil {
+			errs = append(errs, &provider.ZoneError{Zone: zone, Err: err})
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // owns reports whether ep is ours to update or delete: owned by OwnerID, or

@@ -80,7 +80,7 @@
 // ApplyChanges copies the changes (the caller's are never modified), sets
 // the owner label on every create, and appends the ownership TXT records to
 // the same lists, after the records and in their order, so everything goes
-// to the provider in one ApplyChanges call:
+// to the provider in one ApplyChanges call (one per zone, see below):
 //
 //   - create: the TXT is created — or, when the last read saw it already,
 //     reused (same labels) or rewritten through an update pair (other
@@ -117,6 +117,16 @@
 // rest is applied, and the error returned wraps [ErrTXTName] and
 // provider.SoftError, naming each record.
 //
+// When the provider lists its zones (provider.ZoneLister), the change set
+// is cut by zone after the TXT records are added, and each zone goes to
+// the provider in a call of its own, in zone order: a record and its
+// ownership TXT always travel together, in the record's zone (an ownership
+// TXT is tied to its record by its ownedRecord label, provider.GroupKey),
+// even when a prefix puts the TXT name in another zone. A zone that fails
+// does not stop the others; the error joins one provider.ZoneError per
+// failed zone. Wrappers such as provider/batch cut a zone's call further,
+// by the same groups.
+//
 // Without a preceding Records call (or after a failed ApplyChanges, which
 // leaves the zone state unknown) ApplyChanges behaves like external-dns: it
 // creates every TXT and rebuilds old values from the labels (encrypted with
@@ -129,7 +139,10 @@
 // provider applies one ApplyChanges call atomically or not at all (as
 // provider/inmemory does) — whether it reports the failure before or after
 // applying: records and TXT records travel in one call, and every cycle
-// plans from a fresh read. A provider that applies a call record by record
+// plans from a fresh read. After any failure — one zone of several, or a
+// change a batching wrapper reports as rejected — the registry forgets what
+// it read of every zone's ownership TXT records, so it never writes a TXT
+// on the belief that a failed or rejected call wrote or removed another. A provider that applies a call record by record
 // and stops half-way can leave a created record without its TXT; such a
 // record then has no owner and is left alone (external-dns has the same
 // limit).

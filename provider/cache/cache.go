@@ -1,0 +1,155 @@
+// Package cache is a provider wrapper that caches the records and the zone
+// list of a provider for a while, so that a Reconciler reading a large zone
+// every cycle does not list it from the DNS API every time.
+//
+// [New] wraps any [provider.Provider]. Records answers from the cache for
+// [Options.TTL] after the last read; every ApplyChanges through the
+// wrapper, successful or not, drops the cached records (a failed call may
+// have applied part of its changes), and a read that raced with an
+// ApplyChanges is not stored. The cache holds its own deep copy and
+// returns a fresh one on every call, so a caller that modifies what it got
+// never changes the cache. The zone list ([provider.ZoneLister]) is cached
+// in a [blueprint.ZoneCache] for [Options.ZonesTTL].
+//
+// The cache only sees changes made through it: changes made to the zone
+// by others show after the TTL. Records is one call for all zones, so the
+// cache is dropped as a whole, not per zone.
+package cache
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zonesync/zonesync/blueprint"
+	"github.com/zonesync/zonesync/clock"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+)
+
+// Options configures [New].
+type Options struct {
+	// TTL is how long records read are served from the cache; zero or
+	// less disables the records cache.
+	TTL time.Duration
+	// ZonesTTL is how long the zone list is cached; zero means TTL,
+	// negative disables the zone cache.
+	ZonesTTL time.Duration
+	// Clock times the entries; nil means [clock.Real].
+	Clock clock.Clock
+}
+
+// Provider is a caching [provider.Provider]; see [New]. It is safe for
+// concurrent use when the wrapped provider is.
+type Provider struct {
+	next          provider.Provider
+	ttl, zonesTTL time.Duration
+	clock         clock.Clock
+
+	mu      sync.Mutex
+	zones   *blueprint.ZoneCache[[]string] // replaced by Invalidate
+	gen     uint64                         // incremented by every ApplyChanges, at its start and end
+	records []*endpoint.Endpoint
+	expires time.Time
+	valid   bool
+}
+
+var (
+	_ provider.Provider   = (*Provider)(nil)
+	_ provider.ZoneLister = (*Provider)(nil)
+)
+
+// New returns a caching wrapper of p.
+func New(p provider.Provider, opts Options) *Provider {
+	clk := clock.OrReal(opts.Clock)
+	zttl := opts.ZonesTTL
+	if zttl == 0 {
+		zttl = opts.TTL
+	}
+	return &Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, zones: blueprint.NewZoneCacheWithClock[[]string](zttl, clk)}
+}
+
+// Records returns a copy of the cached records while they are fresh, and
+// otherwise reads the wrapped provider (and caches a copy).
+func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	p.mu.Lock()
+	if p.valid && p.clock.Now().Before(p.expires) {
+		out := endpoint.DeepCopyAll(p.records)
+		p.mu.Unlock()
+		return out, nil
+	}
+	gen := p.gen
+	p.mu.Unlock()
+
+	eps, err := p.next.Records(ctx)
+	if err != nil || p.ttl <= 0 {
+		return eps, err
+	}
+	cp := endpoint.DeepCopyAll(eps)
+	p.mu.Lock()
+	if p.gen == gen { // no ApplyChanges started or ended meanwhile
+		p.records, p.valid = cp, true
+		p.expires = p.clock.Now().Add(p.ttl)
+	}
+	p.mu.Unlock()
+	return eps, nil
+}
+
+// Invalidate drops the cached records and zones.
+func (p *Provider) Invalidate() {
+	p.mu.Lock()
+	p.gen++
+	p.records, p.valid = nil, false
+	p.zones = blueprint.NewZoneCacheWithClock[[]string](p.zonesTTL, p.clock)
+	p.mu.Unlock()
+}
+
+func (p *Provider) dropRecords() {
+	p.mu.Lock()
+	p.gen++
+	p.records, p.valid = nil, false
+	p.mu.Unlock()
+}
+
+// ApplyChanges calls the wrapped provider and drops the cached records,
+// whatever the outcome.
+func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
+	p.dropRecords()
+	defer p.dropRecords()
+	return p.next.ApplyChanges(ctx, changes)
+}
+
+// ListZones returns a copy of the cached zone list while it is fresh, and
+// otherwise asks the wrapped provider; it fails with
+// [provider.ErrZonesUnsupported] when that one does not list zones.
+func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
+	zl, ok := p.next.(provider.ZoneLister)
+	if !ok {
+		return nil, fmt.Errorf("cache: %w", provider.ErrZonesUnsupported)
+	}
+	p.mu.Lock()
+	zc := p.zones
+	p.mu.Unlock()
+	if !zc.Expired() {
+		return slices.Clone(zc.Get()), nil
+	}
+	zones, err := zl.ListZones(ctx)
+	if err != nil {
+		return nil, err
+	}
+	zc.Reset(slices.Clone(zones))
+	return zones, nil
+}
+
+// AdjustEndpoints calls the wrapped provider.
+func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return p.next.AdjustEndpoints(eps)
+}
+
+// GetDomainFilter returns the wrapped provider's filter.
+func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
+	return p.next.GetDomainFilter()
+}

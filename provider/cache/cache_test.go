@@ -1,0 +1,130 @@
+package cache_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/blueprint/blueprinttest"
+	"github.com/zonesync/zonesync/clock/clocktest"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/cache"
+	"github.com/zonesync/zonesync/provider/inmemory"
+)
+
+type counting struct {
+	records, zones atomic.Int32
+}
+
+func newCounted(zone *inmemory.Provider, c *counting) provider.Provider {
+	return blueprinttest.Intercept(zone, blueprinttest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			c.records.Add(1)
+			return next.Records(ctx)
+		},
+		ListZones: func(ctx context.Context, next provider.Provider) ([]string, error) {
+			c.zones.Add(1)
+			return next.(provider.ZoneLister).ListZones(ctx)
+		},
+	})
+}
+
+func TestRecordsCache(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktest.New(time.Unix(0, 0))
+	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")))
+	var n counting
+	p := cache.New(newCounted(zone, &n), cache.Options{TTL: time.Minute, Clock: clk})
+
+	first, err := p.Records(ctx)
+	require.NoError(t, err)
+	first[0].Targets[0] = "203.0.113.9" // the caller owns what it got
+	first[0].Labels = endpoint.Labels{"x": "y"}
+	second, err := p.Records(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), n.records.Load(), "served from the cache")
+	assert.Equal(t, "192.0.2.1", second[0].Targets[0], "no aliasing between callers and the cache")
+	assert.Empty(t, second[0].Labels)
+	second[0].Targets[0] = "203.0.113.10"
+	third, _ := p.Records(ctx)
+	assert.Equal(t, "192.0.2.1", third[0].Targets[0])
+
+	clk.Advance(time.Minute)
+	_, err = p.Records(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), n.records.Load(), "expired")
+
+	require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{endpoint.NewEndpoint("b.example.com", "A", "192.0.2.2")}}))
+	after, err := p.Records(ctx)
+	require.NoError(t, err)
+	assert.Len(t, after, 2, "ApplyChanges drops the cache")
+	assert.Equal(t, int32(3), n.records.Load())
+
+	err = p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{endpoint.NewEndpoint("b.example.com", "A", "192.0.2.2")}})
+	require.Error(t, err)
+	_, err = p.Records(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int32(4), n.records.Load(), "a failed ApplyChanges drops the cache too")
+}
+
+func TestNoTTLNoCache(t *testing.T) {
+	ctx := context.Background()
+	var n counting
+	p := cache.New(newCounted(inmemory.New(inmemory.WithZone("example.com")), &n), cache.Options{})
+	for range 3 {
+		_, err := p.Records(ctx)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int32(3), n.records.Load())
+}
+
+func TestZoneCache(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktest.New(time.Unix(0, 0))
+	var n counting
+	p := cache.New(newCounted(inmemory.New(inmemory.WithZone("example.com")), &n), cache.Options{TTL: time.Minute, ZonesTTL: time.Hour, Clock: clk})
+	zones, ok, err := provider.ZonesOf(ctx, p)
+	require.NoError(t, err)
+	require.True(t, ok)
+	zones[0] = "changed"
+	zones, _, _ = provider.ZonesOf(ctx, p)
+	assert.Equal(t, []string{"example.com"}, zones)
+	assert.Equal(t, int32(1), n.zones.Load())
+	p.Invalidate()
+	_, _, _ = provider.ZonesOf(ctx, p)
+	assert.Equal(t, int32(2), n.zones.Load())
+}
+
+func TestConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	p := cache.New(inmemory.New(inmemory.WithZone("example.com")), cache.Options{TTL: time.Hour})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			name := "r" + string(rune('a'+i)) + ".example.com"
+			assert.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{endpoint.NewEndpoint(name, "A", "192.0.2.1")}}))
+			recs, err := p.Records(ctx)
+			assert.NoError(t, err)
+			found := false
+			for _, r := range recs {
+				found = found || r.DNSName == name
+				r.Targets[0] = "203.0.113.1"
+			}
+			assert.True(t, found, "a read after an apply sees it")
+		})
+	}
+	wg.Wait()
+	recs, err := p.Records(ctx)
+	require.NoError(t, err)
+	assert.Len(t, recs, 8)
+	for _, r := range recs {
+		assert.Equal(t, "192.0.2.1", r.Targets[0])
+	}
+}
