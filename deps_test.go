@@ -27,7 +27,8 @@ const modulePath = "github.com/zonesync/zonesync"
 // the modules of allowedCoreModules.
 var corePatterns = []string{
 	".", "./endpoint/...", "./plan/...", "./policy/...", "./registry/...",
-	"./provider", "./provider/inmemory/...", "./provider/webhook/...", "./blueprint/...", "./source",
+	"./provider", "./provider/inmemory/...", "./provider/webhook/...",
+	"./provider/batch/...", "./provider/ratelimit/...", "./provider/cache/...", "./blueprint/...", "./source",
 }
 
 // allowedCoreModules are the only modules core packages may import directly.
@@ -35,6 +36,7 @@ var allowedCoreModules = []string{
 	"github.com/go-logr/logr",
 	"golang.org/x/sync",
 	"golang.org/x/net/idna",
+	"golang.org/x/time/rate",
 	"github.com/hashicorp/go-multierror",
 	"k8s.io/apimachinery",
 }
