@@ -32,7 +32,10 @@
 //     implementation; [github.com/zonesync/zonesync/provider/webhook] speaks
 //     external-dns's webhook protocol both ways (a client Provider for the
 //     community webhook providers and external-dns's --webhook-server, and
-//     an http.Handler serving any Provider to external-dns).
+//     an http.Handler serving any Provider to external-dns). Providers that
+//     list their zones ([provider.ZoneLister]) are applied one zone per
+//     call; provider/batch, provider/ratelimit and provider/cache wrap a
+//     provider for APIs with limits.
 //   - [github.com/zonesync/zonesync/registry]: the [registry.Registry]
 //     interface, a provider that also knows who owns each record.
 //     [github.com/zonesync/zonesync/registry/txt] keeps ownership in TXT
