@@ -76,19 +76,11 @@ func (s *HTTPProxySource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, 
 	if err != nil {
 		return nil, fmt.Errorf("contour-httpproxy source: %w", err)
 	}
-	var eps []*endpoint.Endpoint
-	var failed *source.PartialError
-	for _, u := range objs {
+	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
 		ref := objectRef(u, "HTTPProxy")
 		ref.Resource = "HTTPProxy/" + ref.Namespace + "/" + ref.Name // as external-dns writes it
-		objEps, err := s.proxyEndpoints(ref, u)
-		if err != nil {
-			failed = failed.Add(ref.Key(), err)
-			continue
-		}
-		eps = append(eps, objEps...)
-	}
-	return eps, failed.OrNil()
+		return ref, true
+	}, s.proxyEndpoints)
 }
 
 func (s *HTTPProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {

@@ -106,20 +106,17 @@ func (s *DNSEndpointSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint
 	if err != nil {
 		return nil, fmt.Errorf("dnsendpoint source: %w", err)
 	}
-	var eps []*endpoint.Endpoint
-	var failed *source.PartialError
-	for _, u := range objs {
+	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
 		ref := objectRef(u, "DNSEndpoint")
 		ref.Resource = "crd/" + ref.Namespace + "/" + ref.Name // as external-dns writes it
-		objEps, err := dnsEndpointEndpoints(ref, u)
-		if err != nil {
-			failed = failed.Add(ref.Key(), err)
-			continue
+		return ref, true
+	}, func(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {
+		eps, err := dnsEndpointEndpoints(ref, u)
+		if err == nil {
+			s.writeObservedGeneration(ctx, u)
 		}
-		eps = append(eps, objEps...)
-		s.writeObservedGeneration(ctx, u)
-	}
-	return eps, failed.OrNil()
+		return eps, err
+	})
 }
 
 func dnsEndpointEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {

@@ -96,21 +96,9 @@ func (s *IngressSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 	if err != nil {
 		return nil, fmt.Errorf("ingress source: %w", err)
 	}
-	var eps []*endpoint.Endpoint
-	var failed *source.PartialError
-	for _, ing := range ings {
-		if !s.classSelected(ing) {
-			continue
-		}
-		ref := source.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
-		ingEps, err := s.ingressEndpoints(ref, ing)
-		if err != nil {
-			failed = failed.Add(ref.Key(), err)
-			continue
-		}
-		eps = append(eps, ingEps...)
-	}
-	return eps, failed.OrNil()
+	return endpointsOf(ings, func(ing *networkingv1.Ingress) (source.ObjectRef, bool) {
+		return source.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}, s.classSelected(ing)
+	}, s.ingressEndpoints)
 }
 
 func (s *IngressSource) classSelected(ing *networkingv1.Ingress) bool {

@@ -110,18 +110,9 @@ func (s *IstioGatewaySource) Endpoints(ctx context.Context) ([]*endpoint.Endpoin
 	if err != nil {
 		return nil, fmt.Errorf("istio-gateway source: %w", err)
 	}
-	var eps []*endpoint.Endpoint
-	var failed *source.PartialError
-	for _, u := range objs {
-		ref := objectRef(u, "Gateway")
-		objEps, err := s.gatewayEndpoints(ref, u)
-		if err != nil {
-			failed = failed.Add(ref.Key(), err)
-			continue
-		}
-		eps = append(eps, objEps...)
-	}
-	return eps, failed.OrNil()
+	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
+		return objectRef(u, "Gateway"), true
+	}, s.gatewayEndpoints)
 }
 
 func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {

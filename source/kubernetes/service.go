@@ -163,21 +163,10 @@ func (s *ServiceSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 	if err != nil {
 		return nil, fmt.Errorf("service source: %w", err)
 	}
-	var eps []*endpoint.Endpoint
-	var failed *source.PartialError
-	for _, svc := range svcs {
-		if len(s.cfg.ServiceTypeFilter) > 0 && !slices.Contains(s.cfg.ServiceTypeFilter, svc.Spec.Type) {
-			continue
-		}
-		ref := source.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name}
-		svcEps, err := s.serviceEndpoints(ref, svc)
-		if err != nil {
-			failed = failed.Add(ref.Key(), err)
-			continue
-		}
-		eps = append(eps, svcEps...)
-	}
-	return eps, failed.OrNil()
+	return endpointsOf(svcs, func(svc *corev1.Service) (source.ObjectRef, bool) {
+		selected := len(s.cfg.ServiceTypeFilter) == 0 || slices.Contains(s.cfg.ServiceTypeFilter, svc.Spec.Type)
+		return source.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name}, selected
+	}, s.serviceEndpoints)
 }
 
 func (s *ServiceSource) serviceEndpoints(ref source.ObjectRef, svc *corev1.Service) ([]*endpoint.Endpoint, error) {

@@ -124,18 +124,9 @@ func (s *UnstructuredSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoin
 	if err != nil {
 		return nil, fmt.Errorf("%s source: %w", s, err)
 	}
-	var eps []*endpoint.Endpoint
-	var failed *source.PartialError
-	for _, u := range objs {
-		ref := objectRef(u, s.cfg.Kind)
-		objEps, err := s.objectEndpoints(ref, u)
-		if err != nil {
-			failed = failed.Add(ref.Key(), err)
-			continue
-		}
-		eps = append(eps, objEps...)
-	}
-	return eps, failed.OrNil()
+	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
+		return objectRef(u, s.cfg.Kind), true
+	}, s.objectEndpoints)
 }
 
 func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {
