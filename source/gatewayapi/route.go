@@ -1,6 +1,7 @@
 package gatewayapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -511,16 +512,24 @@ func meta(conds []metav1.Condition, t string) bool {
 	return false
 }
 
-// mergeEndpoints joins endpoints of equal name, type and set identifier
-// (several routes or parents naming one host) into one with the union of
-// their targets, keeping the first one's labels and properties, as
-// external-dns does; the order is by name, type and set identifier.
+// mergeEndpoints joins endpoints of equal name, type, set identifier and
+// TTL (several routes naming one host) into one with the union of their
+// targets, keeping the first one's labels and properties, as external-dns
+// does. CNAME endpoints are joined only when their targets are equal: a
+// name has one canonical name. The result is sorted by name, type, set
+// identifier, TTL and targets.
 func mergeEndpoints(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
-	type key struct{ name, typ, set string }
+	type key struct {
+		name, typ, set, target string
+		ttl                    endpoint.TTL
+	}
 	byKey := make(map[key]*endpoint.Endpoint, len(eps))
 	var out []*endpoint.Endpoint
 	for _, ep := range eps {
-		k := key{ep.DNSName, ep.RecordType, ep.SetIdentifier}
+		k := key{name: ep.DNSName, typ: ep.RecordType, set: ep.SetIdentifier, ttl: ep.RecordTTL}
+		if ep.RecordType == endpoint.RecordTypeCNAME {
+			k.target = strings.Join(ep.Targets, ";")
+		}
 		if first, ok := byKey[k]; ok {
 			first.Targets = append(first.Targets, ep.Targets...)
 			continue
@@ -533,7 +542,13 @@ func mergeEndpoints(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
 		ep.Targets = slices.Compact(ep.Targets)
 	}
 	slices.SortStableFunc(out, func(a, b *endpoint.Endpoint) int {
-		return strings.Compare(a.DNSName+"\x00"+a.RecordType+"\x00"+a.SetIdentifier, b.DNSName+"\x00"+b.RecordType+"\x00"+b.SetIdentifier)
+		return cmp.Or(
+			strings.Compare(a.DNSName, b.DNSName),
+			strings.Compare(a.RecordType, b.RecordType),
+			strings.Compare(a.SetIdentifier, b.SetIdentifier),
+			cmp.Compare(a.RecordTTL, b.RecordTTL),
+			slices.Compare(a.Targets, b.Targets),
+		)
 	})
 	return out
 }
