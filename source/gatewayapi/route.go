@@ -301,15 +301,7 @@ func (s *routeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, erro
 		if s.cfg.GatewayNamespace != "" && u.GetNamespace() != s.cfg.GatewayNamespace {
 			continue
 		}
-		info := &gatewayInfo{}
-		if err := convert(u, "Gateway", &info.gw); err != nil {
-			info.err = err
-		} else {
-			ref := source.ObjectRef{Kind: "Gateway", Namespace: u.GetNamespace(), Name: u.GetName()}
-			ann, err := s.cfg.Annotations.Parse(ref, u.GetAnnotations())
-			info.overrides, info.err = ann.Targets, err
-		}
-		gateways[u.GetNamespace()+"/"+u.GetName()] = info
+		gateways[u.GetNamespace()+"/"+u.GetName()] = s.gatewayInfo(u)
 	}
 	routes, err := informers.ByIndex[*unstructured.Unstructured](s.routes.GetIndexer(), s.routeIndex, informers.IndexMatch)
 	if err != nil {
@@ -330,6 +322,19 @@ func (s *routeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, erro
 		eps = append(eps, routeEps...)
 	}
 	return mergeEndpoints(eps), failed.OrNil()
+}
+
+// gatewayInfo reads a Gateway's fields and target annotation.
+func (s *routeSource) gatewayInfo(u *unstructured.Unstructured) *gatewayInfo {
+	info := &gatewayInfo{}
+	if err := convert(u, "Gateway", &info.gw); err != nil {
+		info.err = err
+		return info
+	}
+	ref := source.ObjectRef{Kind: "Gateway", Namespace: u.GetNamespace(), Name: u.GetName()}
+	ann, err := s.cfg.Annotations.Parse(ref, u.GetAnnotations())
+	info.overrides, info.err = ann.Targets, err
+	return info
 }
 
 func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstructured, gateways map[string]*gatewayInfo) ([]*endpoint.Endpoint, error) {
