@@ -33,7 +33,11 @@ func FuzzRouteEndpoints(f *testing.F) {
 		r, g := &unstructured.Unstructured{Object: ro}, &unstructured.Unstructured{Object: go_}
 		ref := source.ObjectRef{Kind: "HTTPRoute", Namespace: r.GetNamespace(), Name: r.GetName()}
 		gateways := map[string]*gatewayInfo{g.GetNamespace() + "/" + g.GetName(): s.gatewayInfo(g)}
-		eps, err := s.routeEndpoints(ref, r, gateways)
+		var rt route
+		if convert(r, "HTTPRoute", &rt) != nil {
+			return
+		}
+		eps, err := s.routeEndpoints(ref, r, &rt, gateways)
 		if err != nil {
 			return
 		}

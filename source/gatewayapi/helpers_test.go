@@ -40,7 +40,7 @@ func gvrOf(u *unstructured.Unstructured) schema.GroupVersionResource {
 	panic("no resource for " + u.GetKind())
 }
 
-func dynClient(t *testing.T, objs ...*unstructured.Unstructured) *dynamicfake.FakeDynamicClient {
+func dynClient(t testing.TB, objs ...*unstructured.Unstructured) *dynamicfake.FakeDynamicClient {
 	t.Helper()
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds())
 	for _, o := range objs {

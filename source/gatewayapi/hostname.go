@@ -3,8 +3,6 @@ package gatewayapi
 import (
 	"net/netip"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // matchHost intersects a listener hostname with a route hostname, as
@@ -47,10 +45,32 @@ func canonicalHost(h string) (string, bool) {
 	if _, err := netip.ParseAddr(h); err == nil {
 		return "", false
 	}
-	if len(h) > 255 || len(validation.IsDNS1123Subdomain(strings.ToLower(strings.TrimPrefix(h, "*.")))) > 0 {
+	if !isDNSName(strings.TrimPrefix(h, "*.")) {
 		return "", false
 	}
 	return strings.ToLower(h), true
+}
+
+// isDNSName reports whether s is at most 255 bytes of dot-separated RFC
+// 1123 labels (1 to 63 letters, digits and inner hyphens; either case),
+// the rule external-dns applies to Gateway API names.
+func isDNSName(s string) bool {
+	if len(s) == 0 || len(s) > 255 {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		n := len(label)
+		if n == 0 || n > 63 || label[0] == '-' || label[n-1] == '-' {
+			return false
+		}
+		for i := 0; i < n; i++ {
+			c := label[i]
+			if c != '-' && (c < '0' || c > '9') && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // protocolMatches reports whether a route of protocol r can attach to a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -112,6 +113,18 @@ type routeSource struct {
 	gwIndex    string
 	namespaces cache.SharedIndexInformer
 	all        []cache.SharedIndexInformer
+
+	// parsed keeps the converted routes of the last Endpoints call by
+	// object key, reused while the resourceVersion is unchanged: the
+	// conversion from unstructured is most of the cost of a call.
+	mu     sync.Mutex
+	parsed map[string]parsedRoute
+}
+
+type parsedRoute struct {
+	resourceVersion string
+	rt              *route
+	err             error
 }
 
 func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynamic.Interface, kind RouteKind, cfg Config) (*routeSource, error) {
@@ -307,11 +320,25 @@ func (s *routeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s source: %w", s.name, err)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev, next := s.parsed, make(map[string]parsedRoute, len(routes))
 	var eps []*endpoint.Endpoint
 	var failed *source.PartialError
 	for _, u := range routes {
 		ref := source.ObjectRef{Kind: s.kind.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
-		routeEps, err := s.routeEndpoints(ref, u, gateways)
+		key := u.GetNamespace() + "/" + u.GetName()
+		p, ok := prev[key]
+		if rv := u.GetResourceVersion(); !ok || rv == "" || p.resourceVersion != rv {
+			p = parsedRoute{resourceVersion: rv, rt: &route{}}
+			p.err = convert(u, s.kind.Kind, p.rt)
+		}
+		next[key] = p
+		if p.err != nil {
+			failed = failed.Add(ref.Key(), p.err)
+			continue
+		}
+		routeEps, err := s.routeEndpoints(ref, u, p.rt, gateways)
 		if err != nil {
 			failed = failed.Add(ref.Key(), err)
 			continue
@@ -321,6 +348,7 @@ func (s *routeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, erro
 		}
 		eps = append(eps, routeEps...)
 	}
+	s.parsed = next
 	return mergeEndpoints(eps), failed.OrNil()
 }
 
@@ -337,7 +365,8 @@ func (s *routeSource) gatewayInfo(u *unstructured.Unstructured) *gatewayInfo {
 	return info
 }
 
-func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstructured, gateways map[string]*gatewayInfo) ([]*endpoint.Endpoint, error) {
+// routeEndpoints returns the endpoints of the route u (converted: rt).
+func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, gateways map[string]*gatewayInfo) ([]*endpoint.Endpoint, error) {
 	ann, err := s.cfg.Annotations.Parse(ref, u.GetAnnotations())
 	if err != nil {
 		return nil, err
@@ -345,17 +374,13 @@ func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstr
 	if ann.Skip {
 		return nil, nil
 	}
-	var rt route
-	if err := convert(u, s.kind.Kind, &rt); err != nil {
-		return nil, err
-	}
-	hosts, err := s.routeHostnames(ref, u, &rt, ann)
+	hosts, err := s.routeHostnames(ref, u, rt, ann)
 	if err != nil {
 		return nil, err
 	}
 	targets := map[string][]string{}
 	for _, ps := range rt.Status.Parents {
-		if err := s.addParent(&rt, ps, hosts, ann.Targets, gateways, targets); err != nil {
+		if err := s.addParent(rt, ps, hosts, ann.Targets, gateways, targets); err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
 		}
 	}

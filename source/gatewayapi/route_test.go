@@ -384,6 +384,17 @@ func TestRouteSourceEvents(t *testing.T) {
 		return calls.Load() > before && assert.ObjectsAreEqual([]string{"web.example.com 0 IN A  5.6.7.8 httproute/default/web"}, endpoints())
 	})
 
+	// A changed route is read again (the source keeps parsed routes
+	// while their resourceVersion stays the same).
+	before = calls.Load()
+	changed := rt(http, "default", "web", nil, []string{"new.example.com"}, parent{name: "gw", accepted: yes()})
+	changed.SetResourceVersion("2")
+	_, err = routes.Update(ctx, changed, updateOpts)
+	require.NoError(t, err)
+	eventually(t, func() bool {
+		return calls.Load() > before && assert.ObjectsAreEqual([]string{"new.example.com 0 IN A  5.6.7.8 httproute/default/web"}, endpoints())
+	})
+
 	before = calls.Load()
 	_, err = kube.CoreV1().Namespaces().Create(ctx, namespace("new", nil), createNsOpts)
 	require.NoError(t, err)
