@@ -47,7 +47,8 @@ type RouteKind struct {
 	Protocol string
 }
 
-// The route kinds, at the versions external-dns v0.23 reads.
+// HTTPRouteKind is HTTPRoute v1. The kinds are at the versions
+// external-dns v0.23 reads (through gateway-api v1.6).
 func HTTPRouteKind() RouteKind {
 	return RouteKind{Kind: "HTTPRoute", GVR: schema.GroupVersionResource{Group: Group, Version: "v1", Resource: "httproutes"}, Protocol: "HTTP"}
 }
@@ -57,8 +58,8 @@ func GRPCRouteKind() RouteKind {
 	return RouteKind{Kind: "GRPCRoute", GVR: schema.GroupVersionResource{Group: Group, Version: "v1", Resource: "grpcroutes"}, Protocol: "HTTPS"}
 }
 
-// TLSRouteKind is TLSRoute v1 (served from gateway-api v1.5; older
-// releases serve v1alpha2: set [Config.RouteGVR]).
+// TLSRouteKind is TLSRoute v1, as external-dns v0.23 reads it; for CRDs
+// that serve only v1alpha2 set [Config.RouteGVR].
 func TLSRouteKind() RouteKind {
 	return RouteKind{Kind: "TLSRoute", GVR: schema.GroupVersionResource{Group: Group, Version: "v1", Resource: "tlsroutes"}, Protocol: "TLS"}
 }
@@ -326,6 +327,9 @@ func (s *routeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, erro
 	var eps []*endpoint.Endpoint
 	var failed *source.PartialError
 	for _, u := range routes {
+		if s.cfg.Namespace != "" && u.GetNamespace() != s.cfg.Namespace {
+			continue // a shared factory may watch every namespace
+		}
 		ref := source.ObjectRef{Kind: s.kind.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 		key := u.GetNamespace() + "/" + u.GetName()
 		p, ok := prev[key]

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	k8sinformers "k8s.io/client-go/informers"
 
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/gatewayapi"
@@ -205,6 +207,20 @@ func TestRouteSources(t *testing.T) {
 			want: []string{"web.example.com 0 IN A  1.1.1.1 httproute/default/web"},
 		},
 		{
+			name: "gateway label selector",
+			kind: http,
+			cfg:  gatewayapi.Config{GatewayLabelSelector: "dns=public"},
+			objs: func() []*unstructured.Unstructured {
+				pub := gw("default", "pub", nil, []string{"1.1.1.1"}, http80)
+				pub.SetLabels(map[string]string{"dns": "public"})
+				priv := gw("default", "priv", nil, []string{"2.2.2.2"}, http80)
+				priv.SetLabels(map[string]string{"dns": "private"})
+				return []*unstructured.Unstructured{pub, priv,
+					rt(http, "default", "web", nil, []string{"web.example.com"}, parent{name: "pub", accepted: yes()}, parent{name: "priv", accepted: yes()})}
+			}(),
+			want: []string{"web.example.com 0 IN A  1.1.1.1 httproute/default/web"},
+		},
+		{
 			name: "route filters: namespace, annotation filter and label selector",
 			kind: http,
 			cfg:  gatewayapi.Config{Options: kubernetes.Options{Namespace: "default", AnnotationFilter: "dns=public"}},
@@ -228,7 +244,7 @@ func TestRouteSources(t *testing.T) {
 			want: []string{"db.example.com 0 IN A  1.2.3.4 tcproute/default/db"},
 		},
 		{
-			name: "UDP, TLS and GRPC routes match their own protocol",
+			name: "UDP route attaches to UDP listeners only",
 			kind: udp,
 			objs: []*unstructured.Unstructured{
 				gw("default", "gw", nil, []string{"1.2.3.4"},
@@ -410,4 +426,52 @@ func mustTemplate(t *testing.T, text string) *source.FQDNTemplate {
 	tmpl, err := source.NewFQDNTemplate(text)
 	require.NoError(t, err)
 	return tmpl
+}
+
+// Sources given a factory share its informers, set no transform and start
+// nothing: the program starts the factory after constructing them.
+func TestSharedFactory(t *testing.T) {
+	http, grpc := gatewayapi.HTTPRouteKind(), gatewayapi.GRPCRouteKind()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	dyn := dynClient(t,
+		gw("default", "gw", nil, []string{"1.2.3.4"}, http80, httpsWild),
+		rt(http, "default", "web", map[string]string{"team": "a"}, []string{"web.example.com"}, parent{name: "gw", accepted: yes()}),
+		rt(http, "other", "web", nil, []string{"other.example.com"}, parent{ns: "default", name: "gw", accepted: yes()}),
+		rt(grpc, "default", "api", nil, []string{"api.example.com"}, parent{name: "gw", accepted: yes()}),
+	)
+	kube := newKube()
+	factory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+	kubeFactory := k8sinformers.NewSharedInformerFactory(kube, 0)
+	cfg := gatewayapi.Config{Options: kubernetes.Options{Namespace: "default"}, DynamicFactory: factory, Factory: kubeFactory}
+	hs, err := gatewayapi.NewHTTPRouteSource(ctx, kube, dyn, cfg)
+	require.NoError(t, err)
+	gs, err := gatewayapi.NewGRPCRouteSource(ctx, kube, dyn, cfg)
+	require.NoError(t, err)
+	assert.False(t, hs.HasSynced(), "a shared factory is started by its owner")
+	factory.Start(ctx.Done())
+	kubeFactory.Start(ctx.Done())
+	require.NoError(t, hs.WaitForSync(ctx))
+	require.NoError(t, gs.WaitForSync(ctx))
+	eps, err := hs.Endpoints(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"web.example.com 0 IN A  1.2.3.4 httproute/default/web"}, render(eps))
+	eps, err = gs.Endpoints(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"api.example.com 0 IN A  1.2.3.4 grpcroute/default/api"}, render(eps))
+	assert.Equal(t, "gateway-httproute", hs.String())
+	assert.Equal(t, "gateway-grpcroute", gs.String())
+}
+
+func TestConfigErrors(t *testing.T) {
+	ctx := t.Context()
+	for name, cfg := range map[string]gatewayapi.Config{
+		"annotation filter":      {Options: kubernetes.Options{AnnotationFilter: "a in ("}},
+		"label selector":         {Options: kubernetes.Options{LabelSelector: "!!"}},
+		"gateway label selector": {GatewayLabelSelector: "a in ("},
+		"annotation prefix":      {Options: kubernetes.Options{Annotations: source.AnnotationConfig{Prefixes: []string{"no-slash"}}}},
+	} {
+		_, err := gatewayapi.NewHTTPRouteSource(ctx, newKube(), dynClient(t), cfg)
+		assert.ErrorContains(t, err, "gateway-httproute source", name)
+	}
 }
