@@ -148,6 +148,12 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 	if err != nil {
 		return nil, fmt.Errorf("%s source: gateway %w", name, err)
 	}
+	if cfg.Factory == nil && kube == nil {
+		return nil, fmt.Errorf("%s source: a clientset (for Namespaces) or Config.Factory is required", name)
+	}
+	if cfg.DynamicFactory == nil && client == nil {
+		return nil, fmt.Errorf("%s source: a dynamic client or Config.DynamicFactory is required", name)
+	}
 	s := &routeSource{name: name, kind: kind, cfg: cfg}
 
 	own := cfg.DynamicFactory == nil

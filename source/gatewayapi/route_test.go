@@ -474,4 +474,8 @@ func TestConfigErrors(t *testing.T) {
 		_, err := gatewayapi.NewHTTPRouteSource(ctx, newKube(), dynClient(t), cfg)
 		assert.ErrorContains(t, err, "gateway-httproute source", name)
 	}
+	_, err := gatewayapi.NewTCPRouteSource(ctx, nil, dynClient(t), gatewayapi.Config{})
+	assert.ErrorContains(t, err, "gateway-tcproute source: a clientset")
+	_, err = gatewayapi.NewUDPRouteSource(ctx, newKube(), nil, gatewayapi.Config{})
+	assert.ErrorContains(t, err, "gateway-udproute source: a dynamic client")
 }
