@@ -28,7 +28,9 @@
 //   - Endpoints carry the resource label "httproute/namespace/name" (the
 //     lower-case kind), as external-dns writes it, and the ttl,
 //     set-identifier and provider-specific annotations of the route.
-//     Endpoints of several routes for one name and type are merged.
+//     Endpoints of several routes for one name, type, set identifier and
+//     TTL are merged into one (CNAMEs only when their targets are equal),
+//     labelled with the first route in namespace/name order.
 //
 // Routes are selected with the shared [kubernetes.Options] (namespace,
 // annotation filter, label selector, through an informer index), Gateways
@@ -37,13 +39,28 @@
 // be used is reported in a [*source.PartialError] under its resource key
 // and never hides the others.
 //
+// # Clients and informers
+//
 // The sources read routes and Gateways with the dynamic client and
 // unstructured objects, so the sigs.k8s.io/gateway-api module is not
-// linked; the fields read are converted into small local structs. The
-// informer life cycle (own or shared factories, transforms, HasSynced and
-// WaitForSync) is the one of package kubernetes. Besides routes and
-// Gateways they list and watch Namespaces, cluster-wide.
+// linked (its current release needs a newer Go and client-go than this
+// module). The fields read are converted into small local structs; a
+// source keeps the converted routes between calls while their
+// resourceVersion is unchanged. The informer life cycle (own or shared
+// factories, transforms, HasSynced and WaitForSync) is the one of package
+// kubernetes. Constructors take a clientset for the Namespace informer
+// (allowedRoutes selectors) and a dynamic client; with Config.Factory and
+// Config.DynamicFactory set, either may be nil.
 //
-// ListenerSets (gateway-api v1.5+ experimental parents, behind
-// --gateway-listener-sets in external-dns) are not read.
+// # Permissions
+//
+// list and watch on the route resource and on gateways
+// (gateway.networking.k8s.io), in the configured namespaces, and on
+// namespaces, cluster-wide.
+//
+// # Not supported
+//
+// ListenerSets (experimental parents, behind --gateway-listener-sets in
+// external-dns) are not read, and there is no equivalent of
+// --ignore-hostname-annotation.
 package gatewayapi
