@@ -53,9 +53,14 @@ func canonicalHost(h string) (string, bool) {
 
 // isDNSName reports whether s is at most 255 bytes of dot-separated RFC
 // 1123 labels (1 to 63 letters, digits and inner hyphens; either case),
-// the rule external-dns applies to Gateway API names.
+// optionally followed by one dot: the rule external-dns applies to
+// Gateway API names.
 func isDNSName(s string) bool {
 	if len(s) == 0 || len(s) > 255 {
+		return false
+	}
+	s = strings.TrimSuffix(s, ".")
+	if s == "" {
 		return false
 	}
 	for label := range strings.SplitSeq(s, ".") {

@@ -30,6 +30,9 @@ func TestMatchHost(t *testing.T) {
 		{"", "2001:db8::1", "", false},
 		{"", "bad_name.example.com", "", false},
 		{"", "*", "", false},
+		{"", "web.example.com.", "web.example.com.", true}, // one trailing dot is allowed
+		{"", "web.example.com..", "", false},
+		{"", ".", "", false},
 		{"", "-a.example.com", "", false},
 	}
 	for _, tt := range tests {
