@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8sinformers "k8s.io/client-go/informers"
 
 	"github.com/zonesync/zonesync/source"
@@ -478,4 +480,26 @@ func TestConfigErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "gateway-tcproute source: a clientset")
 	_, err = gatewayapi.NewUDPRouteSource(ctx, newKube(), nil, gatewayapi.Config{})
 	assert.ErrorContains(t, err, "gateway-udproute source: a dynamic client")
+}
+
+// Clusters whose CRDs serve TLSRoute only as v1alpha2 set RouteGVR.
+func TestRouteGVROverride(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	alpha := gatewayapi.TLSRouteKind()
+	alpha.GVR.Version = "v1alpha2"
+	kinds := listKinds()
+	kinds[alpha.GVR] = "TLSRouteList"
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
+	gateway := gw("default", "gw", nil, []string{"1.2.3.4"}, listenerSpec{name: "tls", protocol: "TLS", port: 443})
+	require.NoError(t, dyn.Tracker().Create(gatewayapi.GatewayGVR(), gateway, "default"))
+	route := rt(alpha, "default", "t", nil, []string{"t.example.com"}, parent{name: "gw", accepted: yes()})
+	require.NoError(t, dyn.Tracker().Create(alpha.GVR, route, "default"))
+
+	s, err := gatewayapi.NewTLSRouteSource(ctx, newKube(), dyn, gatewayapi.Config{RouteGVR: alpha.GVR})
+	require.NoError(t, err)
+	require.NoError(t, s.WaitForSync(ctx))
+	eps, err := s.Endpoints(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"t.example.com 0 IN A  1.2.3.4 tlsroute/default/t"}, render(eps))
 }
