@@ -52,8 +52,9 @@
 //     [github.com/zonesync/zonesync/source/kubernetes] reads Services,
 //     Ingresses, DNSEndpoints, Istio Gateways, Contour HTTPProxies and any
 //     resource through informers set up with
-//     [github.com/zonesync/zonesync/informers]; they are the only packages
-//     that import client-go.
+//     [github.com/zonesync/zonesync/informers], and
+//     [github.com/zonesync/zonesync/source/gatewayapi] the Gateway API
+//     routes; they are the only packages that import client-go.
 //   - [github.com/zonesync/zonesync/clock]: the one [clock.Clock] of the
 //     library; tests drive it with clock/clocktest.
 //   - [github.com/zonesync/zonesync/blueprint]: helpers for provider
