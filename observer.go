@@ -2,6 +2,7 @@ package zonesync
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/zonesync/zonesync/endpoint"
@@ -121,3 +122,17 @@ func (NopObserver) CycleStarted(context.Context, time.Time) {}
 
 // CycleFinished does nothing.
 func (NopObserver) CycleFinished(context.Context, Cycle) {}
+
+// Succeeded reports whether the cycle counts as a success, as [Reconciler.Run]
+// counts it: no error, or only a source's partial error (the objects the
+// source could read were reconciled).
+func (c Cycle) Succeeded() bool {
+	return c.Err == nil || isPartial(c.Err)
+}
+
+// Retryable reports whether the cycle failed with an error [Reconciler.Run]
+// retries with backoff: a soft error (errors.Is(err, provider.SoftError))
+// or a plan refused by the safety threshold ([ErrUnsafePlan]).
+func (c Cycle) Retryable() bool {
+	return !c.Succeeded() && (errors.Is(c.Err, provider.SoftError) || errors.Is(c.Err, ErrUnsafePlan))
+}
