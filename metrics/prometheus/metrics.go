@@ -74,6 +74,10 @@ type Metrics struct {
 	// external_dns_webhook_provider_*
 	webhook map[string][2]prometheus.Gauge // method -> requests, errors
 
+	// external_dns_provider_cache_*
+	cacheRecords *prometheus.CounterVec
+	cacheApply   prometheus.Counter
+
 	// zonesync_*
 	cycles          prometheus.Counter
 	cycleDuration   prometheus.Histogram
@@ -143,6 +147,10 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 
 		webhook: map[string][2]prometheus.Gauge{},
 
+		cacheRecords: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: "provider", Name: "cache_records_calls",
+			Help: "Calls of the provider cache's Records, by whether the cache answered them."}, []string{"from_cache"}),
+		cacheApply: counter("provider", "cache_apply_changes_calls", "Calls of the provider cache's ApplyChanges."),
+
 		cycles: prometheus.NewCounter(prometheus.CounterOpts{Name: "zonesync_cycles_total", Help: "Reconcile cycles run, successful or not."}),
 		cycleDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "zonesync_cycle_duration_seconds", Help: "Duration of reconcile cycles.",
@@ -185,7 +193,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	for _, method := range []string{methodRecords, methodApplyChanges, methodAdjustEndpoints} {
 		cs = append(cs, m.webhook[method][0], m.webhook[method][1])
 	}
-	return append(cs, m.cycles, m.cycleDuration, m.changes, m.skipped, m.safetyRefusals, m.zoneErrors, m.rejected, m.verifyFailures)
+	return append(cs, m.cacheRecords, m.cacheApply, m.cycles, m.cycleDuration, m.changes, m.skipped, m.safetyRefusals, m.zoneErrors, m.rejected, m.verifyFailures)
 }
 
 // describe names a collector by its first descriptor, for errors.

@@ -18,6 +18,7 @@ import (
 	zsprom "github.com/zonesync/zonesync/metrics/prometheus"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/cache"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -271,3 +272,28 @@ func TestTwoRegistriesShareNothing(t *testing.T) {
 
 }
 
+func TestCacheCounts(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := zsprom.New(reg)
+	require.NoError(t, err)
+	clk := clocktest.New(time.Unix(1_700_000_000, 0))
+	zone := inmemory.New(inmemory.WithZone("example.com"))
+	p := m.Cache(zone, cache.Options{TTL: time.Minute, Clock: clk})
+	ctx := context.Background()
+
+	for range 3 { // one miss, two hits
+		_, err := p.Records(ctx)
+		require.NoError(t, err)
+	}
+	require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("www.example.com", "192.0.2.1")}}))
+	eps, err := p.Records(ctx) // the apply dropped the cache
+	require.NoError(t, err)
+	assert.Len(t, eps, 1)
+	zones, err := p.ListZones(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"example.com"}, zones)
+
+	assert.Equal(t, 2.0, value(t, reg, "external_dns_provider_cache_records_calls", "from_cache", "false"))
+	assert.Equal(t, 2.0, value(t, reg, "external_dns_provider_cache_records_calls", "from_cache", "true"))
+	assert.Equal(t, 1.0, value(t, reg, "external_dns_provider_cache_apply_changes_calls"))
+}
