@@ -136,3 +136,30 @@ func (c Cycle) Succeeded() bool {
 func (c Cycle) Retryable() bool {
 	return !c.Succeeded() && (errors.Is(c.Err, provider.SoftError) || errors.Is(c.Err, ErrUnsafePlan))
 }
+
+// Observers returns an [Observer] that notifies each of obs in turn (nil
+// entries are left out), for a Reconciler that reports to several places,
+// such as metrics and Kubernetes Events.
+func Observers(obs ...Observer) Observer {
+	var list multiObserver
+	for _, o := range obs {
+		if o != nil {
+			list = append(list, o)
+		}
+	}
+	return list
+}
+
+type multiObserver []Observer
+
+func (m multiObserver) CycleStarted(ctx context.Context, start time.Time) {
+	for _, o := range m {
+		o.CycleStarted(ctx, start)
+	}
+}
+
+func (m multiObserver) CycleFinished(ctx context.Context, c Cycle) {
+	for _, o := range m {
+		o.CycleFinished(ctx, c)
+	}
+}
