@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -87,7 +88,11 @@ type Metrics struct {
 	zoneErrors      *prometheus.CounterVec
 	rejected        prometheus.Counter
 	verifyFailures  prometheus.Gauge
-	consecutiveSoft float64 // CycleFinished calls are serialised per Reconciler
+
+	// mu serialises CycleFinished, which resets and refills the gauges
+	// of the last cycle and counts consecutive soft errors.
+	mu              sync.Mutex
+	consecutiveSoft float64
 }
 
 var _ zonesync.Observer = (*Metrics)(nil)
@@ -216,6 +221,8 @@ func (m *Metrics) CycleStarted(context.Context, time.Time) {}
 
 // CycleFinished updates the metrics from the outcome of a cycle.
 func (m *Metrics) CycleFinished(_ context.Context, c zonesync.Cycle) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	end := c.Start.Add(c.Duration)
 	m.cycles.Inc()
 	m.cycleDuration.Observe(c.Duration.Seconds())
