@@ -80,14 +80,14 @@ type Metrics struct {
 	cacheApply   prometheus.Counter
 
 	// zonesync_*
-	cycles          prometheus.Counter
-	cycleDuration   prometheus.Histogram
-	changes         *prometheus.CounterVec
-	skipped         *prometheus.GaugeVec
-	safetyRefusals  prometheus.Counter
-	zoneErrors      *prometheus.CounterVec
-	rejected        prometheus.Counter
-	verifyFailures  prometheus.Gauge
+	cycles         prometheus.Counter
+	cycleDuration  prometheus.Histogram
+	changes        *prometheus.CounterVec
+	skipped        *prometheus.GaugeVec
+	safetyRefusals prometheus.Counter
+	zoneErrors     *prometheus.CounterVec
+	rejected       prometheus.Counter
+	verifyFailures prometheus.Gauge
 
 	// mu serialises CycleFinished, which resets and refills the gauges
 	// of the last cycle and counts consecutive soft errors.
