@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
@@ -287,4 +289,26 @@ func ExampleCycle_RecordStatuses() {
 	// service/default/web ready=false
 	//   taken.example.com skipped foreign-owner
 	//   www.example.com applied
+}
+
+// BenchmarkRecordStatuses is the cost of the per-record status of a cycle
+// of W(N) in steady state.
+func BenchmarkRecordStatuses(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			desired := make([]*endpoint.Endpoint, n)
+			current := make([]*endpoint.Endpoint, n)
+			for i := range n {
+				desired[i], current[i] = workload.Desired(i), workload.Current(i)
+			}
+			p := (&plan.Plan{Current: current, Desired: desired, OwnerID: workload.Owner}).Calculate()
+			c := zonesync.Cycle{Plan: p}
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := c.RecordStatuses(); len(got) != n {
+					b.Fatalf("%d statuses", len(got))
+				}
+			}
+		})
+	}
 }

@@ -278,15 +278,16 @@ func (m *Metrics) observePlan(p *plan.Plan) {
 			current[nameType{endpoint.NormalizeDNSName(e.DNSName), e.RecordType}] = e
 		}
 	}
-	m.verified.Reset()
+	verified := map[string]int{}
 	for _, e := range p.Desired {
 		if e == nil {
 			continue
 		}
 		if _, ok := current[nameType{endpoint.NormalizeDNSName(e.DNSName), e.RecordType}]; ok {
-			m.verified.WithLabelValues(e.RecordType).Inc()
+			verified[e.RecordType]++
 		}
 	}
+	setCounts(m.verified, verified)
 
 	m.skipped.Reset()
 	m.ownerMismatch.Reset()
@@ -311,12 +312,23 @@ func (m *Metrics) observePlan(p *plan.Plan) {
 	}
 }
 
+// countByType sets v, labelled by record type, to the number of eps of
+// each type (counted first: a label lookup per endpoint costs more).
 func countByType(v *prometheus.GaugeVec, eps []*endpoint.Endpoint) {
-	v.Reset()
+	counts := map[string]int{}
 	for _, e := range eps {
 		if e != nil {
-			v.WithLabelValues(e.RecordType).Inc()
+			counts[e.RecordType]++
 		}
+	}
+	setCounts(v, counts)
+}
+
+// setCounts replaces the series of v by counts, one per record type.
+func setCounts(v *prometheus.GaugeVec, counts map[string]int) {
+	v.Reset()
+	for typ, n := range counts {
+		v.WithLabelValues(typ).Set(float64(n))
 	}
 }
 
