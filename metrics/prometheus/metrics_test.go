@@ -20,6 +20,8 @@ import (
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/cache"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/registry"
+	"github.com/zonesync/zonesync/registry/noop"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
 )
@@ -296,4 +298,17 @@ func TestCacheCounts(t *testing.T) {
 	assert.Equal(t, 2.0, value(t, reg, "external_dns_provider_cache_records_calls", "from_cache", "false"))
 	assert.Equal(t, 2.0, value(t, reg, "external_dns_provider_cache_records_calls", "from_cache", "true"))
 	assert.Equal(t, 1.0, value(t, reg, "external_dns_provider_cache_apply_changes_calls"))
+}
+
+func TestRegistryWrapperKeepsOwnership(t *testing.T) {
+	m, err := zsprom.New(prometheus.NewRegistry())
+	require.NoError(t, err)
+	r, err := txt.New(inmemory.New(inmemory.WithZone("example.com")), txt.Config{OwnerID: "me", OldOwnerID: "old"})
+	require.NoError(t, err)
+	rep, ok := m.Registry(r).(registry.OwnershipReporter)
+	require.True(t, ok, "the TXT registry reports its ownership; the wrapper must too")
+	assert.Equal(t, r.Ownership(), rep.Ownership())
+
+	_, ok = m.Registry(noop.New(inmemory.New())).(registry.OwnershipReporter)
+	assert.False(t, ok, "the wrapper claims nothing the registry does not have")
 }
