@@ -19,6 +19,7 @@ import (
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/kubernetes/events"
@@ -162,4 +163,56 @@ func TestDefaultResolver(t *testing.T) {
 	got, ok := events.ResolverFor(map[string][2]string{"widget": {"example.com/v1", "Widget"}})("widget/ns/x")
 	require.True(t, ok)
 	assert.Equal(t, "Widget", got.Kind)
+}
+
+func TestRejectedAndDeleteFailures(t *testing.T) {
+	h := newHarness(t, events.Options{})
+	keep := rec("keep.example.com", "192.0.2.1", "service/ns/keep")
+	gone := rec("gone.example.com", "192.0.2.2", "service/ns/gone")
+	require.Len(t, h.run(keep, gone), 2)
+
+	// The provider refuses the new record but applies the rest.
+	h.r.Registry = rejecting{h.r.Registry, "bad.example.com"}
+	bad, ok := rec("bad.example.com", "192.0.2.3", "service/ns/bad"), rec("ok.example.com", "192.0.2.4", "service/ns/ok")
+	got := h.run(keep, gone, bad, ok)
+	assert.Equal(t, []string{
+		"Warning RecordError Created record:bad.example.com,type:A,ttl:0,targets:192.0.2.3: quota exceeded",
+		"Normal RecordReady Created record:ok.example.com,type:A,ttl:0,targets:192.0.2.4",
+	}, got)
+
+	// bad is still wanted, gone is not; the provider is down.
+	h.fail.Store(true)
+	got = h.run(keep, bad, ok)
+	require.Len(t, got, 2)
+	assert.Contains(t, got[0], "Warning RecordError Created record:bad.example.com")
+	assert.Contains(t, got[0], "connection refused", "a new error for bad: a new Event")
+	assert.Contains(t, got[1], "Warning RecordError Deleted record:gone.example.com")
+}
+
+// rejecting refuses, as a batching provider would, the creation of one
+// name and applies the rest.
+type rejecting struct {
+	registry.Registry
+	name string
+}
+
+func (r rejecting) ApplyChanges(ctx context.Context, c *plan.Changes) error {
+	var keep []*endpoint.Endpoint
+	var rej []provider.Rejection
+	for _, e := range c.Create {
+		if e.DNSName == r.name {
+			rej = append(rej, provider.Rejection{Action: "create", Endpoint: e, Reason: errors.New("quota exceeded")})
+			continue
+		}
+		keep = append(keep, e)
+	}
+	c2 := *c
+	c2.Create = keep
+	if err := r.Registry.ApplyChanges(ctx, &c2); err != nil {
+		return err
+	}
+	if len(rej) > 0 {
+		return &provider.RejectedError{Rejected: rej}
+	}
+	return nil
 }
