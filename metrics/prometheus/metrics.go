@@ -71,6 +71,7 @@ type Metrics struct {
 	sourceEndpoints prometheus.Gauge
 	sourceRecords   *prometheus.GaugeVec
 	invalid         *prometheus.GaugeVec
+	deduplicated    *prometheus.GaugeVec
 
 	// external_dns_webhook_provider_*
 	webhook map[string][2]prometheus.Gauge // method -> requests, errors
@@ -150,6 +151,9 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		invalid: gaugeVec("source", "invalid_endpoints",
 			"Desired endpoints of the last cycle the plan refused as invalid, by record type and source kind.", labelRecordType, labelSourceType),
 
+		deduplicated: gaugeVec("source", "deduplicated_endpoints",
+			"Endpoints the last read of a Dedup source dropped as exact duplicates, by record type and source kind.", labelRecordType, labelSourceType),
+
 		webhook: map[string][2]prometheus.Gauge{},
 
 		cacheRecords: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: "provider", Name: "cache_records_calls",
@@ -193,7 +197,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	cs := []prometheus.Collector{
 		m.lastSync, m.lastReconcile, m.noOpRuns, m.softErrors, m.verified,
 		m.registryErrors, m.registryEndpoints, m.registryRecords, m.ownerMismatch,
-		m.sourceErrors, m.sourceEndpoints, m.sourceRecords, m.invalid,
+		m.sourceErrors, m.sourceEndpoints, m.sourceRecords, m.invalid, m.deduplicated,
 	}
 	for _, method := range []string{methodRecords, methodApplyChanges, methodAdjustEndpoints} {
 		cs = append(cs, m.webhook[method][0], m.webhook[method][1])

@@ -312,3 +312,24 @@ func TestRegistryWrapperKeepsOwnership(t *testing.T) {
 	_, ok = m.Registry(noop.New(inmemory.New())).(registry.OwnershipReporter)
 	assert.False(t, ok, "the wrapper claims nothing the registry does not have")
 }
+
+func TestDedupCounts(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := zsprom.New(reg)
+	require.NoError(t, err)
+	web := func() *endpoint.Endpoint {
+		return a("www.example.com", "192.0.2.1").WithLabel(endpoint.ResourceLabelKey, "service/ns/web")
+	}
+	src := source.NewInMemory(web(), web(), web(), a("db.example.com", "192.0.2.2"))
+	d := m.Dedup(src)
+	eps, err := d.Endpoints(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, eps, 2)
+	assert.Equal(t, 2.0, value(t, reg, "external_dns_source_deduplicated_endpoints", "record_type", "A", "source_type", "service"))
+	assert.True(t, source.HasSynced(d))
+
+	src.Set(web(), a("db.example.com", "192.0.2.2"))
+	_, err = d.Endpoints(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, value(t, reg, "external_dns_source_deduplicated_endpoints", "record_type", "A", "source_type", "service"), "no duplicates now: no series")
+}
