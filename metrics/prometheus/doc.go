@@ -14,9 +14,10 @@
 // The returned [*Metrics] is the Reconciler's [zonesync.Observer]: the
 // controller, registry and source gauges are computed from each
 // [zonesync.Cycle]. The error counters need the wrappers [Metrics.Registry]
-// and [Metrics.Source], and the webhook request counters
-// [Metrics.WebhookProvider], because a Cycle does not say which of them
-// failed.
+// and [Metrics.Source], because a Cycle does not say which of them failed;
+// the webhook request counters need [Metrics.WebhookProvider], the provider
+// cache counters [Metrics.Cache] and the deduplicated endpoints
+// [Metrics.Dedup].
 //
 // This is the only package of the module that imports
 // github.com/prometheus/client_golang.
