@@ -2,6 +2,7 @@ package zonesync
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/zonesync/zonesync/endpoint"
@@ -121,3 +122,44 @@ func (NopObserver) CycleStarted(context.Context, time.Time) {}
 
 // CycleFinished does nothing.
 func (NopObserver) CycleFinished(context.Context, Cycle) {}
+
+// Succeeded reports whether the cycle counts as a success, as [Reconciler.Run]
+// counts it: no error, or only a source's partial error (the objects the
+// source could read were reconciled).
+func (c Cycle) Succeeded() bool {
+	return c.Err == nil || isPartial(c.Err)
+}
+
+// Retryable reports whether the cycle failed with an error [Reconciler.Run]
+// retries with backoff: a soft error (errors.Is(err, provider.SoftError))
+// or a plan refused by the safety threshold ([ErrUnsafePlan]).
+func (c Cycle) Retryable() bool {
+	return !c.Succeeded() && (errors.Is(c.Err, provider.SoftError) || errors.Is(c.Err, ErrUnsafePlan))
+}
+
+// Observers returns an [Observer] that notifies each of obs in turn (nil
+// entries are left out), for a Reconciler that reports to several places,
+// such as metrics and Kubernetes Events.
+func Observers(obs ...Observer) Observer {
+	var list multiObserver
+	for _, o := range obs {
+		if o != nil {
+			list = append(list, o)
+		}
+	}
+	return list
+}
+
+type multiObserver []Observer
+
+func (m multiObserver) CycleStarted(ctx context.Context, start time.Time) {
+	for _, o := range m {
+		o.CycleStarted(ctx, start)
+	}
+}
+
+func (m multiObserver) CycleFinished(ctx context.Context, c Cycle) {
+	for _, o := range m {
+		o.CycleFinished(ctx, c)
+	}
+}

@@ -41,6 +41,10 @@ var dnsRequest = reconcile.Request{NamespacedName: types.NamespacedName{Name: "z
 type dnsController struct {
 	dns    *zonesync.Reconciler
 	resync time.Duration
+	// cycles is the Reconciler's Observer and status writes what it
+	// kept into the Services (see status.go).
+	cycles *cycleKeeper
+	status *statusWriter
 }
 
 var _ reconcile.Reconciler = (*dnsController)(nil)
@@ -54,6 +58,13 @@ var _ reconcile.Reconciler = (*dnsController)(nil)
 func (c *dnsController) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	logger := log.FromContext(ctx)
 	changes, err := c.dns.RunOnce(ctx)
+	if c.status != nil && ctx.Err() == nil {
+		// Best effort: a failed status write is logged, not retried, since
+		// the next cycle writes the status again.
+		if serr := c.status.write(ctx, c.cycles.cycle()); serr != nil {
+			logger.Error(serr, "writing the DNS status of Services")
+		}
+	}
 	if errors.Is(err, zonesync.ErrSourceNotReady) {
 		// The informers are still filling their caches.
 		return reconcile.Result{RequeueAfter: notReadyRetry}, nil

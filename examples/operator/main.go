@@ -6,6 +6,11 @@
 // their load balancers). The source's informer factory is started by the
 // manager.
 //
+// After each cycle the controller writes the outcome into the Services it
+// publishes (status.go): a DNSReady condition in status.conditions and the
+// per-hostname list in the annotation zonesync.example/dns-records, from
+// zonesync.Cycle.RecordStatuses.
+//
 // The manager runs with leader election on, so that of several replicas only
 // the leader writes DNS: the controller (and with it every DNS write) starts
 // only once the lease is acquired.
@@ -63,19 +68,24 @@ func managerOptions(cfg config) manager.Options {
 }
 
 // newDNSController wires a zonesync Reconciler that reads src and writes to
-// a TXT registry over p.
-func newDNSController(src source.Source, p *inmemory.Provider, cfg config, logger logr.Logger) (*dnsController, error) {
+// a TXT registry over p, and writes the outcome of each cycle into the
+// Services through client (see status.go).
+func newDNSController(src source.Source, p *inmemory.Provider, client k8sclient.Interface, cfg config, logger logr.Logger) (*dnsController, error) {
 	reg, err := txt.New(p, txt.Config{OwnerID: cfg.ownerID})
 	if err != nil {
 		return nil, fmt.Errorf("creating TXT registry: %w", err)
 	}
+	cycles := &cycleKeeper{}
 	return &dnsController{
 		dns: &zonesync.Reconciler{
 			Source:   src,
 			Registry: reg,
 			Logger:   logger,
+			Observer: cycles,
 		},
 		resync: cfg.resync,
+		cycles: cycles,
+		status: newStatusWriter(client),
 	}, nil
 }
 
@@ -94,7 +104,7 @@ func setup(ctx context.Context, restCfg *rest.Config, cfg config, logger logr.Lo
 	if err != nil {
 		return nil, err
 	}
-	c, err := newDNSController(src, inmemory.New(inmemory.WithZone(cfg.zone)), cfg, logger.WithName("dns"))
+	c, err := newDNSController(src, inmemory.New(inmemory.WithZone(cfg.zone)), clientset, cfg, logger.WithName("dns"))
 	if err != nil {
 		return nil, err
 	}

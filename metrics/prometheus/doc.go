@@ -1,0 +1,24 @@
+// Package prometheus exports the metrics of a zonesync [zonesync.Reconciler]
+// in the Prometheus format, under the names, types and labels external-dns
+// uses (external_dns_controller_*, external_dns_registry_*,
+// external_dns_source_*, external_dns_webhook_provider_*), plus zonesync's
+// own under the zonesync_ prefix. docs/metrics.md lists every metric.
+//
+// [New] registers the collectors on a [prometheus.Registerer] the caller
+// gives; the package never touches the default registry and keeps no
+// package-level state. Two Reconcilers with two registries share nothing;
+// two Reconcilers on one registry are told apart by a constant label
+// ([WithConstLabels]), and registering the same label set twice fails with
+// a [prometheus.AlreadyRegisteredError].
+//
+// The returned [*Metrics] is the Reconciler's [zonesync.Observer]: the
+// controller, registry and source gauges are computed from each
+// [zonesync.Cycle]. The error counters need the wrappers [Metrics.Registry]
+// and [Metrics.Source], because a Cycle does not say which of them failed;
+// the webhook request counters need [Metrics.WebhookProvider], the provider
+// cache counters [Metrics.Cache] and the deduplicated endpoints
+// [Metrics.Dedup].
+//
+// This is the only package of the module that imports
+// github.com/prometheus/client_golang.
+package prometheus

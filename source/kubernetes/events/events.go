@@ -1,0 +1,330 @@
+// Package events records Kubernetes Events on the objects behind the records
+// of a reconcile cycle, with the reasons external-dns uses: RecordReady when
+// a record was created or updated, RecordDeleted when it was deleted, and
+// RecordError when the change failed or the provider rejected it.
+//
+// [New] returns a [zonesync.Observer]; plug it into a Reconciler (with
+// [zonesync.Observers] next to other observers) to turn Events on: nothing
+// is recorded otherwise. The object of a record is found through the
+// record's resource label ("service/ns/name", "ingress/ns/name",
+// "crd/ns/name", ...) by a [Resolver].
+//
+// Events are deduplicated: the Observer remembers, per object and record,
+// the last reason and message it recorded and records nothing when a cycle
+// would repeat them, so a steady state, or a failure that repeats every
+// cycle, emits nothing new. A token-bucket rate limit bounds the Events per
+// second; the ones over the limit are dropped and counted ([Observer.Dropped]).
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/zonesync/zonesync"
+	"github.com/zonesync/zonesync/clock"
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+)
+
+// Event reasons, as external-dns spells them.
+const (
+	ReasonRecordReady   = "RecordReady"
+	ReasonRecordDeleted = "RecordDeleted"
+	ReasonRecordError   = "RecordError"
+)
+
+// Defaults of [Options].
+const (
+	DefaultQPS   = 10
+	DefaultBurst = 100
+)
+
+// Resolver maps a resource key (the value of a record's resource label) to
+// the object the Event is recorded on; false means the key names no object
+// the resolver knows, and no Event is recorded.
+type Resolver func(resource string) (*corev1.ObjectReference, bool)
+
+// kinds maps the kind part of the resource keys zonesync's sources (and
+// external-dns's) write to the object's API version and kind.
+var kinds = map[string][2]string{
+	"service":     {"v1", "Service"},
+	"ingress":     {"networking.k8s.io/v1", "Ingress"},
+	"crd":         {"externaldns.k8s.io/v1alpha1", "DNSEndpoint"},
+	"dnsendpoint": {"externaldns.k8s.io/v1alpha1", "DNSEndpoint"},
+	"httpproxy":   {"projectcontour.io/v1", "HTTPProxy"},
+	"gateway":     {"networking.istio.io/v1", "Gateway"},
+	"httproute":   {"gateway.networking.k8s.io/v1", "HTTPRoute"},
+	"grpcroute":   {"gateway.networking.k8s.io/v1", "GRPCRoute"},
+	"tlsroute":    {"gateway.networking.k8s.io/v1alpha2", "TLSRoute"},
+	"tcproute":    {"gateway.networking.k8s.io/v1alpha2", "TCPRoute"},
+	"udproute":    {"gateway.networking.k8s.io/v1alpha2", "UDPRoute"},
+	"node":        {"v1", "Node"},
+	"pod":         {"v1", "Pod"},
+}
+
+// DefaultResolver resolves the resource keys of the sources zonesync and
+// external-dns ship: "kind/namespace/name" (or "kind/name" for
+// cluster-scoped objects) where kind is, case-insensitively, service,
+// ingress, crd or dnsendpoint (DNSEndpoint), httpproxy (Contour), gateway
+// (Istio), httproute, grpcroute, tlsroute, tcproute, udproute, node or pod.
+func DefaultResolver(resource string) (*corev1.ObjectReference, bool) {
+	return ResolverFor(nil)(resource)
+}
+
+// ResolverFor returns a [DefaultResolver] that also knows the kinds in
+// extra, keyed by the lower-case kind part of the resource key, each an
+// (API version, Kind) pair such as {"example.com/v1", "Widget"}. An entry
+// of extra overrides a built-in one.
+func ResolverFor(extra map[string][2]string) Resolver {
+	return func(resource string) (*corev1.ObjectReference, bool) {
+		parts := strings.Split(resource, "/")
+		if len(parts) != 2 && len(parts) != 3 {
+			return nil, false
+		}
+		kind := strings.ToLower(parts[0])
+		gvk, ok := extra[kind]
+		if !ok {
+			gvk, ok = kinds[kind]
+		}
+		if !ok || parts[len(parts)-1] == "" {
+			return nil, false
+		}
+		ref := &corev1.ObjectReference{APIVersion: gvk[0], Kind: gvk[1], Name: parts[len(parts)-1]}
+		if len(parts) == 3 {
+			ref.Namespace = parts[1]
+		}
+		return ref, true
+	}
+}
+
+// Options configures [New]. The zero value is usable.
+type Options struct {
+	// Resolver finds the object of a resource key; nil means
+	// [DefaultResolver].
+	Resolver Resolver
+	// QPS and Burst limit the Events recorded: Burst at once, then QPS
+	// per second. Zero means [DefaultQPS] and [DefaultBurst].
+	QPS   float64
+	Burst int
+	// Clock drives the rate limit; nil means [clock.Real].
+	Clock clock.Clock
+}
+
+// Observer records Events for the records of each cycle; see the package
+// documentation. It is safe for concurrent use.
+type Observer struct {
+	rec     record.EventRecorder
+	resolve Resolver
+	limiter *rate.Limiter
+	clock   clock.Clock
+	mu      sync.Mutex
+	last    map[seenKey]seen
+	dropped int
+}
+
+var _ zonesync.Observer = (*Observer)(nil)
+
+// seenKey identifies a record of an object.
+type seenKey struct {
+	resource string
+	record   endpoint.Key
+}
+
+// seen is the last Event recorded for a seenKey.
+type seen struct {
+	reason, message string
+}
+
+// New returns an Observer recording on rec (for example a recorder from
+// record.NewBroadcaster, or record.NewFakeRecorder in tests).
+func New(rec record.EventRecorder, opts Options) *Observer {
+	if opts.Resolver == nil {
+		opts.Resolver = DefaultResolver
+	}
+	if opts.QPS <= 0 {
+		opts.QPS = DefaultQPS
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = DefaultBurst
+	}
+	return &Observer{
+		rec:     rec,
+		resolve: opts.Resolver,
+		limiter: rate.NewLimiter(rate.Limit(opts.QPS), opts.Burst),
+		clock:   clock.OrReal(opts.Clock),
+		last:    map[seenKey]seen{},
+	}
+}
+
+// Dropped returns the number of Events dropped by the rate limit so far.
+func (o *Observer) Dropped() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.dropped
+}
+
+// CycleStarted does nothing.
+func (o *Observer) CycleStarted(context.Context, time.Time) {}
+
+// event is one Event to record.
+type event struct {
+	key     seenKey
+	ref     *corev1.ObjectReference
+	typ     string
+	reason  string
+	message string
+}
+
+// CycleFinished records the Events of the cycle: one per changed record
+// whose resource label resolves to an object, unless the same Event was the
+// last one recorded for that record. Dry runs and cycles that failed before
+// planning record nothing.
+func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
+	if c.Plan == nil || c.DryRun {
+		return
+	}
+	log := logr.FromContextOrDiscard(ctx)
+	var evs []event
+	add := func(e *endpoint.Endpoint, action, reason, detail string) {
+		res := e.Labels[endpoint.ResourceLabelKey]
+		if res == "" {
+			return
+		}
+		ref, ok := o.resolve(res)
+		if !ok {
+			return
+		}
+		typ := corev1.EventTypeNormal
+		if reason == ReasonRecordError {
+			typ = corev1.EventTypeWarning
+		}
+		msg := fmt.Sprintf("%s record:%s,type:%s,ttl:%d,targets:%s", action, e.DNSName, e.RecordType, int64(e.RecordTTL), strings.Join(e.Targets, ","))
+		if detail != "" {
+			msg += ": " + detail
+		}
+		evs = append(evs, event{key: seenKey{res, e.Key()}, ref: ref, typ: typ, reason: reason, message: msg})
+	}
+
+	created := map[endpoint.Key]string{}
+	if ch := c.Plan.Changes; ch != nil {
+		for _, e := range ch.Create {
+			if e != nil {
+				created[e.Key()] = "Created"
+			}
+		}
+		for _, e := range ch.UpdateNew {
+			if e != nil {
+				created[e.Key()] = "Updated"
+			}
+		}
+	}
+	for _, s := range c.RecordStatuses() {
+		action, changed := created[s.Endpoint.Key()]
+		if !changed {
+			continue
+		}
+		switch s.State {
+		case zonesync.RecordApplied:
+			add(s.Endpoint, action, ReasonRecordReady, "")
+		case zonesync.RecordRejected, zonesync.RecordFailed:
+			add(s.Endpoint, action, ReasonRecordError, s.Message)
+		}
+	}
+	if ch := c.Plan.Changes; ch != nil {
+		rejected := map[endpoint.Key]string{}
+		for _, r := range c.Rejected {
+			if r.Endpoint != nil && r.Action == string(plan.ActionDelete) && r.Reason != nil {
+				rejected[r.Endpoint.Key()] = r.Reason.Error()
+			}
+		}
+		for _, e := range ch.Delete {
+			if e == nil {
+				continue
+			}
+			if msg, ok := rejected[e.Key()]; ok {
+				add(e, "Deleted", ReasonRecordError, msg)
+			} else if c.Applied || c.Err != nil {
+				if failed := deleteFailed(c, e); failed {
+					add(e, "Deleted", ReasonRecordError, c.Err.Error())
+				} else {
+					add(e, "Deleted", ReasonRecordDeleted, "")
+				}
+			}
+		}
+	}
+	o.record(log, c, evs)
+}
+
+// deleteFailed reports whether the delete of e was not applied: the cycle
+// was applied as a whole, or its error says which zones or records failed.
+func deleteFailed(c zonesync.Cycle, e *endpoint.Endpoint) bool {
+	switch {
+	case c.Applied || c.Err == nil:
+		return false
+	case errors.Is(c.Err, zonesync.ErrUnsafePlan):
+		return true
+	}
+	if zones := provider.FailedZones(c.Err); len(zones) > 0 {
+		name := strings.ToLower(strings.TrimSuffix(e.DNSName, "."))
+		for _, z := range zones {
+			if name == z || strings.HasSuffix(name, "."+z) {
+				return true
+			}
+		}
+		return false // its zone was applied
+	}
+	// Only some records were rejected (handled by the caller): the rest
+	// was applied.
+	return !errors.As(c.Err, new(*provider.RejectedError))
+}
+
+// record emits evs, deduplicated and rate-limited, in a deterministic order,
+// and forgets the records the cycle no longer has.
+func (o *Observer) record(log logr.Logger, c zonesync.Cycle, evs []event) {
+	slices.SortStableFunc(evs, func(a, b event) int {
+		if d := strings.Compare(a.key.resource, b.key.resource); d != 0 {
+			return d
+		}
+		return strings.Compare(a.key.record.String(), b.key.record.String())
+	})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	next := make(map[seenKey]seen, len(o.last))
+	// Keep what we know of the records still desired, so that a record
+	// that stays as it is does not get its Event again.
+	for _, e := range c.Plan.Desired {
+		if e == nil {
+			continue
+		}
+		k := seenKey{e.Labels[endpoint.ResourceLabelKey], e.Key()}
+		if s, ok := o.last[k]; ok {
+			next[k] = s
+		}
+	}
+	now := o.clock.Now()
+	for _, ev := range evs {
+		if s, ok := o.last[ev.key]; ok && s.reason == ev.reason && s.message == ev.message {
+			next[ev.key] = s
+			continue
+		}
+		if !o.limiter.AllowN(now, 1) {
+			o.dropped++
+			log.V(1).Info("event dropped by the rate limit", "object", ev.key.resource, "reason", ev.reason)
+			continue
+		}
+		o.rec.Event(ev.ref, ev.typ, ev.reason, ev.message)
+		next[ev.key] = seen{ev.reason, ev.message}
+	}
+	o.last = next
+}
