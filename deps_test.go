@@ -57,6 +57,7 @@ var restricted = map[string][]string{
 	"k8s.io/client-go":        {"informers", "source/kubernetes", "source/gatewayapi"},
 	"k8s.io/api":              {"informers", "source/kubernetes", "source/gatewayapi"},
 	"sigs.k8s.io/gateway-api": {"source/gatewayapi"},
+	"github.com/prometheus/":  {"metrics/prometheus"},
 	"github.com/miekg/dns":    {"provider/rfc2136", "verify", "internal/bindtest"},
 }
 
