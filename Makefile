@@ -35,7 +35,7 @@ vet:
 
 ## bench: the benchmarks recorded in docs/benchmarks.md (rfc2136 needs named, see README).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./plan/ ./registry/txt/ ./provider/inmemory/ ./provider/webhook/ ./provider/rfc2136/ ./provider/batch/ ./source/ ./informers/ .
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./plan/ ./registry/txt/ ./provider/inmemory/ ./provider/webhook/ ./provider/rfc2136/ ./provider/batch/ ./source/ ./source/gatewayapi/ ./informers/ ./metrics/prometheus/ .
 
 ## bench-interop: the side-by-side benchmarks against external-dns (docs/benchmarks.md).
 bench-interop:

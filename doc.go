@@ -126,7 +126,10 @@
 // cycle with counts, durations and the calculated plan ([Cycle.Plan]).
 // With [Reconciler.Verifier] set (for example a *verify.Verifier), a cycle
 // that applied changes resolves the records it created or updated and
-// reports what DNS answered in [Cycle.Verified]. There is no package-level state: two Reconcilers in one process share
+// reports what DNS answered in [Cycle.Verified]; [Cycle.RecordStatuses]
+// gives the state of every desired record. The metrics/prometheus package
+// turns cycles into Prometheus metrics with external-dns's names, and
+// source/kubernetes/events into Kubernetes Events. There is no package-level state: two Reconcilers in one process share
 // nothing.
 //
 // # Concurrency
