@@ -58,3 +58,25 @@ type OwnershipReporter interface {
 // ErrNotOwned is matched (errors.Is) by the error of an ApplyChanges call
 // that asked a registry to update or delete a record it does not own.
 var ErrNotOwned = errors.New("record not owned by this registry")
+
+// OwnabilityChecker is implemented by registries that can tell, before
+// anything is written, that they could not record the ownership of a
+// record (the TXT registry cannot name the ownership TXT of an apex record
+// without a templated prefix, for instance). A Reconciler asks it about
+// every create of a plan and skips those it refuses, with their own
+// reason, instead of sending them and failing the cycle.
+type OwnabilityChecker interface {
+	// CheckOwnable returns nil when the registry can record the ownership
+	// of ep, or an error naming the record and saying what to change.
+	CheckOwnable(ep *endpoint.Endpoint) error
+}
+
+// SettingsWarner is implemented by registries that can tell, from what
+// they last read, that their settings (owner id, TXT prefix or suffix, ...)
+// leave records that are owned today without an owner. A Reconciler's
+// Preview shows the warnings.
+type SettingsWarner interface {
+	// SettingsWarnings returns one sentence per problem found by the last
+	// Records call, in a stable order; nil when there is none.
+	SettingsWarnings() []string
+}
