@@ -80,3 +80,16 @@ type SettingsWarner interface {
 	// Records call, in a stable order; nil when there is none.
 	SettingsWarnings() []string
 }
+
+// Repairer is implemented by registries that find, when they read, ownership
+// records to repair that a plan may not touch: an ownership record of theirs
+// whose record is gone and no longer desired, or one that must not lend
+// ownership to a record that appeared at its name from elsewhere. A
+// Reconciler that is not in dry run calls ApplyChanges when PendingRepairs
+// reports work, even for a plan without changes, so that the repair is made;
+// ApplyChanges makes the repairs that the changes it is given leave standing.
+type Repairer interface {
+	// PendingRepairs returns the number of repairs the last Records call
+	// found.
+	PendingRepairs() int
+}
