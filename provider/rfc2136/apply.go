@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -131,7 +132,11 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 }
 
 func describe(verb string, ep *endpoint.Endpoint) string {
-	return verb + " " + endpoint.CanonicalDNSName(ep.DNSName) + " " + ep.RecordType
+	name := endpoint.CanonicalDNSName(ep.DNSName)
+	if checkLabels(name) != nil {
+		name = strconv.Quote(name) // escapes, control bytes: shown as they are
+	}
+	return verb + " " + name + " " + ep.RecordType
 }
 
 func (p *Provider) createChange(ep *endpoint.Endpoint) (change, error) {

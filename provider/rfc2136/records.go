@@ -23,6 +23,12 @@ import (
 // are records a transfer returns that belong to another configured zone
 // (delegations to it and their glue).
 //
+// A record whose owner name or host-name target holds a byte that miekg/dns
+// shows escaped (a dot or backslash inside a label, a byte outside
+// printable ASCII, zone-file syntax) is skipped and logged (at V(0) on the
+// context's logger): it has no faithful form as an endpoint, and in its
+// unescaped form it would pass for another record.
+//
 // When any zone cannot be transferred, Records returns no records and the
 // errors of the failing zones joined; network failures and time-outs are
 // soft errors ([provider.SoftError]).
@@ -60,6 +66,7 @@ func (p *Provider) zoneRecords(ctx context.Context, zone string) ([]*endpoint.En
 	if err != nil {
 		return nil, err
 	}
+	log := logr.FromContextOrDiscard(ctx)
 	type key struct{ name, typ string }
 	index := make(map[key]*endpoint.Endpoint, len(rrs))
 	var out []*endpoint.Endpoint
@@ -77,6 +84,14 @@ func (p *Provider) zoneRecords(ctx context.Context, zone string) ([]*endpoint.En
 		}
 		typ, target, ok := fromRR(rr)
 		if !ok {
+			continue
+		}
+		if !representable(rr) {
+			// Its name or host target has an escape: returned in
+			// presentation form it would name another record (the
+			// unescaped name) that a desired record could match.
+			log.Info("rfc2136: record skipped: its name or target holds characters an endpoint cannot represent",
+				"zone", zone, "type", typ, "record", rr.String())
 			continue
 		}
 		ttl := endpoint.TTL(h.Ttl)

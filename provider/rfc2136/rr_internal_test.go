@@ -132,10 +132,31 @@ func FuzzToRRs(f *testing.F) {
 func TestToRRsRefusesTargetsThatReadBackDifferently(t *testing.T) {
 	for _, tt := range []struct{ typ, target string }{
 		{"MX", "010 mx.example.org"},
-		{"NS", "@"},
 		{"SRV", "01 5 443 host.example.org."},
 	} {
 		_, err := toRRs(endpoint.NewEndpoint("f.example.org", tt.typ, tt.target), 300)
 		assert.ErrorContains(t, err, "would be read back as", "%s %q", tt.typ, tt.target)
+	}
+}
+
+func TestOwnerNameFromLabels(t *testing.T) {
+	good := map[string]string{
+		"Foo.Example.org":     "foo.example.org.",
+		"*.example.org.":      "*.example.org.",
+		"_sip._tcp.example":   "_sip._tcp.example.",
+		"xn--bcher-kva.de":    "xn--bcher-kva.de.",
+		"bücher.de":           "xn--bcher-kva.de.",
+		"a-1.b_2.example.org": "a-1.b_2.example.org.",
+	}
+	for in, want := range good {
+		got, err := ownerName(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{`\102oo.example.org`, `fo\.o.example.org`, `a"b.example.org`, "a(b.example.org",
+		"a)b.example.org", "a;b.example.org", "@.example.org", "$x.example.org", "a b.example.org", "a\tb.example.org",
+		"a\x00b.example.org", "a/b.example.org", "x.*.example.org", "*.*.example.org", "a..example.org", ""} {
+		_, err := ownerName(bad)
+		assert.Error(t, err, "%q", bad)
 	}
 }
