@@ -114,7 +114,8 @@ func (u *unit) ops() string {
 // split.) A batch of which nothing could be applied for another reason
 // (NOTAUTH, network) ends the zone's changes. A failing zone does not stop
 // the others: the errors of every zone are joined. Errors name the zone,
-// the changes and the response code ([RcodeError]); network failures, time-outs and
+// the changes and the response code ([RcodeError], which says what to
+// check for NOTAUTH, NOTZONE and REFUSED); network failures, time-outs and
 // SERVFAIL are soft ([provider.SoftError]). Set identifiers are not
 // supported and fail their group. ApplyChanges does not modify changes.
 func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
@@ -590,7 +591,11 @@ func (s *sender) send(ctx context.Context, batch []*unit) error {
 		return err
 	}
 	if r.Rcode != dns.RcodeSuccess {
-		return rcodeErr(s.zone, op, r.Rcode)
+		e := responseErr(s.zone, op, r, s.p.keyName != "")
+		if r.Rcode == dns.RcodeRefused {
+			e.ZoneRefused = s.refusesAll(ctx)
+		}
+		return wrapRcodeErr(e)
 	}
 	return nil
 }

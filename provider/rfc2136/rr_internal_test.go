@@ -139,6 +139,37 @@ func TestToRRsRefusesTargetsThatReadBackDifferently(t *testing.T) {
 	}
 }
 
+func TestResponseErrTellsTSIGFromNotAuthoritative(t *testing.T) {
+	notauth := func(tsigErr uint16, signed bool) *dns.Msg {
+		r := new(dns.Msg)
+		r.Rcode = dns.RcodeNotAuth
+		if signed {
+			r.Extra = []dns.RR{&dns.TSIG{Hdr: dns.RR_Header{Name: "k.", Rrtype: dns.TypeTSIG, Class: dns.ClassANY}, Algorithm: dns.HmacSHA256, Error: tsigErr}}
+		}
+		return r
+	}
+	tests := []struct {
+		name      string
+		r         *dns.Msg
+		signedReq bool
+		class     error
+		want      string
+	}{
+		{"bad time", notauth(dns.RcodeBadTime, true), true, ErrTSIG, "NOTAUTH (TSIG error BADTIME)"},
+		{"bad signature", notauth(dns.RcodeBadSig, true), true, ErrTSIG, "NOTAUTH (TSIG error BADSIG)"},
+		{"unsigned answer to a signed request", notauth(0, false), true, ErrTSIG, "NOTAUTH (unsigned answer to a signed request)"},
+		{"signed, no TSIG error", notauth(0, true), true, ErrNotAuthoritative, "NOTAUTH: the server is not authoritative for zone example.org"},
+		{"unsigned request", notauth(0, false), false, ErrNotAuthoritative, "NOTAUTH: the server is not authoritative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := responseErr("example.org", "transfer", tt.r, tt.signedReq)
+			assert.ErrorIs(t, err, tt.class)
+			assert.Contains(t, err.Error(), "rfc2136: zone example.org: transfer: "+tt.want)
+		})
+	}
+}
+
 func TestOwnerNameFromLabels(t *testing.T) {
 	good := map[string]string{
 		"Foo.Example.org":     "foo.example.org.",
