@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
 )
 
 // maxMsgSize bounds an UPDATE message: 64 KiB (the TCP length prefix)
@@ -22,28 +26,59 @@ const maxMsgSize = 65535 - 1024
 // RRs of an UPDATE message.
 type change struct {
 	op      string // "create a.example.org A"
+	kind    int    // kindDelete, kindUpdate or kindCreate
+	name    string // owner name, canonical
 	prereqs []dns.RR
 	updates []dns.RR
 	size    int // uncompressed wire size of prereqs and updates
 }
 
-// phases of a zone's changes, sent in this order so that a delete or an
-// update is done before a create that needs its name (A replaced by a CNAME).
+// Kinds of change, in the order they are written within a message.
 const (
-	phaseDelete = iota
-	phaseUpdate
-	phaseCreate
-	phases
+	kindDelete = iota
+	kindUpdate
+	kindCreate
 )
 
-// zoneChanges holds a zone's changes by phase.
-type zoneChanges [phases][]change
+// item is one change of the input before it is built.
+type item struct {
+	kind     int
+	ep, old  *endpoint.Endpoint // old: UpdateOld of an update
+	name     string             // canonical owner name
+	groupKey string             // canonical name of provider.GroupKey
+}
+
+// unit is what goes into UPDATE messages as a whole: a group of changes
+// (a record with its ownership TXT and everything else at their names), or
+// one of the two parts of a group that must be sent in two messages. A
+// unit is never split across messages.
+type unit struct {
+	changes []change
+	size    int
+	next    *unit // the group's second part, sent after this one succeeds
+	ok      bool  // applied
+}
+
+func newUnit(cs []change) *unit {
+	u := &unit{changes: cs}
+	for _, c := range cs {
+		u.size += c.size
+	}
+	return u
+}
+
+// ops names every change of the unit.
+func (u *unit) ops() string {
+	ops := make([]string, len(u.changes))
+	for i, c := range u.changes {
+		ops[i] = c.op
+	}
+	return strings.Join(ops, ", ")
+}
 
 // ApplyChanges sends the changes as RFC 2136 UPDATE messages, grouped by
-// zone (the most specific configured zone holding each name) and batched
-// (MaxChangesPerUpdate changes, under 64 KiB, per message). Deletes go
-// first, then updates, then creates. Every change carries prerequisites
-// that make it safe:
+// zone (the most specific configured zone holding each name). Every change
+// carries prerequisites that make it safe:
 //
 //   - create: the RRset does not exist and, for other types, no CNAME is
 //     at the name; for a CNAME, nothing is at the name;
@@ -53,20 +88,36 @@ type zoneChanges [phases][]change
 //   - delete: the RRset exists; the endpoint's RRs are removed one by one,
 //     so targets added by someone else survive.
 //
-// When the server rejects a batch for a failed prerequisite or with
+// Changes form groups that are applied or rejected as a whole, in one
+// UPDATE message (which a server applies atomically): a record with its
+// ownership TXT (tied by [provider.GroupKey], the label
+// [endpoint.OwnedRecordLabelKey] the TXT registry sets), and every change
+// at the same name. So a record someone else created between zonesync's
+// read and its write fails its prerequisite together with the ownership
+// TXT that would have claimed it. A group that deletes RRsets at a name and
+// creates others there (an A replaced by a CNAME) is sent as two messages,
+// as RFC 2136 checks every prerequisite before any update: first its
+// deletes, then, when they succeeded, its updates and creates; each message
+// still holds a record with its TXT. A group whose changes cannot all be
+// built (an invalid name or target, a set identifier, names in two zones)
+// is refused whole, naming the change at fault, and nothing of it is sent.
+//
+// Groups are batched: MaxChangesPerUpdate changes, under 64 KiB, per
+// message, cut only between groups (a larger group gets a message of its
+// own). When the server rejects a batch for a failed prerequisite or with
 // REFUSED (which servers also answer for a single name their policy or
 // integrity checks forbid, such as an in-zone MX target without an
-// address), the batch is split in halves until the rejected changes are
-// isolated: the others are applied and each rejected one is named. (An
-// empty UPDATE tells a zone that refuses everything from one that refuses
-// some changes: only the latter is split.) A batch
-// of which nothing could be applied for another reason (NOTAUTH, network)
-// ends the zone's changes. A failing zone does
-// not stop the others: the errors of every zone are joined. Errors name the
-// zone, the change and the response code ([RcodeError]); network failures,
-// time-outs and SERVFAIL are soft ([provider.SoftError]). Set identifiers
-// are not supported and fail the change. ApplyChanges does not modify
-// changes.
+// address), the batch is split in halves, between groups, until the
+// rejected groups are isolated: the others are applied and each change of
+// a rejected group is named. (An empty UPDATE tells a zone that refuses
+// everything from one that refuses some changes: only the latter is
+// split.) A batch of which nothing could be applied for another reason
+// (NOTAUTH, network) ends the zone's changes. A failing zone does not stop
+// the others: the errors of every zone are joined. Errors name the zone,
+// the changes and the response code ([RcodeError], which says what to
+// check for NOTAUTH, NOTZONE and REFUSED); network failures, time-outs and
+// SERVFAIL are soft ([provider.SoftError]). Set identifiers are not
+// supported and fail their group. ApplyChanges does not modify changes.
 func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("rfc2136: apply: %w", err)
@@ -74,49 +125,40 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	if changes == nil {
 		return nil
 	}
-	byZone := map[string]*zoneChanges{}
+	var items []item
 	var errs []error
-	add := func(ph int, ep *endpoint.Endpoint, build func(zone string) (change, error)) {
+	add := func(kind int, ep, old *endpoint.Endpoint) {
 		if ep == nil {
 			errs = append(errs, errors.New("rfc2136: nil endpoint in changes"))
 			return
 		}
-		zone, ok := p.zones.Zone(ep.DNSName)
-		if !ok {
-			errs = append(errs, fmt.Errorf("rfc2136: record %s: no configured zone (%v) holds the name", ep.Key(), p.zoneList))
-			return
-		}
-		if ep.SetIdentifier != "" {
-			errs = append(errs, fmt.Errorf("rfc2136: zone %s: record %s: set identifiers are not supported", zone, ep.Key()))
-			return
-		}
-		c, err := build(zone)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("rfc2136: zone %s: %w", zone, err))
-			return
-		}
-		zc := byZone[zone]
-		if zc == nil {
-			zc = &zoneChanges{}
-			byZone[zone] = zc
-		}
-		zc[ph] = append(zc[ph], c)
+		key, _ := provider.GroupKey(ep)
+		items = append(items, item{kind: kind, ep: ep, old: old,
+			name: endpoint.CanonicalDNSName(ep.DNSName), groupKey: endpoint.CanonicalDNSName(key)})
 	}
 	for _, ep := range changes.Delete {
-		add(phaseDelete, ep, func(string) (change, error) { return p.deleteChange(ep) })
+		add(kindDelete, ep, nil)
 	}
 	if len(changes.UpdateOld) != len(changes.UpdateNew) {
 		errs = append(errs, fmt.Errorf("rfc2136: %d UpdateOld entries for %d UpdateNew entries", len(changes.UpdateOld), len(changes.UpdateNew)))
 	} else {
 		for i, newEp := range changes.UpdateNew {
-			oldEp := changes.UpdateOld[i]
-			add(phaseUpdate, newEp, func(string) (change, error) { return p.updateChange(oldEp, newEp) })
+			add(kindUpdate, newEp, changes.UpdateOld[i])
 		}
 	}
 	for _, ep := range changes.Create {
-		add(phaseCreate, ep, func(string) (change, error) { return p.createChange(ep) })
+		add(kindCreate, ep, nil)
 	}
 
+	byZone := map[string][]*unit{}
+	for _, g := range groupItems(items) {
+		zone, u, err := p.buildGroup(g)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		byZone[zone] = append(byZone[zone], u)
+	}
 	zones := make([]string, 0, len(byZone))
 	for z := range byZone {
 		zones = append(zones, z)
@@ -130,8 +172,135 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	return errors.Join(errs...)
 }
 
+// groupItems puts items into groups: the items connected by a shared name
+// (their own or their group key's). Groups come in the order of their
+// first item, and the items of a group in input order.
+func groupItems(items []item) [][]item {
+	parent := map[string]string{}
+	var find func(string) string
+	find = func(n string) string {
+		p, ok := parent[n]
+		if !ok {
+			parent[n] = n
+			return n
+		}
+		if p == n {
+			return n
+		}
+		r := find(p)
+		parent[n] = r
+		return r
+	}
+	for _, it := range items {
+		a, b := find(it.name), find(it.groupKey)
+		if a != b {
+			parent[b] = a
+		}
+	}
+	index := map[string]int{}
+	var out [][]item
+	for _, it := range items {
+		r := find(it.name)
+		i, ok := index[r]
+		if !ok {
+			i = len(out)
+			index[r] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], it)
+	}
+	return out
+}
+
+// buildGroup builds the changes of a group and returns its zone and its
+// first unit (with its second part, if any). Any change that cannot be
+// built refuses the whole group.
+func (p *Provider) buildGroup(g []item) (string, *unit, error) {
+	zone, ok := p.zones.Zone(g[0].groupKey)
+	cs := make([]change, 0, len(g))
+	var err error
+	for _, it := range g {
+		var c change
+		c, err = p.buildItem(it, zone, ok)
+		if err != nil {
+			break
+		}
+		cs = append(cs, c)
+	}
+	if err != nil {
+		if len(g) > 1 {
+			var others []string
+			for _, it := range g {
+				others = append(others, describe(verbs[it.kind], it.ep))
+			}
+			err = fmt.Errorf("%w (not applied, with it: the group of %s)", err, strings.Join(others, ", "))
+		}
+		return "", nil, err
+	}
+	slices.SortStableFunc(cs, func(a, b change) int { return a.kind - b.kind })
+	// RFC 2136 §3.2 checks every prerequisite before any update: a create
+	// at a name whose RRsets the group deletes must wait for the deletes.
+	deleted := map[string]bool{}
+	split := false
+	for _, c := range cs {
+		if c.kind == kindDelete {
+			deleted[c.name] = true
+		} else if c.kind == kindCreate && deleted[c.name] {
+			split = true
+		}
+	}
+	if !split {
+		return zone, newUnit(cs), nil
+	}
+	n := 0
+	for n < len(cs) && cs[n].kind == kindDelete {
+		n++
+	}
+	first := newUnit(cs[:n:n])
+	first.next = newUnit(cs[n:])
+	return zone, first, nil
+}
+
+var verbs = [...]string{kindDelete: "delete", kindUpdate: "update", kindCreate: "create"}
+
+// buildItem builds one change of a group of the zone (ok false: no
+// configured zone holds the group).
+func (p *Provider) buildItem(it item, zone string, ok bool) (change, error) {
+	ep := it.ep
+	z, own := p.zones.Zone(ep.DNSName)
+	switch {
+	case !own:
+		return change{}, fmt.Errorf("rfc2136: record %s: no configured zone (%v) holds the name", ep.Key(), p.zoneList)
+	case !ok:
+		return change{}, fmt.Errorf("rfc2136: record %s: no configured zone (%v) holds %s, the record it belongs to", ep.Key(), p.zoneList, it.groupKey)
+	case z != zone:
+		return change{}, fmt.Errorf("rfc2136: zone %s: record %s: its group (%s, in zone %s) lies in another zone: a record and its ownership TXT must be in one zone to be applied together", z, ep.Key(), it.groupKey, zone)
+	case ep.SetIdentifier != "":
+		return change{}, fmt.Errorf("rfc2136: zone %s: record %s: set identifiers are not supported", zone, ep.Key())
+	}
+	var c change
+	var err error
+	switch it.kind {
+	case kindDelete:
+		c, err = p.deleteChange(ep)
+	case kindUpdate:
+		c, err = p.updateChange(it.old, ep)
+	default:
+		c, err = p.createChange(ep)
+	}
+	if err != nil {
+		return c, fmt.Errorf("rfc2136: zone %s: %w", zone, err)
+	}
+	c.kind, c.name = it.kind, it.name
+	return c, nil
+}
+
 func describe(verb string, ep *endpoint.Endpoint) string {
-	return verb + " " + endpoint.CanonicalDNSName(ep.DNSName) + " " + ep.RecordType
+	name := endpoint.CanonicalDNSName(ep.DNSName)
+	if checkLabels(name) != nil {
+		name = strconv.Quote(name) // escapes, control bytes: shown as they are
+	}
+	return verb + " " + name + " " + ep.RecordType
 }
 
 func (p *Provider) createChange(ep *endpoint.Endpoint) (change, error) {
@@ -212,20 +381,21 @@ func wireSize(c change) int {
 	return n
 }
 
-// batches cuts cs into messages of at most max changes and maxMsgSize
-// bytes (a single larger change gets a message of its own).
-func batches(cs []change, maxChanges int) [][]change {
-	var out [][]change
-	start, size := 0, 0
-	for i, c := range cs {
-		if i > start && (i-start >= maxChanges || size+c.size > maxMsgSize) {
-			out = append(out, cs[start:i])
-			start, size = i, 0
+// batches cuts units into messages of at most max changes and maxMsgSize
+// bytes, between units (a larger unit gets a message of its own).
+func batches(units []*unit, maxChanges int) [][]*unit {
+	var out [][]*unit
+	start, n, size := 0, 0, 0
+	for i, u := range units {
+		if i > start && (n+len(u.changes) > maxChanges || size+u.size > maxMsgSize) {
+			out = append(out, units[start:i])
+			start, n, size = i, 0, 0
 		}
-		size += c.size
+		n += len(u.changes)
+		size += u.size
 	}
-	if start < len(cs) {
-		out = append(out, cs[start:])
+	if start < len(units) {
+		out = append(out, units[start:])
 	}
 	return out
 }
@@ -248,8 +418,8 @@ func (s *sender) refusesAll(ctx context.Context) bool {
 	if !s.probed {
 		m := new(dns.Msg)
 		m.SetUpdate(dns.Fqdn(s.zone))
-		rcode, err := s.exchange(ctx, m, "empty update")
-		s.probed, s.refused = true, err == nil && rcode == dns.RcodeRefused
+		r, err := s.exchange(ctx, m, "empty update")
+		s.probed, s.refused = true, err == nil && r.Rcode == dns.RcodeRefused
 	}
 	return s.refused
 }
@@ -261,19 +431,22 @@ func (s *sender) close() {
 	}
 }
 
-// exchange sends m and returns the response code.
-func (s *sender) exchange(ctx context.Context, m *dns.Msg, op string) (int, error) {
+// exchange sends m and returns the response. A response whose TSIG does
+// not verify is returned without error when its response code is not
+// NOERROR (a server answers NOTAUTH, with the TSIG error, to a request
+// whose signature it rejects).
+func (s *sender) exchange(ctx context.Context, m *dns.Msg, op string) (*dns.Msg, error) {
 	s.p.sign(m)
 	if s.p.udp && m.Len() <= dns.MinMsgSize {
 		r, _, err := s.p.client("udp").ExchangeContext(ctx, m, s.p.server)
 		if err == nil && !r.Truncated {
-			return r.Rcode, nil
+			return r, nil
 		}
 		if err != nil && (r == nil || r.Rcode == dns.RcodeSuccess) {
-			return 0, netErr(ctx, s.zone, op, err)
+			return nil, netErr(ctx, s.zone, op, err)
 		}
 		if err != nil {
-			return r.Rcode, nil
+			return r, nil
 		}
 		s.p.sign(m) // truncated: again over TCP, freshly signed
 	}
@@ -281,7 +454,7 @@ func (s *sender) exchange(ctx context.Context, m *dns.Msg, op string) (int, erro
 	if s.conn == nil {
 		conn, err := c.DialContext(ctx, s.p.server)
 		if err != nil {
-			return 0, netErr(ctx, s.zone, op, err)
+			return nil, netErr(ctx, s.zone, op, err)
 		}
 		s.conn = conn
 	}
@@ -294,55 +467,84 @@ func (s *sender) exchange(ctx context.Context, m *dns.Msg, op string) (int, erro
 	if err != nil {
 		s.close() // the stream may hold a late answer: start afresh
 		if r != nil && r.Rcode != dns.RcodeSuccess {
-			return r.Rcode, nil // e.g. NOTAUTH with an unsigned answer
+			return r, nil // e.g. NOTAUTH with a TSIG error
 		}
-		return 0, netErr(ctx, s.zone, op, err)
+		return nil, netErr(ctx, s.zone, op, err)
 	}
-	return r.Rcode, nil
+	return r, nil
 }
 
-// applyZone sends one zone's changes, phase by phase.
-func (p *Provider) applyZone(ctx context.Context, zone string, zc *zoneChanges) error {
+// applyZone sends one zone's units: first every group's first (or only)
+// part, then the second parts of the groups whose first part was applied.
+func (p *Provider) applyZone(ctx context.Context, zone string, units []*unit) error {
 	log := logr.FromContextOrDiscard(ctx).WithValues("zone", zone)
 	s := &sender{p: p, zone: zone}
 	defer s.close()
 	var errs []error
-	for _, cs := range zc {
-		for _, batch := range batches(cs, p.maxChanges) {
+	sendAll := func(units []*unit) bool {
+		for _, batch := range batches(units, p.maxChanges) {
 			applied, batchErrs := s.sendSplitting(ctx, batch)
 			if applied > 0 {
-				log.V(1).Info("rfc2136: update applied", "changes", applied, "first", batch[0].op)
+				log.V(1).Info("rfc2136: update applied", "changes", applied, "first", batch[0].changes[0].op)
 			}
 			errs = append(errs, batchErrs...)
-			if applied == 0 && len(batchErrs) > 0 && !isPrereqErr(batchErrs[len(batchErrs)-1]) {
+			if applied == 0 && len(batchErrs) > 0 && !s.dataErr(ctx, batchErrs[len(batchErrs)-1]) {
 				// Nothing of the batch went through, for a reason
 				// other than the data (refused, not authorised,
 				// network): the zone's other messages would fail
 				// alike.
-				return errors.Join(errs...)
+				return false
 			}
 		}
+		return true
 	}
+	if !sendAll(units) {
+		return errors.Join(errs...)
+	}
+	var second []*unit
+	for _, u := range units {
+		switch {
+		case u.next == nil:
+		case u.ok:
+			second = append(second, u.next)
+		default:
+			errs = append(errs, fmt.Errorf("rfc2136: zone %s: %s: not sent: the deletes of the group were not applied", zone, u.next.ops()))
+		}
+	}
+	sendAll(second)
 	return errors.Join(errs...)
 }
 
+// dataErr reports whether err concerns the data of the changes rather than
+// the zone as a whole: a failed prerequisite, or REFUSED while the zone
+// accepts other updates.
+func (s *sender) dataErr(ctx context.Context, err error) bool {
+	var rc *RcodeError
+	if !errors.As(err, &rc) {
+		return false
+	}
+	return isPrerequisite(rc.Rcode) || rc.Rcode == dns.RcodeRefused && !s.refusesAll(ctx)
+}
+
 // sendSplitting sends batch as one message. When the server rejects it for
-// a reason that may concern only some of its changes (a prerequisite, or
+// a reason that may concern only some of its groups (a prerequisite, or
 // REFUSED, which a server also answers for one name its policy or its
-// integrity checks forbid), it sends each half the same way, so that the
-// acceptable changes are applied and each rejected one is named; unless an
-// empty UPDATE is refused too, which means the whole zone is. It returns
-// the number of changes applied and the errors.
-func (s *sender) sendSplitting(ctx context.Context, batch []change) (int, []error) {
+// integrity checks forbid), it sends each half (cut between units) the
+// same way, so that the acceptable groups are applied and each rejected
+// one is named; unless an empty UPDATE is refused too, which means the
+// whole zone is. It returns the number of changes applied and the errors.
+func (s *sender) sendSplitting(ctx context.Context, batch []*unit) (int, []error) {
 	err := s.send(ctx, batch)
 	if err == nil {
-		return len(batch), nil
+		n := 0
+		for _, u := range batch {
+			u.ok = true
+			n += len(u.changes)
+		}
+		return n, nil
 	}
 	var rc *RcodeError
-	if len(batch) == 1 || !errors.As(err, &rc) || !(isPrerequisite(rc.Rcode) || rc.Rcode == dns.RcodeRefused) {
-		return 0, []error{err}
-	}
-	if rc.Rcode == dns.RcodeRefused && s.refusesAll(ctx) {
+	if len(batch) == 1 || !errors.As(err, &rc) || !s.dataErr(ctx, err) {
 		return 0, []error{err}
 	}
 	half := len(batch) / 2
@@ -351,16 +553,17 @@ func (s *sender) sendSplitting(ctx context.Context, batch []change) (int, []erro
 	return n1 + n2, append(errs1, errs2...)
 }
 
-func isPrereqErr(err error) bool {
-	var rc *RcodeError
-	return errors.As(err, &rc) && isPrerequisite(rc.Rcode)
-}
-
 // send sends one batch as one UPDATE message.
-func (s *sender) send(ctx context.Context, batch []change) error {
-	op := batch[0].op
-	if len(batch) > 1 {
-		op = fmt.Sprintf("%s and %d more changes", op, len(batch)-1)
+func (s *sender) send(ctx context.Context, batch []*unit) error {
+	var op string
+	nc := 0
+	for _, u := range batch {
+		nc += len(u.changes)
+	}
+	if len(batch) == 1 {
+		op = batch[0].ops()
+	} else {
+		op = fmt.Sprintf("%s and %d more changes", batch[0].changes[0].op, nc-1)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("rfc2136: zone %s: %s: %w", s.zone, op, err)
@@ -369,22 +572,30 @@ func (s *sender) send(ctx context.Context, batch []change) error {
 	m.SetUpdate(dns.Fqdn(s.zone))
 	m.Compress = true
 	np, nu := 0, 0
-	for _, c := range batch {
-		np += len(c.prereqs)
-		nu += len(c.updates)
+	for _, u := range batch {
+		for _, c := range u.changes {
+			np += len(c.prereqs)
+			nu += len(c.updates)
+		}
 	}
 	m.Answer = make([]dns.RR, 0, np)
 	m.Ns = make([]dns.RR, 0, nu)
-	for _, c := range batch {
-		m.Answer = append(m.Answer, c.prereqs...)
-		m.Ns = append(m.Ns, c.updates...)
+	for _, u := range batch {
+		for _, c := range u.changes {
+			m.Answer = append(m.Answer, c.prereqs...)
+			m.Ns = append(m.Ns, c.updates...)
+		}
 	}
-	rcode, err := s.exchange(ctx, m, op)
+	r, err := s.exchange(ctx, m, op)
 	if err != nil {
 		return err
 	}
-	if rcode != dns.RcodeSuccess {
-		return rcodeErr(s.zone, op, rcode)
+	if r.Rcode != dns.RcodeSuccess {
+		e := responseErr(s.zone, op, r, s.p.keyName != "")
+		if r.Rcode == dns.RcodeRefused {
+			e.ZoneRefused = s.refusesAll(ctx)
+		}
+		return wrapRcodeErr(e)
 	}
 	return nil
 }

@@ -49,8 +49,31 @@
 // connection per zone. Each change carries prerequisites (see ApplyChanges)
 // so that creating an existing record, updating a record changed behind
 // zonesync's back or deleting a missing record fails instead of silently
-// doing something else; a batch rejected for some of its changes is split
-// until they are isolated, and the others are applied. Set identifiers (routing policies) are not supported.
+// doing something else.
+//
+// A record and its ownership TXT (the TXT registry labels it with the
+// record's name, [provider.GroupKey]), and all changes at one name, form a
+// group that goes in one UPDATE message, which the server applies
+// atomically: a record someone else created meanwhile fails its
+// prerequisite and takes the TXT that would have claimed it down with it,
+// and a connection cut at any point leaves no record without its TXT and
+// no TXT without its record. Only a group that deletes RRsets at a name and
+// creates others there (an A replaced by a CNAME) takes two messages, its
+// deletes and then its creates, each holding records with their TXT.
+// Batching and the splitting of rejected batches (until the rejected
+// groups are isolated and the others applied) cut only between groups. Set
+// identifiers (routing policies) are not supported.
+//
+// # Names
+//
+// miekg/dns takes names in zone-file notation, where "\102oo" is "foo".
+// The provider builds every name it writes (owner names and host names in
+// targets: CNAME, NS, PTR, MX and SRV hosts, NAPTR replacement) from labels
+// of letters, digits, hyphens and underscores (a first label may be "*"),
+// and refuses anything else with an error naming the record and the field,
+// whatever package endpoint accepts. Records whose name or host target
+// holds bytes that have no such form (escaped in zone-file notation) are
+// skipped and logged when reading, never returned under another name.
 //
 // TTL: an endpoint without a configured TTL is written with
 // [Config.DefaultTTL] (300 s unless set). An RRset whose RRs disagree is
@@ -58,13 +81,18 @@
 //
 // # Errors
 //
-// Errors name the zone, the change and the response code
+// Errors name the zone, the changes and the response code
 // ("rfc2136: zone example.org: update a.example.org A: NXRRSET"); the
-// response code is available as an [*RcodeError]. Network failures,
-// time-outs and SERVFAIL are soft errors ([provider.SoftError]): the next
-// cycle retries. A zone that fails does not stop the others; their errors
-// are joined. Every exchange is bounded by [Config.Timeout] and by the
-// context.
+// response code is available as an [*RcodeError]. NOTAUTH, NOTZONE and
+// REFUSED say which case they are and what to check, and match
+// [ErrTSIG] (a key the server rejects: BADKEY, BADSIG, BADTIME or an
+// unsigned answer), [ErrNotAuthoritative] (a zone the server does not
+// serve), [ErrNotZone] or [ErrRefused] (the server's allow-update,
+// update-policy or allow-transfer) with errors.Is. [New] checks that the
+// TSIG secret is base64. Network failures, time-outs and SERVFAIL are soft
+// errors ([provider.SoftError]): the next cycle retries. A zone that fails
+// does not stop the others; their errors are joined. Every exchange is
+// bounded by [Config.Timeout] and by the context.
 //
 // # Concurrency
 //

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"github.com/miekg/dns"
@@ -22,6 +24,12 @@ import (
 // NS records and types the provider does not manage are left out, and so
 // are records a transfer returns that belong to another configured zone
 // (delegations to it and their glue).
+//
+// A record whose owner name or host-name target holds a byte that miekg/dns
+// shows escaped (a dot or backslash inside a label, a byte outside
+// printable ASCII, zone-file syntax) is skipped and logged (at V(0) on the
+// context's logger): it has no faithful form as an endpoint, and in its
+// unescaped form it would pass for another record.
 //
 // When any zone cannot be transferred, Records returns no records and the
 // errors of the failing zones joined; network failures and time-outs are
@@ -60,6 +68,7 @@ func (p *Provider) zoneRecords(ctx context.Context, zone string) ([]*endpoint.En
 	if err != nil {
 		return nil, err
 	}
+	log := logr.FromContextOrDiscard(ctx)
 	type key struct{ name, typ string }
 	index := make(map[key]*endpoint.Endpoint, len(rrs))
 	var out []*endpoint.Endpoint
@@ -77,6 +86,14 @@ func (p *Provider) zoneRecords(ctx context.Context, zone string) ([]*endpoint.En
 		}
 		typ, target, ok := fromRR(rr)
 		if !ok {
+			continue
+		}
+		if !representable(rr) {
+			// Its name or host target has an escape: returned in
+			// presentation form it would name another record (the
+			// unescaped name) that a desired record could match.
+			log.Info("rfc2136: record skipped: its name or target holds characters an endpoint cannot represent",
+				"zone", zone, "type", typ, "record", rr.String())
 			continue
 		}
 		ttl := endpoint.TTL(h.Ttl)
@@ -103,6 +120,11 @@ func (p *Provider) transfer(ctx context.Context, zone string) ([]dns.RR, error) 
 	if err != nil {
 		return nil, netErr(ctx, zone, op, err)
 	}
+	// miekg/dns reports a NOTAUTH answer only as "bad authentication":
+	// keep the first answer to tell a rejected key from a zone the server
+	// does not serve.
+	first := &firstMsgConn{Conn: conn.Conn}
+	conn.Conn = first
 	stop := context.AfterFunc(dctx, func() { _ = conn.Close() })
 	defer stop()
 	if d, ok := dctx.Deadline(); ok {
@@ -135,8 +157,11 @@ func (p *Provider) transfer(ctx context.Context, zone string) ([]dns.RR, error) 
 		rrs = append(rrs, e.RR...)
 	}
 	if firstErr != nil {
+		if r := first.msg(); r != nil && r.Rcode != dns.RcodeSuccess {
+			return nil, wrapRcodeErr(responseErr(zone, op, r, p.keyName != ""))
+		}
 		if rcode, ok := xfrRcode(firstErr); ok {
-			return nil, rcodeErr(zone, op, rcode)
+			return nil, wrapRcodeErr(&RcodeError{Zone: zone, Op: op, Rcode: rcode})
 		}
 		if ctx.Err() == nil && dctx.Err() != nil {
 			firstErr = fmt.Errorf("timed out after %s: %w", p.timeout, context.DeadlineExceeded)
@@ -167,4 +192,43 @@ func xfrRcode(err error) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// firstMsgConn is a TCP connection that keeps the bytes of the first DNS
+// message it reads (after the two-byte length).
+type firstMsgConn struct {
+	net.Conn
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (c *firstMsgConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	want := 2
+	if len(c.buf) >= 2 {
+		want += int(c.buf[0])<<8 | int(c.buf[1])
+	}
+	for i := 0; i < n && len(c.buf) < want; i++ {
+		c.buf = append(c.buf, p[i])
+		if len(c.buf) == 2 {
+			want += int(c.buf[0])<<8 | int(c.buf[1])
+		}
+	}
+	return n, err
+}
+
+// msg returns the first message, or nil when none was read whole.
+func (c *firstMsgConn) msg() *dns.Msg {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.buf) < 2 || len(c.buf) < 2+(int(c.buf[0])<<8|int(c.buf[1])) {
+		return nil
+	}
+	m := new(dns.Msg)
+	if m.Unpack(c.buf[2:]) != nil {
+		return nil
+	}
+	return m
 }

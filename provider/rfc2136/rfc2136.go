@@ -2,6 +2,7 @@ package rfc2136
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -66,7 +67,8 @@ type TSIG struct {
 	// Algorithm is "hmac-sha256" or "hmac-sha512" (case and a trailing
 	// dot do not matter).
 	Algorithm string
-	// Secret is the key in standard base64, as in BIND's key statement.
+	// Secret is the key in standard base64, as in BIND's key statement;
+	// [New] refuses anything else.
 	Secret string
 }
 
@@ -136,11 +138,16 @@ func New(cfg Config) (*Provider, error) {
 		default:
 			return nil, fmt.Errorf("rfc2136: TSIG.Algorithm %q is not supported; use hmac-sha256 or hmac-sha512", k.Algorithm)
 		}
-		if k.Secret == "" {
+		secret := strings.TrimSpace(k.Secret)
+		if secret == "" {
 			return nil, errors.New("rfc2136: TSIG.Secret is empty")
 		}
+		if _, err := base64.StdEncoding.DecodeString(secret); err != nil {
+			// Not quoted: the secret must not land in logs.
+			return nil, fmt.Errorf("rfc2136: TSIG.Secret is not standard base64 (as in BIND's key statement): %w", err)
+		}
 		p.keyName = dns.CanonicalName(strings.TrimSpace(k.KeyName))
-		p.secret = k.Secret
+		p.secret = secret
 	}
 	if p.timeout <= 0 {
 		p.timeout = DefaultTimeout

@@ -150,13 +150,16 @@ func TestUpdateDetectsChangesBehindItsBack(t *testing.T) {
 func TestBatchWithOneBadChangeAppliesTheOthers(t *testing.T) {
 	srv := bindtest.Start(t, bindtest.Config{})
 	p := newProvider(t, srv, func(c *rfc2136.Config) { c.MaxChangesPerUpdate = 100 })
-	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{ep("taken.example.org", "A", 300, "192.0.2.1")}}))
+	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
+		ep("taken.example.org", "A", 300, "192.0.2.1"),
+		ep("taken2.example.org", "A", 300, "192.0.2.2"),
+	}}))
 
 	creates := []*endpoint.Endpoint{
 		ep("b1.example.org", "A", 300, "192.0.2.11"),
 		ep("taken.example.org", "A", 300, "192.0.2.12"),
 		ep("b2.example.org", "TXT", 300, "text"),
-		ep("taken.example.org", "CNAME", 300, "elsewhere.example.org"),
+		ep("taken2.example.org", "CNAME", 300, "elsewhere.example.org"),
 		ep("b3.example.org", "A", 300, "192.0.2.13"),
 		// named refuses an MX whose in-zone target has no address.
 		ep("mx.example.org", "MX", 300, "10 nowhere.example.org"),
@@ -165,7 +168,7 @@ func TestBatchWithOneBadChangeAppliesTheOthers(t *testing.T) {
 	err := p.ApplyChanges(t.Context(), &plan.Changes{Create: creates})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "rfc2136: zone example.org: create taken.example.org A: YXRRSET")
-	assert.Contains(t, err.Error(), "rfc2136: zone example.org: create taken.example.org CNAME: YXDOMAIN")
+	assert.Contains(t, err.Error(), "rfc2136: zone example.org: create taken2.example.org CNAME: YXDOMAIN")
 	assert.Contains(t, err.Error(), "rfc2136: zone example.org: create mx.example.org MX: REFUSED")
 	assert.NotContains(t, err.Error(), "b1.example.org")
 	recs := records(t, p)
@@ -173,7 +176,7 @@ func TestBatchWithOneBadChangeAppliesTheOthers(t *testing.T) {
 		assert.NotNil(t, find(recs, ok.DNSName, ok.RecordType), "%s applied", ok.Key())
 	}
 	assert.Equal(t, endpoint.Targets{"192.0.2.1"}, find(recs, "taken.example.org", "A").Targets)
-	assert.Nil(t, find(recs, "taken.example.org", "CNAME"))
+	assert.Nil(t, find(recs, "taken2.example.org", "CNAME"))
 }
 
 func TestTypeChangeDeletesBeforeCreating(t *testing.T) {

@@ -40,63 +40,38 @@ func rrType(recordType string) (uint16, bool) {
 	return 0, false
 }
 
-// fqdn returns the wire form of an endpoint name: canonical (lower-case
-// A-labels) and fully qualified.
-func fqdn(name string) string {
-	return dns.Fqdn(endpoint.CanonicalDNSName(name))
-}
-
 // toRRs converts an endpoint to one RR per target, with the given TTL. The
-// name and every target are validated first, so that no target can smuggle
-// zone-file syntax (comments, extra fields) into the record, and a target
-// must read back as itself (up to case and IPv6 spelling): "010 mx" or "@"
-// would otherwise be rewritten by the server and updated by every cycle.
+// name and every host name in a target are built from checked labels (see
+// names.go), so that no escape or zone-file syntax can make the record
+// land under another name or point elsewhere; other targets are validated
+// first, so that none can smuggle syntax (comments, extra fields) into the
+// record, and a target must read back as itself (up to case and IPv6
+// spelling): "010 mx" would otherwise be rewritten by the server and
+// updated by every cycle.
 func toRRs(ep *endpoint.Endpoint, ttl uint32) ([]dns.RR, error) {
 	t, ok := rrType(ep.RecordType)
 	if !ok {
 		return nil, fmt.Errorf("record type %q is not supported (supported: A, AAAA, CNAME, TXT, MX, SRV, NS, PTR, NAPTR)", ep.RecordType)
 	}
 	if err := endpoint.ValidateDNSName(ep.DNSName); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("field dnsName: %w", err)
+	}
+	name, err := ownerName(ep.DNSName)
+	if err != nil {
+		return nil, fmt.Errorf("field dnsName %q: %w", ep.DNSName, err)
 	}
 	if len(ep.Targets) == 0 {
 		return nil, fmt.Errorf("no targets")
 	}
-	name := fqdn(ep.DNSName)
 	hdr := dns.RR_Header{Name: name, Rrtype: t, Class: dns.ClassINET, Ttl: ttl}
 	out := make([]dns.RR, 0, len(ep.Targets))
 	for _, target := range ep.Targets {
 		if err := endpoint.ValidateTarget(ep.RecordType, target); err != nil {
 			return nil, err
 		}
-		var rr dns.RR
-		switch t {
-		case dns.TypeA, dns.TypeAAAA:
-			a, err := netip.ParseAddr(target)
-			if err != nil {
-				return nil, fmt.Errorf("target %q: %w", target, err)
-			}
-			if t == dns.TypeA {
-				rr = &dns.A{Hdr: hdr, A: a.AsSlice()}
-			} else {
-				rr = &dns.AAAA{Hdr: hdr, AAAA: a.AsSlice()}
-			}
-		case dns.TypeCNAME:
-			rr = &dns.CNAME{Hdr: hdr, Target: dns.Fqdn(target)}
-		case dns.TypeTXT:
-			rr = &dns.TXT{Hdr: hdr, Txt: splitTXT(target)}
-		default:
-			// Validated above: MX, SRV, NS, PTR and NAPTR targets are
-			// presentation-format rdata without comments or quotes
-			// that could end a field early.
-			parsed, err := dns.NewRR(name + " " + strconv.FormatUint(uint64(ttl), 10) + " IN " + ep.RecordType + " " + target)
-			if err != nil {
-				return nil, fmt.Errorf("target %q: %w", target, err)
-			}
-			if parsed == nil || parsed.Header().Rrtype != t {
-				return nil, fmt.Errorf("target %q does not make a %s record", target, ep.RecordType)
-			}
-			rr = parsed
+		rr, err := targetRR(hdr, ep.RecordType, target)
+		if err != nil {
+			return nil, fmt.Errorf("%s target %q: %w", ep.RecordType, target, err)
 		}
 		if t != dns.TypeTXT {
 			// A target that reads back differently would make every
@@ -108,6 +83,83 @@ func toRRs(ep *endpoint.Endpoint, ttl uint32) ([]dns.RR, error) {
 		out = append(out, rr)
 	}
 	return out, nil
+}
+
+// targetRR builds the RR of one validated target.
+func targetRR(hdr dns.RR_Header, recordType, target string) (dns.RR, error) {
+	switch hdr.Rrtype {
+	case dns.TypeA, dns.TypeAAAA:
+		a, err := netip.ParseAddr(target)
+		if err != nil {
+			return nil, err
+		}
+		if hdr.Rrtype == dns.TypeA {
+			return &dns.A{Hdr: hdr, A: a.AsSlice()}, nil
+		}
+		return &dns.AAAA{Hdr: hdr, AAAA: a.AsSlice()}, nil
+	case dns.TypeTXT:
+		return &dns.TXT{Hdr: hdr, Txt: splitTXT(target)}, nil
+	case dns.TypeCNAME, dns.TypeNS, dns.TypePTR:
+		host, err := hostName(target, false)
+		if err != nil {
+			return nil, err
+		}
+		switch hdr.Rrtype {
+		case dns.TypeCNAME:
+			return &dns.CNAME{Hdr: hdr, Target: host}, nil
+		case dns.TypeNS:
+			return &dns.NS{Hdr: hdr, Ns: host}, nil
+		}
+		return &dns.PTR{Hdr: hdr, Ptr: host}, nil
+	case dns.TypeMX:
+		f := strings.Fields(target) // validated: "<preference> <host>"
+		pref, err := strconv.ParseUint(f[0], 10, 16)
+		if err != nil {
+			return nil, err
+		}
+		host, err := hostName(f[1], false)
+		if err != nil {
+			return nil, err
+		}
+		return &dns.MX{Hdr: hdr, Preference: uint16(pref), Mx: host}, nil
+	case dns.TypeSRV:
+		f := strings.Fields(target) // validated: "<priority> <weight> <port> <host>."
+		var n [3]uint16
+		for i := range n {
+			v, err := strconv.ParseUint(f[i], 10, 16)
+			if err != nil {
+				return nil, err
+			}
+			n[i] = uint16(v)
+		}
+		host, err := hostName(f[3], true)
+		if err != nil {
+			return nil, err
+		}
+		return &dns.SRV{Hdr: hdr, Priority: n[0], Weight: n[1], Port: n[2], Target: host}, nil
+	case dns.TypeNAPTR:
+		// Validated: order, preference, three quoted character-strings
+		// (data, in presentation form) and the replacement, a host
+		// name checked like the others. The owner name is clean, so
+		// the zone-file parser can read the rest; the replacement it
+		// parsed must be the one checked (a quote escaped inside a
+		// string would shift the fields).
+		f := strings.Fields(target)
+		repl, err := hostName(f[len(f)-1], true)
+		if err != nil {
+			return nil, fmt.Errorf("replacement: %w", err)
+		}
+		parsed, err := dns.NewRR(hdr.Name + " " + strconv.FormatUint(uint64(hdr.Ttl), 10) + " IN NAPTR " + target)
+		if err != nil {
+			return nil, err
+		}
+		naptr, ok := parsed.(*dns.NAPTR)
+		if !ok || !strings.EqualFold(naptr.Replacement, repl) || naptr.Hdr.Name != hdr.Name {
+			return nil, fmt.Errorf("does not make a %s record with replacement %q", recordType, repl)
+		}
+		return naptr, nil
+	}
+	return nil, fmt.Errorf("record type %q is not supported", recordType)
 }
 
 // splitTXT cuts a TXT value into character-strings of at most 255 bytes,

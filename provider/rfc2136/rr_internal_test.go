@@ -132,10 +132,62 @@ func FuzzToRRs(f *testing.F) {
 func TestToRRsRefusesTargetsThatReadBackDifferently(t *testing.T) {
 	for _, tt := range []struct{ typ, target string }{
 		{"MX", "010 mx.example.org"},
-		{"NS", "@"},
 		{"SRV", "01 5 443 host.example.org."},
 	} {
 		_, err := toRRs(endpoint.NewEndpoint("f.example.org", tt.typ, tt.target), 300)
 		assert.ErrorContains(t, err, "would be read back as", "%s %q", tt.typ, tt.target)
+	}
+}
+
+func TestResponseErrTellsTSIGFromNotAuthoritative(t *testing.T) {
+	notauth := func(tsigErr uint16, signed bool) *dns.Msg {
+		r := new(dns.Msg)
+		r.Rcode = dns.RcodeNotAuth
+		if signed {
+			r.Extra = []dns.RR{&dns.TSIG{Hdr: dns.RR_Header{Name: "k.", Rrtype: dns.TypeTSIG, Class: dns.ClassANY}, Algorithm: dns.HmacSHA256, Error: tsigErr}}
+		}
+		return r
+	}
+	tests := []struct {
+		name      string
+		r         *dns.Msg
+		signedReq bool
+		class     error
+		want      string
+	}{
+		{"bad time", notauth(dns.RcodeBadTime, true), true, ErrTSIG, "NOTAUTH (TSIG error BADTIME)"},
+		{"bad signature", notauth(dns.RcodeBadSig, true), true, ErrTSIG, "NOTAUTH (TSIG error BADSIG)"},
+		{"unsigned answer to a signed request", notauth(0, false), true, ErrTSIG, "NOTAUTH (unsigned answer to a signed request)"},
+		{"signed, no TSIG error", notauth(0, true), true, ErrNotAuthoritative, "NOTAUTH: the server is not authoritative for zone example.org"},
+		{"unsigned request", notauth(0, false), false, ErrNotAuthoritative, "NOTAUTH: the server is not authoritative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := responseErr("example.org", "transfer", tt.r, tt.signedReq)
+			assert.ErrorIs(t, err, tt.class)
+			assert.Contains(t, err.Error(), "rfc2136: zone example.org: transfer: "+tt.want)
+		})
+	}
+}
+
+func TestOwnerNameFromLabels(t *testing.T) {
+	good := map[string]string{
+		"Foo.Example.org":     "foo.example.org.",
+		"*.example.org.":      "*.example.org.",
+		"_sip._tcp.example":   "_sip._tcp.example.",
+		"xn--bcher-kva.de":    "xn--bcher-kva.de.",
+		"bücher.de":           "xn--bcher-kva.de.",
+		"a-1.b_2.example.org": "a-1.b_2.example.org.",
+	}
+	for in, want := range good {
+		got, err := ownerName(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{`\102oo.example.org`, `fo\.o.example.org`, `a"b.example.org`, "a(b.example.org",
+		"a)b.example.org", "a;b.example.org", "@.example.org", "$x.example.org", "a b.example.org", "a\tb.example.org",
+		"a\x00b.example.org", "a/b.example.org", "x.*.example.org", "*.*.example.org", "a..example.org", ""} {
+		_, err := ownerName(bad)
+		assert.Error(t, err, "%q", bad)
 	}
 }
