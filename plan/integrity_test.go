@@ -122,7 +122,7 @@ func TestPlanOwnable(t *testing.T) {
 	res = (&plan.Plan{
 		OwnerID: "me", Desired: desired,
 		Policies: []plan.Policy{plan.PolicyFunc(func(c *plan.Changes) *plan.Changes { return &plan.Changes{} })},
-		Ownable: func(e *endpoint.Endpoint) error { asked = append(asked, e.Key().String()); return nil },
+		Ownable:  func(e *endpoint.Endpoint) error { asked = append(asked, e.Key().String()); return nil },
 	}).Calculate()
 	assert.Empty(t, res.Changes.Create)
 	assert.Empty(t, asked)
