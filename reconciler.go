@@ -497,7 +497,10 @@ type calculation struct {
 // never reach AdjustEndpoints, the policies or the registry: they are given
 // to the planner only so that it reports them ([plan.SkipInvalid]) and holds
 // the records at their names, and they are reported as per-object failures
-// in the cycle's [*source.PartialError] (see [invalidEndpoints]).
+// in the cycle's [*source.PartialError] (see [invalidEndpoints]). After
+// AdjustEndpoints only the endpoints it replaced are validated again (it
+// must not modify those it is given); the planner validates every endpoint
+// once more, so one modified in place is still never planned.
 func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set settings, c *Cycle, countOwned bool) (calculation, error) {
 	t := clk.Now()
 	if !source.HasSynced(r.Source) {
@@ -520,13 +523,16 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 	}
 	var invalid invalidEndpoints
 	canonicalNames(desired)
-	desired = invalid.split(desired)
+	desired = invalid.split(desired, nil)
+	// AdjustEndpoints copies the endpoints it changes: those it returns
+	// unchanged, at their place, were validated already.
+	checked := slices.Clone(desired)
 	desired, err = r.Registry.AdjustEndpoints(desired)
 	if err != nil {
 		return calculation{end: t}, fmt.Errorf("zonesync: adjusting endpoints: %w", err)
 	}
 	canonicalNames(desired)
-	desired = invalid.split(desired)
+	desired = invalid.split(desired, checked)
 	c.Desired = len(desired) + len(invalid.eps)
 	c.Invalid = len(invalid.eps)
 	if len(invalid.eps) > 0 {
@@ -619,12 +625,17 @@ type invalidEndpoints struct {
 	errs []error // errs[i] is the validation error of eps[i]
 }
 
-// split returns the valid endpoints of eps and keeps the others. eps is not
-// modified; without invalid endpoints it is returned as is.
-func (v *invalidEndpoints) split(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
+// split returns the valid endpoints of eps and keeps the others. An
+// endpoint that is checked[i] itself (the same pointer at the same index)
+// was validated before and is not validated again. eps is not modified;
+// without invalid endpoints it is returned as is.
+func (v *invalidEndpoints) split(eps, checked []*endpoint.Endpoint) []*endpoint.Endpoint {
 	var valid []*endpoint.Endpoint
 	for i, ep := range eps {
-		err := ep.Validate()
+		var err error
+		if i >= len(checked) || checked[i] != ep || ep == nil {
+			err = ep.Validate()
+		}
 		if err == nil {
 			if valid != nil {
 				valid = append(valid, ep)
