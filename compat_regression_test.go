@@ -96,7 +96,8 @@ func TestRegression_TrailingDotInTXTName(t *testing.T) {
 }
 
 // TestRegression_WhiteSpaceNameKeepsRecords: a source that writes a name with
-// white space gets an error naming the record, and the record it meant stays.
+// white space gets an error naming the record, reported as a per-object
+// failure, and the record it meant stays.
 func TestRegression_WhiteSpaceNameKeepsRecords(t *testing.T) {
 	p, reg := newZone(t, a("web.example.com", "192.0.2.1"), ownershipTXT("a-web.example.com", "me"))
 	before := zoneLines(t, p)
@@ -105,7 +106,10 @@ func TestRegression_WhiteSpaceNameKeepsRecords(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, pv.Plan.Changes.HasChanges())
 	assert.Contains(t, pv.String(), `DNS name " web.example.com" contains white space`)
+	var pe *source.PartialError
+	require.ErrorAs(t, pv.SourceErr, &pe)
 	_, err = rec.RunOnce(context.Background())
-	require.NoError(t, err)
+	require.ErrorAs(t, err, &pe)
+	assert.Contains(t, err.Error(), `DNS name " web.example.com" contains white space`)
 	assert.Equal(t, before, zoneLines(t, p))
 }

@@ -105,7 +105,17 @@
 // returns the others with a [*source.PartialError]: the cycle plans and
 // applies them, keeps the records of the failed objects as they are (skip
 // reason [plan.SkipSourceError]) and returns the error, which the Observer
-// also sees. One bad object never blocks the others.
+// also sees. One bad object never blocks the others. Protection is keyed on
+// what the records carry: while a failed object is named by no record of
+// ours (a connector endpoint without a resource label, an object never
+// applied), no record is deleted at all.
+//
+// Every desired endpoint is validated ([endpoint.Endpoint.Validate]) after
+// the source and after the registry adjusted it; an invalid one is not
+// planned and is reported like an object the source could not read. A
+// create whose ownership the registry could not record (an apex record with
+// a TXT prefix that is not templated) is skipped with
+// [plan.SkipUnownable]; the rest is applied and the cycle does not fail.
 //
 // # Safety
 //
@@ -113,8 +123,10 @@
 // another owner id or by nobody are never updated or deleted. On top of
 // that, the [SafetyThreshold] (on by default) refuses a plan that would
 // delete or update more than 30% of the owned records once at least 10 are
-// owned, the classic accident of a source that briefly looks empty; the
-// error matches [ErrUnsafePlan] and carries the counts ([UnsafePlanError]).
+// owned, the classic accident of a source that briefly looks empty. When the
+// registry lists its zones the limit also holds in each zone, so that a
+// small zone is not emptied in the shadow of a large one. The error matches
+// [ErrUnsafePlan] and carries the counts, per zone too ([UnsafePlanError]).
 //
 // # Observability
 //
@@ -143,8 +155,11 @@
 //
 // Errors name the step that failed (reading the registry, reading the
 // source, adjusting, applying) and wrap their cause: errors.Is(err,
-// provider.SoftError) marks transient failures that Run retries with
-// exponential backoff; a source's partial error is logged and Run keeps its
-// schedule; any other error ends Run. [ErrorParts] splits a joined error
-// (several rejected records, per-zone failures) into its parts.
+// provider.SoftError) marks transient failures. Run retries every failed
+// cycle with exponential backoff, soft or hard, and returns only when its
+// context ends or on a configuration error ([ErrInvalidConfig]); a source's
+// partial error is logged and Run keeps its schedule. Error trees stay flat:
+// an object with many failures reports a few causes and counts the rest.
+// [ErrorParts] splits a joined error (several rejected records, per-zone
+// failures) into its parts.
 package zonesync

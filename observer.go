@@ -51,9 +51,19 @@ type Cycle struct {
 	// Skipped counts the changes the plan did not make (foreign owner,
 	// filtered out, lost conflict, policy, ...; see [plan.Skip]).
 	Skipped int
+	// Unownable counts the creates among them that the registry could not
+	// own ([plan.SkipUnownable]): the cycle applied the rest and does not
+	// fail for them, but they need a change of the registry's settings.
+	Unownable int
+	// Invalid counts the desired endpoints that failed validation: they
+	// were not planned and are reported, per object, in the cycle's
+	// [*github.com/zonesync/zonesync/source.PartialError] (Err).
+	Invalid int
 	// Applied reports whether the changes were handed to the registry and
 	// accepted: false in dry run, when there was nothing to do, and on
-	// error.
+	// error. A plan without changes is handed to the registry, and counts
+	// as applied, when the registry had repairs to make
+	// ([github.com/zonesync/zonesync/registry.Repairer]).
 	Applied bool
 	// DryRun reports whether the Reconciler was in dry-run mode.
 	DryRun bool
@@ -130,9 +140,13 @@ func (c Cycle) Succeeded() bool {
 	return c.Err == nil || isPartial(c.Err)
 }
 
-// Retryable reports whether the cycle failed with an error [Reconciler.Run]
-// retries with backoff: a soft error (errors.Is(err, provider.SoftError))
-// or a plan refused by the safety threshold ([ErrUnsafePlan]).
+// Retryable reports whether the cycle failed with a transient error: a soft
+// error (errors.Is(err, provider.SoftError)) or a plan refused by the safety
+// threshold ([ErrUnsafePlan]). [Reconciler.Run] retries every failed cycle
+// but those with a configuration error ([ErrInvalidConfig]); Retryable
+// tells the transient failures from the others, which usually need a fix
+// (a denied permission, a malformed response), for metrics such as
+// external-dns's consecutive soft errors.
 func (c Cycle) Retryable() bool {
 	return !c.Succeeded() && (errors.Is(c.Err, provider.SoftError) || errors.Is(c.Err, ErrUnsafePlan))
 }

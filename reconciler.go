@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,7 +30,7 @@ const (
 	// DefaultMinEventSyncInterval is the shortest time between the end of
 	// a cycle and a cycle triggered by a source event.
 	DefaultMinEventSyncInterval = 5 * time.Second
-	// DefaultBackoffInitial is the wait after the first soft error.
+	// DefaultBackoffInitial is the wait after the first failed cycle.
 	DefaultBackoffInitial = 5 * time.Second
 )
 
@@ -76,8 +78,8 @@ type Reconciler struct {
 	// cycle and a cycle requested by [Reconciler.ScheduleRunOnce]; zero
 	// means [DefaultMinEventSyncInterval].
 	MinEventSyncInterval time.Duration
-	// BackoffInitial and BackoffMax bound the retry delay after soft
-	// errors: after the k-th consecutive soft error Run waits
+	// BackoffInitial and BackoffMax bound the retry delay after failed
+	// cycles: after the k-th consecutive failure Run waits
 	// min(BackoffInitial·2^(k-1), BackoffMax). Zero values mean
 	// [DefaultBackoffInitial] and Interval.
 	BackoffInitial, BackoffMax time.Duration
@@ -117,7 +119,7 @@ type Reconciler struct {
 	lastRunEnd   time.Time  // end of the last cycle (zero: none yet)
 	eventPending bool       // ScheduleRunOnce called since the last cycle started
 	eventAt      time.Time  // earliest time given to ScheduleRunOnce while pending
-	backoffUntil time.Time  // no cycle before this time (soft-error backoff)
+	backoffUntil time.Time  // no cycle before this time (backoff after a failure)
 }
 
 func (r *Reconciler) init() {
@@ -150,7 +152,7 @@ func (r *Reconciler) minEventSyncInterval() time.Duration {
 	return r.MinEventSyncInterval
 }
 
-// backoff returns the delay after the n-th consecutive soft error (n >= 1).
+// backoff returns the delay after the n-th consecutive failure (n >= 1).
 func (r *Reconciler) backoff(n int) time.Duration {
 	initial, maxDelay := r.BackoffInitial, r.BackoffMax
 	if initial <= 0 {
@@ -283,7 +285,32 @@ var ErrSourceNotReady = errors.New("zonesync: source not ready")
 // records of the objects it could not read are neither updated nor deleted
 // (each such change is skipped with [plan.SkipSourceError]), and RunOnce
 // returns the changes with an error from which errors.As extracts the
-// *source.PartialError.
+// *source.PartialError. Protection is keyed on what the records carry: when
+// a failed object's key is the resource label of no record of ours (an
+// object never applied, a connector endpoint without a resource label), no
+// record at all is deleted in that cycle, since any of them could be one the
+// object would have kept; updates and creates still go ahead.
+//
+// Every desired endpoint is validated ([endpoint.Endpoint.Validate]) after
+// the source and again after the registry adjusted the endpoints. Invalid
+// ones are not planned (they are listed in the plan with [plan.SkipInvalid])
+// and are reported like objects the source could not read, in the
+// *source.PartialError: under their resource label when they carry one, so
+// that the object's records are protected, otherwise under a key of their
+// own ("zonesync/invalid-endpoint/" and the quoted record key), which holds
+// every delete of the cycle. Each object's error lists at most a few causes
+// and counts the others.
+//
+// When the registry can tell which records it could not own
+// ([registry.OwnabilityChecker]), creates it refuses are left out of the
+// changes and listed in the plan with [plan.SkipUnownable]; the rest is
+// applied, the cycle does not fail for them, and they are logged and counted
+// ([Cycle.Unownable]). When the registry has repairs to make
+// ([registry.Repairer]) and the plan has no changes, RunOnce still calls its
+// ApplyChanges, with the empty changes, unless DryRun is set.
+//
+// The safety threshold applies in total and, when the registry lists its
+// zones, in each zone (see [SafetyThreshold]).
 //
 // Cycles never overlap: a call made while another cycle runs waits for it
 // (or for ctx). Errors name the step that failed and wrap the cause, so
@@ -341,7 +368,14 @@ func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
 			kv = append(kv, "owned", cycle.Owned)
 		}
 		kv = append(kv, "create", cycle.Creates, "update", cycle.Updates, "delete", cycle.Deletes,
-			"skipped", cycle.Skipped, "applied", cycle.Applied, "duration", cycle.Duration)
+			"skipped", cycle.Skipped)
+		if cycle.Unownable > 0 {
+			kv = append(kv, "unownable", cycle.Unownable)
+		}
+		if cycle.Invalid > 0 {
+			kv = append(kv, "invalid", cycle.Invalid)
+		}
+		kv = append(kv, "applied", cycle.Applied, "duration", cycle.Duration)
 		log.Info("reconcile cycle finished", kv...)
 	}
 	obs.CycleFinished(ctx, cycle)
@@ -363,13 +397,24 @@ type Preview struct {
 	// SourceErr is the partial error of the source (a
 	// [*source.PartialError], possibly wrapped), nil when the source built
 	// every object. The records of the objects it names are protected in
-	// Plan.
+	// Plan. Desired endpoints that fail validation are reported in it too
+	// (see [Reconciler.RunOnce]).
 	SourceErr error
+	// Warnings are the registry's warnings about its own settings
+	// ([registry.SettingsWarner]): an owner id, TXT prefix or suffix that
+	// leaves records owned today without an owner. Nil when there are none
+	// or the registry cannot tell.
+	Warnings []string
+	// Repairs is the number of ownership records the registry would
+	// repair ([registry.Repairer]); a real cycle applies them even when
+	// Plan has no changes.
+	Repairs int
 }
 
-// String renders the preview: the plan's table ([plan.Plan.String]) and a
-// last line with the safety verdict, plus the source's partial error if
-// any.
+// String renders the preview: the plan's table ([plan.Plan.String], which
+// lists the skipped changes with their reasons), a line with the safety
+// verdict, then the pending repairs, the registry's warnings (one line
+// each) and the source's partial error, when there are any.
 func (p *Preview) String() string {
 	if p == nil {
 		return "no preview"
@@ -387,6 +432,13 @@ func (p *Preview) String() string {
 	} else {
 		fmt.Fprintf(&b, "ok (%d owned records)", p.Owned)
 	}
+	if p.Repairs > 0 {
+		fmt.Fprintf(&b, "\nrepairs: %d ownership record(s)", p.Repairs)
+	}
+	for _, w := range p.Warnings {
+		b.WriteString("\nwarning: ")
+		b.WriteString(w)
+	}
 	if p.SourceErr != nil {
 		b.WriteString("\nsource: ")
 		b.WriteString(p.SourceErr.Error())
@@ -396,12 +448,14 @@ func (p *Preview) String() string {
 
 // Preview reads the registry and the source, as a cycle does, and returns
 // what a cycle would do — the calculated changes, every skipped change with
-// its reason, the safety verdict — without applying anything, whether or not
-// DryRun is set. A safety refusal is reported in [Preview.Unsafe], not as an
-// error, and so is a source's partial error ([Preview.SourceErr]). Errors
-// are those of RunOnce before the plan (configuration, a source that is not
-// ready, failed reads). Preview does not wait for a running cycle and does
-// not count as one for scheduling.
+// its reason (creates the registry could not own among them,
+// [plan.SkipUnownable]), the safety verdict, the registry's warnings about
+// its settings — without applying anything, whether or not DryRun is set. A
+// safety refusal is reported in [Preview.Unsafe], not as an error, and so is
+// a source's partial error ([Preview.SourceErr]). Errors are those of
+// RunOnce before the plan (configuration, a source that is not ready,
+// failed reads). Preview does not wait for a running cycle and does not
+// count as one for scheduling.
 func (r *Reconciler) Preview(ctx context.Context) (*Preview, error) {
 	set, err := r.validate()
 	if err != nil {
@@ -410,27 +464,51 @@ func (r *Reconciler) Preview(ctx context.Context) (*Preview, error) {
 	log := r.Logger.WithName("zonesync").WithValues("ownerID", set.ownership.OwnerID, "preview", true)
 	ctx = logr.NewContext(ctx, log)
 	c := Cycle{Owned: -1}
-	p, _, srcErr, err := r.calculate(ctx, r.clock(), set, &c, true)
+	calc, err := r.calculate(ctx, r.clock(), set, &c, true)
 	if err != nil {
 		return nil, err
 	}
-	out := &Preview{Plan: p, Owned: c.Owned, SourceErr: srcErr}
-	out.Unsafe = r.Safety.check(c.Owned, p.Changes)
+	out := &Preview{Plan: calc.plan, Owned: c.Owned, SourceErr: calc.srcErr, Warnings: calc.warnings, Repairs: calc.repairs}
+	out.Unsafe = r.Safety.check(calc.tally, calc.plan.Changes)
 	return out, nil
 }
 
+// calculation is what calculate found besides the plan.
+type calculation struct {
+	plan *plan.Plan
+	end  time.Time // when the plan was calculated
+	// srcErr is the cycle's partial error: the source's, merged with the
+	// endpoints that failed validation; nil when every object was built.
+	srcErr error
+	// tally counts the owned records, in total and per zone.
+	tally ownedTally
+	// warnings are the registry's settings warnings ([registry.SettingsWarner]).
+	warnings []string
+	// repairs is the registry's pending repairs ([registry.Repairer]).
+	repairs int
+}
+
 // calculate reads the registry and the source and calculates the plan,
-// filling in the counts and phase durations of c. It returns the plan, the
-// time its calculation ended and the source's partial error, if any.
-// countOwned forces the count of owned records.
-func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set settings, c *Cycle, countOwned bool) (*plan.Plan, time.Time, error, error) {
+// filling in the counts and phase durations of c. countOwned forces the
+// count of owned records.
+//
+// Every desired endpoint is validated ([endpoint.Endpoint.Validate]) after
+// the source and again after the registry adjusted them. Invalid endpoints
+// never reach AdjustEndpoints, the policies or the registry: they are given
+// to the planner only so that it reports them ([plan.SkipInvalid]) and holds
+// the records at their names, and they are reported as per-object failures
+// in the cycle's [*source.PartialError] (see [invalidEndpoints]). After
+// AdjustEndpoints only the endpoints it replaced are validated again (it
+// must not modify those it is given); the planner validates every endpoint
+// once more, so one modified in place is still never planned.
+func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set settings, c *Cycle, countOwned bool) (calculation, error) {
 	t := clk.Now()
 	if !source.HasSynced(r.Source) {
-		return nil, t, nil, provider.NewSoftError(fmt.Errorf("%w: it reports that it has not synced yet; nothing is planned until it has", ErrSourceNotReady))
+		return calculation{end: t}, provider.NewSoftError(fmt.Errorf("%w: it reports that it has not synced yet; nothing is planned until it has", ErrSourceNotReady))
 	}
 	current, err := r.Registry.Records(ctx)
 	if err != nil {
-		return nil, t, nil, fmt.Errorf("zonesync: reading records from the registry: %w", err)
+		return calculation{end: t}, fmt.Errorf("zonesync: reading records from the registry: %w", err)
 	}
 	c.Records = len(current)
 	now := clk.Now()
@@ -440,16 +518,28 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 	var partial *source.PartialError
 	if srcErr != nil {
 		if !errors.As(srcErr, &partial) || partial == nil || len(partial.Failed) == 0 {
-			return nil, t, nil, fmt.Errorf("zonesync: reading endpoints from the source: %w", srcErr)
+			return calculation{end: t}, fmt.Errorf("zonesync: reading endpoints from the source: %w", srcErr)
 		}
 	}
+	var invalid invalidEndpoints
 	canonicalNames(desired)
+	desired = invalid.split(desired, nil)
+	// AdjustEndpoints copies the endpoints it changes: those it returns
+	// unchanged, at their place, were validated already.
+	checked := slices.Clone(desired)
 	desired, err = r.Registry.AdjustEndpoints(desired)
 	if err != nil {
-		return nil, t, nil, fmt.Errorf("zonesync: adjusting endpoints: %w", err)
+		return calculation{end: t}, fmt.Errorf("zonesync: adjusting endpoints: %w", err)
 	}
 	canonicalNames(desired)
-	c.Desired = len(desired)
+	desired = invalid.split(desired, checked)
+	c.Desired = len(desired) + len(invalid.eps)
+	c.Invalid = len(invalid.eps)
+	if len(invalid.eps) > 0 {
+		// The planner reports them and holds the records at their names.
+		desired = append(desired, invalid.eps...)
+		partial = invalid.merge(partial, current)
+	}
 	now = clk.Now()
 	c.SourceDuration, t = now.Sub(t), now
 
@@ -472,25 +562,154 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 	if partial != nil {
 		pl.Protected = partial.Failed
 	}
+	if oc, ok := r.Registry.(registry.OwnabilityChecker); ok {
+		pl.Ownable = oc.CheckOwnable
+	}
 	p := pl.Calculate()
 	if p.Changes == nil {
 		p.Changes = &plan.Changes{}
 	}
+	out := calculation{plan: p}
 	// Counting owned records costs a domain-filter match per record; do it
-	// only when the safety threshold or an observer needs the number.
+	// only when the safety threshold or an observer needs the number. Zones
+	// are listed only when the threshold may refuse the plan.
 	c.Owned = -1
-	if countOwned || r.Observer != nil || (!r.Safety.Disabled && len(p.Changes.Delete)+len(p.Changes.UpdateNew) > 0) {
-		c.Owned = ownedCount(current, own, filter)
+	risky := len(p.Changes.Delete)+len(p.Changes.UpdateNew) > 0
+	if countOwned || r.Observer != nil || (!r.Safety.Disabled && risky) {
+		var matcher *provider.ZoneMatcher
+		if !r.Safety.Disabled && risky {
+			zones, ok, err := provider.ZonesOf(ctx, r.Registry)
+			if err != nil {
+				return calculation{end: t}, fmt.Errorf("zonesync: listing zones for the safety threshold: %w", err)
+			}
+			if ok {
+				matcher = provider.NewZoneMatcher(zones...)
+			}
+		}
+		out.tally = tallyOwned(current, own, filter, matcher)
+		c.Owned = out.tally.total
+	}
+	if w, ok := r.Registry.(registry.SettingsWarner); ok {
+		out.warnings = w.SettingsWarnings()
+	}
+	if rp, ok := r.Registry.(registry.Repairer); ok {
+		out.repairs = rp.PendingRepairs()
 	}
 	c.Plan = p
 	c.Creates, c.Updates, c.Deletes = len(p.Changes.Create), len(p.Changes.UpdateNew), len(p.Changes.Delete)
 	c.Skipped = len(p.Skipped)
+	for _, sk := range p.Skipped {
+		if sk.Reason == plan.SkipUnownable {
+			c.Unownable++
+		}
+	}
 	now = clk.Now()
 	c.PlanDuration = now.Sub(t)
+	out.end = now
 	if partial != nil {
-		srcErr = &partialError{err: fmt.Errorf("zonesync: planned without the objects the source could not read: %w", srcErr)}
+		// The source's error as it came, or the merged one when endpoints
+		// failed validation.
+		cause := srcErr
+		if len(invalid.eps) > 0 {
+			cause = partial
+		}
+		out.srcErr = &partialError{err: fmt.Errorf("zonesync: planned without the objects the source could not read: %w", cause)}
 	}
-	return p, now, srcErr, nil
+	return out, nil
+}
+
+// invalidEndpoints collects the desired endpoints of a cycle that fail
+// validation, with their errors.
+type invalidEndpoints struct {
+	eps  []*endpoint.Endpoint
+	errs []error // errs[i] is the validation error of eps[i]
+}
+
+// split returns the valid endpoints of eps and keeps the others. An
+// endpoint that is checked[i] itself (the same pointer at the same index)
+// was validated before and is not validated again. eps is not modified;
+// without invalid endpoints it is returned as is.
+func (v *invalidEndpoints) split(eps, checked []*endpoint.Endpoint) []*endpoint.Endpoint {
+	var valid []*endpoint.Endpoint
+	for i, ep := range eps {
+		var err error
+		if i >= len(checked) || checked[i] != ep || ep == nil {
+			err = ep.Validate()
+		}
+		if err == nil {
+			if valid != nil {
+				valid = append(valid, ep)
+			}
+			continue
+		}
+		if valid == nil {
+			valid = make([]*endpoint.Endpoint, i, len(eps)-1)
+			copy(valid, eps[:i])
+		}
+		v.eps = append(v.eps, ep)
+		v.errs = append(v.errs, err)
+	}
+	if valid == nil {
+		return eps
+	}
+	return valid
+}
+
+// invalidKeyPrefix starts the key under which an invalid endpoint without a
+// resource label is reported in the cycle's [*source.PartialError].
+const invalidKeyPrefix = "zonesync/invalid-endpoint/"
+
+// merge returns a new PartialError holding the failures of partial (nil:
+// none) and one failure per object with invalid endpoints: keyed by the
+// endpoints' resource label, so that the records of that object are
+// protected, or, for an endpoint without one, by a key of its own that no
+// current record carries, so that the planner holds every delete (see
+// [plan.Plan.Protected]). Each object's error is flat and bounded (see
+// [objectErrors]).
+func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoint.Endpoint) *source.PartialError {
+	out := &source.PartialError{Failed: map[string]error{}}
+	if partial != nil {
+		maps.Copy(out.Failed, partial.Failed)
+	}
+	var carried map[string]bool // resource labels of the current records
+	byKey := map[string][]error{}
+	var order []string
+	for i, ep := range v.eps {
+		key := ""
+		if ep != nil {
+			key = ep.Labels[endpoint.ResourceLabelKey]
+		}
+		name := "<nil>"
+		if ep != nil {
+			name = ep.Key().String()
+		}
+		if key == "" {
+			if carried == nil {
+				carried = map[string]bool{}
+				for _, cur := range current {
+					if cur != nil && cur.Labels[endpoint.ResourceLabelKey] != "" {
+						carried[cur.Labels[endpoint.ResourceLabelKey]] = true
+					}
+				}
+			}
+			key = invalidKeyPrefix + strconv.QuoteToASCII(name)
+			for n := 2; carried[key]; n++ {
+				key = invalidKeyPrefix + strconv.QuoteToASCII(name) + "#" + strconv.Itoa(n)
+			}
+		}
+		if _, ok := byKey[key]; !ok {
+			order = append(order, key)
+		}
+		byKey[key] = append(byKey[key], v.errs[i]) // Validate names the endpoint
+	}
+	for _, key := range order {
+		errs := byKey[key]
+		if prev := out.Failed[key]; prev != nil {
+			errs = append([]error{prev}, errs...)
+		}
+		out.Failed[key] = objectErrors(errs)
+	}
+	return out
 }
 
 // canonicalNames puts the DNS names of eps in the form written to DNS
@@ -520,10 +739,11 @@ func isPartial(err error) bool {
 }
 
 func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock, set settings, c *Cycle) (*plan.Changes, error) {
-	p, t, srcErr, err := r.calculate(ctx, clk, set, c, false)
+	calc, err := r.calculate(ctx, clk, set, c, false)
 	if err != nil {
 		return nil, err
 	}
+	p, t, srcErr := calc.plan, calc.end, calc.srcErr
 	changes := p.Changes
 	if v := log.V(1); v.Enabled() {
 		logChanges(v, changes)
@@ -531,11 +751,23 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 			v.Info("skipped", "action", string(sk.Action), "record", skipRecord(sk), "reason", string(sk.Reason), "detail", sk.Detail)
 		}
 	}
-	if unsafe := r.Safety.check(c.Owned, changes); unsafe != nil {
+	if c.Unownable > 0 {
+		logUnownable(log, p.Skipped, c.Unownable)
+	}
+	if unsafe := r.Safety.check(calc.tally, changes); unsafe != nil {
 		return changes, joinErrs(unsafe, srcErr)
 	}
-	if r.DryRun || !changes.HasChanges() {
+	if r.DryRun {
 		return changes, srcErr
+	}
+	if !changes.HasChanges() {
+		if calc.repairs == 0 {
+			return changes, srcErr
+		}
+		// Nothing to change, but ownership records to repair: the
+		// registry makes the repairs its read found when it is handed a
+		// plan, even an empty one (registry.Repairer).
+		log.V(1).Info("applying an empty plan for the registry's repairs", "repairs", calc.repairs)
 	}
 	if err := r.Registry.ApplyChanges(ctx, changes); err != nil {
 		c.Rejected = provider.Rejected(err)
@@ -548,6 +780,31 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 		verifyApplied(ctx, r.Verifier, clk.Now, changes, c)
 	}
 	return changes, srcErr
+}
+
+// maxLoggedUnownable bounds the records named by the log line of a cycle
+// that skipped creates whose ownership cannot be recorded.
+const maxLoggedUnownable = 10
+
+// logUnownable logs, at V(0), the creates skipped because the registry
+// could not record their ownership: a configuration problem (a TXT prefix
+// that does not fit apex records, ...) that the cycle does not fail for.
+func logUnownable(log logr.Logger, skipped []plan.Skip, n int) {
+	records := make([]string, 0, min(n, maxLoggedUnownable))
+	detail := ""
+	for _, sk := range skipped {
+		if sk.Reason != plan.SkipUnownable {
+			continue
+		}
+		if detail == "" {
+			detail = sk.Detail
+		}
+		if len(records) < maxLoggedUnownable {
+			records = append(records, skipRecord(sk))
+		}
+	}
+	log.Info("not creating records whose ownership the registry cannot record; change the registry settings to manage them",
+		"count", n, "records", records, "firstReason", detail)
 }
 
 // joinErrs returns err alone, or joined with the source's partial error.
@@ -563,29 +820,6 @@ func skipRecord(sk plan.Skip) string {
 		return "<nil>"
 	}
 	return sk.Endpoint.Key().String()
-}
-
-// ownedCount counts the current records the plan may change: managed type,
-// matched by the filter, and owned by the owner id or the old owner id
-// (every record when there is no owner id).
-func ownedCount(current []*endpoint.Endpoint, own registry.Ownership, filter endpoint.DomainFilterInterface) int {
-	n := 0
-	for _, ep := range current {
-		if ep == nil || !slices.ContainsFunc(own.ManagedRecordTypes, func(t string) bool { return strings.EqualFold(t, ep.RecordType) }) {
-			continue
-		}
-		if _, ok := ep.Labels[endpoint.OwnedRecordLabelKey]; ok {
-			continue
-		}
-		if own.OwnerID != "" && !ep.IsOwnedBy(own.OwnerID) && (own.OldOwnerID == "" || !ep.IsOwnedBy(own.OldOwnerID)) {
-			continue
-		}
-		if !filter.Match(ep.DNSName) {
-			continue
-		}
-		n++
-	}
-	return n
 }
 
 func logChanges(log logr.Logger, c *plan.Changes) {
@@ -607,7 +841,7 @@ func logChanges(log logr.Logger, c *plan.Changes) {
 
 // ScheduleRunOnce asks [Reconciler.Run] for a cycle soon: at now, but never
 // sooner than MinEventSyncInterval after the end of the last cycle nor during
-// a soft-error backoff. Requests made while a cycle runs lead to one more
+// the backoff after a failed cycle. Requests made while a cycle runs lead to one more
 // cycle after it. Source event handlers call it; it never blocks and is safe
 // for concurrent use. Without a running Run it only records the request.
 func (r *Reconciler) ScheduleRunOnce(now time.Time) {
@@ -651,12 +885,16 @@ func (r *Reconciler) nextDue(tick time.Time) time.Time {
 // registers such a handler with the Source's AddEventHandler), but never
 // sooner than MinEventSyncInterval after the previous cycle.
 //
-// After a soft error (errors.Is(err, provider.SoftError)) or a plan refused
-// by the safety threshold ([ErrUnsafePlan]), Run logs the error and retries
-// with a capped exponential backoff (see BackoffInitial); events do not
-// shorten the backoff. Any other error ends Run and is returned. Run returns
-// nil when ctx is done, without waiting for more than the cycle in progress.
-// Only one Run may be active per Reconciler.
+// Run returns only when ctx is done (nil, without waiting for more than the
+// cycle in progress) or on a configuration error ([ErrInvalidConfig]), which
+// it returns. Every other failed cycle — a soft error (errors.Is(err,
+// provider.SoftError)), a plan refused by the safety threshold
+// ([ErrUnsafePlan]) or a hard error such as a denied permission or a
+// provider that cannot be reached — is logged and retried with a capped
+// exponential backoff (see BackoffInitial); events do not shorten the
+// backoff, and a successful cycle ends it. A cycle that only left out the
+// objects the source could not read counts as a success. Only one Run may be
+// active per Reconciler.
 func (r *Reconciler) Run(ctx context.Context) error {
 	if _, err := r.validate(); err != nil {
 		return err
@@ -672,7 +910,7 @@ func (r *Reconciler) Run(ctx context.Context) error {
 	r.Source.AddEventHandler(ctx, func() { r.ScheduleRunOnce(clk.Now()) })
 
 	tick := clk.Now() // first cycle at once
-	softErrors := 0
+	failures := 0     // consecutive failed cycles
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -708,17 +946,18 @@ func (r *Reconciler) Run(ctx context.Context) error {
 			if err != nil {
 				log.Error(err, "reconcile cycle left out objects the source could not read")
 			}
-			softErrors = 0
+			failures = 0
 			r.setBackoff(time.Time{})
 			tick = end.Add(r.interval())
-		case errors.Is(err, provider.SoftError) || errors.Is(err, ErrUnsafePlan):
-			softErrors++
-			delay := r.backoff(softErrors)
-			log.Error(err, "reconcile cycle failed, retrying", "consecutiveErrors", softErrors, "retryIn", delay)
+		case errors.Is(err, ErrInvalidConfig):
+			return err
+		default:
+			failures++
+			delay := r.backoff(failures)
+			log.Error(err, "reconcile cycle failed, retrying", "consecutiveErrors", failures, "retryIn", delay,
+				"transient", errors.Is(err, provider.SoftError) || errors.Is(err, ErrUnsafePlan))
 			r.setBackoff(end.Add(delay))
 			tick = end.Add(delay)
-		default:
-			return err
 		}
 	}
 }

@@ -130,6 +130,11 @@ func (c Cycle) RecordStatuses() []RecordStatus {
 		}
 	}
 	failedZones := provider.FailedZones(c.Err)
+	for i, z := range failedZones {
+		if z != "" && z != "." {
+			failedZones[i] = endpoint.CanonicalDNSName(z)
+		}
+	}
 
 	out := make([]RecordStatus, 0, len(p.Desired))
 	for _, e := range p.Desired {
@@ -200,9 +205,21 @@ func (c Cycle) failure(key endpoint.Key, failedZones []string) (RecordState, str
 	}
 }
 
+// inZone reports whether name is zone or below it. zone is in the one form
+// names take in memory, A-labels ([endpoint.CanonicalDNSName]: lower case,
+// no trailing dot; RecordStatuses converts the zones of
+// [provider.ZoneError], which may be in Unicode), and so is name once
+// canonicalised: "bücher.de" holds "www.xn--bcher-kva.de". The root zone
+// (".") holds every name; the zone "" (changes outside every zone) holds
+// none.
 func inZone(name, zone string) bool {
-	name = strings.ToLower(strings.TrimSuffix(name, "."))
-	zone = strings.ToLower(strings.TrimSuffix(zone, "."))
+	switch zone {
+	case "":
+		return false
+	case ".":
+		return true
+	}
+	name = endpoint.CanonicalDNSName(name)
 	return name == zone || strings.HasSuffix(name, "."+zone)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/zonesync/zonesync/clock/clocktest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/source"
 )
 
@@ -224,17 +226,66 @@ func TestRunBackoffDefaultsToInterval(t *testing.T) {
 	}
 }
 
-func TestRunHardErrorReturned(t *testing.T) {
-	hard := errors.New("permission denied")
-	h := startRun(t, &fakeRegistry{errs: []error{hard}}, nil)
+// TestRunRetriesHardErrors: a registry or provider that fails with a hard
+// error (a sidecar restarting, a permission briefly denied) does not end
+// Run: it backs off and carries on once the failure is gone.
+func TestRunRetriesHardErrors(t *testing.T) {
+	hard := errors.New("dial tcp 127.0.0.1:8888: connection refused")
+	reg := &fakeRegistry{errs: []error{hard, hard, hard, nil}}
+	h := startRun(t, reg, func(r *zonesync.Reconciler) {
+		r.BackoffInitial = time.Second
+		r.BackoffMax = 3 * time.Second
+	})
+	for _, d := range []time.Duration{time.Second, 2 * time.Second, 3 * time.Second} {
+		c := h.cycle()
+		require.ErrorIs(t, c.Err, hard)
+		assert.NotErrorIs(t, c.Err, provider.SoftError)
+		assert.False(t, c.Retryable(), "not a transient error, but retried all the same")
+		h.timer(d)
+		select {
+		case err := <-h.done:
+			t.Fatalf("Run returned %v on a hard error", err)
+		default:
+		}
+		h.clock.Advance(d)
+	}
+	c := h.cycle()
+	require.NoError(t, c.Err)
+	assert.True(t, c.Applied)
+	assert.Equal(t, 1, reg.appliedCount())
+	h.timer(time.Hour) // back to the regular interval
+}
+
+// TestRunReturnsOnConfigError: a configuration error found by a cycle (the
+// registry's ownership settings now contradict the Reconciler's) ends Run.
+func TestRunReturnsOnConfigError(t *testing.T) {
+	reg := &reportingRegistry{fakeRegistry: &fakeRegistry{owner: "me"}}
+	h := startRun(t, reg.fakeRegistry, func(r *zonesync.Reconciler) { r.Registry = reg })
+	require.NoError(t, h.cycle().Err)
+	h.timer(time.Hour)
+	reg.otherOwner.Store(true)
+	h.clock.Advance(time.Hour)
 	select {
 	case err := <-h.done:
-		require.ErrorIs(t, err, hard)
-		assert.ErrorContains(t, err, "reading records from the registry")
+		require.ErrorIs(t, err, zonesync.ErrInvalidConfig)
 		h.done <- nil // for the cleanup
 	case <-time.After(waitLimit):
-		t.Fatal("Run did not return the hard error")
+		t.Fatal("Run did not return the configuration error")
 	}
+}
+
+// reportingRegistry reports its ownership, with an owner id that can be made
+// to contradict OwnerID.
+type reportingRegistry struct {
+	*fakeRegistry
+	otherOwner atomic.Bool
+}
+
+func (r *reportingRegistry) Ownership() registry.Ownership {
+	if r.otherOwner.Load() {
+		return registry.Ownership{OwnerID: "someone-else"}
+	}
+	return registry.Ownership{OwnerID: r.OwnerID()}
 }
 
 func TestRunUnsafePlanIsRetried(t *testing.T) {

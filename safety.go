@@ -3,8 +3,13 @@ package zonesync
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry"
 )
 
 // Defaults of [SafetyThreshold].
@@ -27,6 +32,14 @@ var ErrUnsafePlan = errors.New("zonesync: unsafe plan")
 // plan that would delete or update more than MaxChangeRatio of the owned
 // records is refused once at least MinOwned records are owned. Zero values
 // mean the defaults.
+//
+// The limit holds in total and, when the registry lists zones (it, or the
+// provider under it, implements [provider.ZoneLister], as the TXT registry
+// forwards it), in every zone on its own: a zone with at least MinOwned
+// owned records that would lose more than MaxChangeRatio of them refuses
+// the plan even when the total stays under the limit, so that a small zone
+// is not emptied in the shadow of a large one. Records are assigned to the
+// most specific zone holding their name ([provider.ZoneMatcher]).
 //
 // "Owned" records are the current records the plan is allowed to change:
 // those whose owner label is the registry's owner id, or, when the registry
@@ -70,37 +83,127 @@ func (s SafetyThreshold) validate() error {
 	return nil
 }
 
-// check returns an *UnsafePlanError when changes exceed the threshold, nil
-// otherwise.
-func (s SafetyThreshold) check(owned int, changes *plan.Changes) *UnsafePlanError {
+// check returns an *UnsafePlanError when changes exceed the threshold, in
+// total or in a zone of the tally, nil otherwise.
+func (s SafetyThreshold) check(owned ownedTally, changes *plan.Changes) *UnsafePlanError {
 	if s.Disabled || changes == nil {
 		return nil
 	}
+	minOwned, ratio := s.minOwned(), s.ratio()
+	exceeds := func(owned, changed int) bool {
+		return owned >= minOwned && float64(changed) > ratio*float64(owned)
+	}
 	deletes := len(changes.Delete)
 	updates := countDataUpdates(changes)
-	minOwned, ratio := s.minOwned(), s.ratio()
-	if owned < minOwned {
-		return nil
+	var zones []ZoneChanges
+	if owned.matcher != nil && deletes+updates > 0 {
+		per := map[string]*ZoneChanges{}
+		at := func(name string) *ZoneChanges {
+			zone, ok := owned.matcher.Zone(name)
+			if !ok {
+				return nil
+			}
+			zc := per[zone]
+			if zc == nil {
+				zc = &ZoneChanges{Zone: zone, Owned: owned.zones[zone]}
+				per[zone] = zc
+			}
+			return zc
+		}
+		for _, ep := range changes.Delete {
+			if ep == nil {
+				continue
+			}
+			if zc := at(ep.DNSName); zc != nil {
+				zc.Deletes++
+			}
+		}
+		for i, newEp := range changes.UpdateNew {
+			if !changesData(changes, i) {
+				continue
+			}
+			name := ""
+			if i < len(changes.UpdateOld) && changes.UpdateOld[i] != nil {
+				name = changes.UpdateOld[i].DNSName
+			} else if newEp != nil {
+				name = newEp.DNSName
+			}
+			if zc := at(name); zc != nil {
+				zc.Updates++
+			}
+		}
+		for _, zc := range per {
+			if exceeds(zc.Owned, zc.Deletes+zc.Updates) {
+				zones = append(zones, *zc)
+			}
+		}
+		slices.SortFunc(zones, func(a, b ZoneChanges) int { return strings.Compare(a.Zone, b.Zone) })
 	}
-	if float64(deletes+updates) <= ratio*float64(owned) {
+	if !exceeds(owned.total, deletes+updates) && len(zones) == 0 {
 		return nil
 	}
 	return &UnsafePlanError{
-		Owned: owned, Deletes: deletes, Updates: updates,
+		Owned: owned.total, Deletes: deletes, Updates: updates,
 		MaxChangeRatio: ratio, MinOwned: minOwned,
+		Zones: zones,
 	}
+}
+
+// ownedTally counts the owned records (see [SafetyThreshold]) in total and,
+// with a zone matcher, per zone.
+type ownedTally struct {
+	total   int
+	matcher *provider.ZoneMatcher // nil: the registry lists no zones
+	zones   map[string]int        // owned records per normalised zone name
+}
+
+// tallyOwned counts the current records the plan may change: managed type,
+// matched by the filter, and owned by the owner id or the old owner id
+// (every record when there is no owner id); per zone too when m is not nil.
+func tallyOwned(current []*endpoint.Endpoint, own registry.Ownership, filter endpoint.DomainFilterInterface, m *provider.ZoneMatcher) ownedTally {
+	t := ownedTally{matcher: m}
+	if m != nil {
+		t.zones = map[string]int{}
+	}
+	for _, ep := range current {
+		if ep == nil || !slices.ContainsFunc(own.ManagedRecordTypes, func(t string) bool { return strings.EqualFold(t, ep.RecordType) }) {
+			continue
+		}
+		if _, ok := ep.Labels[endpoint.OwnedRecordLabelKey]; ok {
+			continue
+		}
+		if own.OwnerID != "" && !ep.IsOwnedBy(own.OwnerID) && (own.OldOwnerID == "" || !ep.IsOwnedBy(own.OldOwnerID)) {
+			continue
+		}
+		if !filter.Match(ep.DNSName) {
+			continue
+		}
+		t.total++
+		if m != nil {
+			if zone, ok := m.Zone(ep.DNSName); ok {
+				t.zones[zone]++
+			}
+		}
+	}
+	return t
 }
 
 // countDataUpdates counts the update pairs that change record data (see
 // [plan.UpdateReason.ChangesData]); unpaired entries count as changes.
 func countDataUpdates(c *plan.Changes) int {
 	n := 0
-	for i, newEp := range c.UpdateNew {
-		if i >= len(c.UpdateOld) || c.UpdateOld[i] == nil || newEp == nil || plan.Why(c.UpdateOld[i], newEp).ChangesData() {
+	for i := range c.UpdateNew {
+		if changesData(c, i) {
 			n++
 		}
 	}
 	return n
+}
+
+// changesData reports whether update pair i of c changes record data.
+func changesData(c *plan.Changes, i int) bool {
+	newEp := c.UpdateNew[i]
+	return i >= len(c.UpdateOld) || c.UpdateOld[i] == nil || newEp == nil || plan.Why(c.UpdateOld[i], newEp).ChangesData()
 }
 
 // UnsafePlanError is the error of a plan refused by the [SafetyThreshold].
@@ -115,12 +218,34 @@ type UnsafePlanError struct {
 	// MaxChangeRatio and MinOwned are the limits in force.
 	MaxChangeRatio float64
 	MinOwned       int
+	// Zones lists the zones that exceed the limits on their own, sorted by
+	// name, each with its counts; empty when only the totals exceed them
+	// or the registry lists no zones.
+	Zones []ZoneChanges
 }
 
-// Error describes the refused plan with its counts.
+// ZoneChanges counts the owned records of one zone and the changes a plan
+// would make to them, for [UnsafePlanError].
+type ZoneChanges struct {
+	// Zone is the zone's normalised name ([endpoint.NormalizeDNSName]).
+	Zone string
+	// Owned is the number of owned records in the zone; Deletes and
+	// Updates count the plan's deletes and data updates there.
+	Owned, Deletes, Updates int
+}
+
+// Error describes the refused plan with its counts, in total and for each
+// zone that exceeds the limits.
 func (e *UnsafePlanError) Error() string {
-	return fmt.Sprintf("zonesync: unsafe plan refused: it would delete %d and update %d of %d owned records, more than the allowed %g%% (threshold applies from %d owned records)",
-		e.Deletes, e.Updates, e.Owned, e.MaxChangeRatio*100, e.MinOwned)
+	var b strings.Builder
+	fmt.Fprintf(&b, "zonesync: unsafe plan refused: it would delete %d and update %d of %d owned records",
+		e.Deletes, e.Updates, e.Owned)
+	for _, z := range e.Zones {
+		fmt.Fprintf(&b, "; in zone %s it would delete %d and update %d of %d owned records", z.Zone, z.Deletes, z.Updates, z.Owned)
+	}
+	fmt.Fprintf(&b, ", more than the allowed %g%% (threshold applies from %d owned records, in total and in each zone)",
+		e.MaxChangeRatio*100, e.MinOwned)
+	return b.String()
 }
 
 // Is reports whether target is [ErrUnsafePlan].

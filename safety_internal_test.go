@@ -46,9 +46,9 @@ func TestSafetyIgnoresLabelOnlyUpdates(t *testing.T) {
 		c.UpdateOld = append(c.UpdateOld, old)
 		c.UpdateNew = append(c.UpdateNew, endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1"))
 	}
-	assert.Nil(t, SafetyThreshold{}.check(20, &c), "upgrading the ownership format of every record is safe")
+	assert.Nil(t, SafetyThreshold{}.check(ownedTally{total: 20}, &c), "upgrading the ownership format of every record is safe")
 	c.Delete = make([]*endpoint.Endpoint, 7)
-	assert.ErrorIs(t, SafetyThreshold{}.check(20, &c), ErrUnsafePlan)
+	assert.ErrorIs(t, SafetyThreshold{}.check(ownedTally{total: 20}, &c), ErrUnsafePlan)
 }
 
 func TestBackoff(t *testing.T) {

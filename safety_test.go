@@ -147,5 +147,5 @@ func TestUnsafePlanErrorMatching(t *testing.T) {
 	err := fmt.Errorf("wrapped: %w", &zonesync.UnsafePlanError{Owned: 10, Deletes: 5, MaxChangeRatio: 0.3, MinOwned: 10})
 	assert.ErrorIs(t, err, zonesync.ErrUnsafePlan)
 	assert.NotErrorIs(t, errors.New("other"), zonesync.ErrUnsafePlan)
-	assert.EqualError(t, err, "wrapped: zonesync: unsafe plan refused: it would delete 5 and update 0 of 10 owned records, more than the allowed 30% (threshold applies from 10 owned records)")
+	assert.EqualError(t, err, "wrapped: zonesync: unsafe plan refused: it would delete 5 and update 0 of 10 owned records, more than the allowed 30% (threshold applies from 10 owned records, in total and in each zone)")
 }

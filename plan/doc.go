@@ -38,7 +38,13 @@
 //
 // Current records whose resource label names an object in [Plan.Protected]
 // (objects a source could not read this time) are neither updated nor
-// deleted ([SkipSourceError]).
+// deleted ([SkipSourceError]). When an object of Plan.Protected is named by
+// no record of ours, the plan cannot tell which records it would have kept
+// and deletes nothing at all in that plan (each delete is skipped with
+// [SkipSourceError]); updates and creates go ahead.
+//
+// With [Plan.Ownable] set, a create whose ownership the registry could not
+// record is left out with [SkipUnownable] instead of being made.
 //
 // A CNAME cannot share a name with other records (RFC 1034 §3.6.2): when the
 // desired records of a row ask for a CNAME and for any other managed type,

@@ -69,7 +69,23 @@ type Plan struct {
 	// with [SkipSourceError]. A Reconciler fills it from a source's
 	// partial error, so that an object the source could not read does not
 	// lose its records. Nil protects nothing.
+	//
+	// Protection is keyed on what the records carry: a key that no current
+	// record we may change (owned, see OwnerID) carries in its resource
+	// label cannot be tied to records — the failed object is new, or its
+	// records carry another label, or none — so any record might be one it
+	// would have kept. While such a key is present the plan deletes
+	// nothing: every delete is reported with [SkipSourceError] and a detail
+	// naming the keys. Updates and creates are still made.
 	Protected map[string]error
+	// Ownable, when set, is asked about every create left after the
+	// policies; a create it refuses (non-nil error) is not made and is
+	// reported with [SkipUnownable], the error's text as detail. A
+	// Reconciler sets it from a registry that can tell which records it
+	// could not own (the TXT registry cannot name the ownership record of
+	// an apex record without a templated prefix). It must not modify the
+	// endpoint.
+	Ownable func(ep *endpoint.Endpoint) error
 	// Changes is set by Calculate: the changes to apply, after policies.
 	Changes *Changes
 	// Skipped is set by Calculate: every change not made, with its reason,
@@ -134,6 +150,10 @@ type planner struct {
 	curInfo []curInfo
 	desInfo []desInfo
 
+	// holdDeletes, when not empty, is the detail of every delete held
+	// back because a key of Plan.Protected names no current record.
+	holdDeletes string
+
 	scratch []*endpoint.Endpoint
 	creates []*endpoint.Endpoint
 	updates []updatePair
@@ -161,11 +181,15 @@ func (p *Plan) Calculate() *Plan {
 	pl := newPlanner(p)
 	pl.indexCurrent()
 	pl.indexDesired()
+	pl.holdDeletes = unattributedDetail(p)
 	pl.planRows()
 	raw := pl.rawChanges()
 	changes := raw
 	if len(p.Policies) > 0 {
 		changes = pl.applyPolicies(raw)
+	}
+	if p.Ownable != nil && len(changes.Create) > 0 {
+		changes = pl.checkOwnable(changes)
 	}
 	slices.SortFunc(pl.skipped, compareSkips)
 
@@ -650,6 +674,8 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 			pl.skip(ActionDelete, cur, SkipInvalid, pl.invalidDetail(rw))
 		case pl.sourceFailed(cur):
 			pl.skip(ActionDelete, cur, SkipSourceError, pl.sourceErrorDetail(cur))
+		case pl.holdDeletes != "":
+			pl.skip(ActionDelete, cur, SkipSourceError, pl.holdDeletes)
 		default:
 			pl.deletes = append(pl.deletes, cur)
 		}
@@ -715,6 +741,84 @@ func (pl *planner) sourceFailed(cur *endpoint.Endpoint) bool {
 	}
 	_, failed := pl.p.Protected[res]
 	return failed
+}
+
+// maxNamedKeys is the number of failed keys a hold-back detail names.
+const maxNamedKeys = 3
+
+// unattributedDetail returns the detail of the deletes held back because of
+// the keys of p.Protected that no owned current record carries in its
+// resource label, or "" when every key is carried (or there is none).
+func unattributedDetail(p *Plan) string {
+	if len(p.Protected) == 0 {
+		return ""
+	}
+	carried := make(map[string]bool, len(p.Protected))
+	for _, cur := range p.Current {
+		if cur == nil || len(cur.Labels) == 0 {
+			continue
+		}
+		res, ok := cur.Labels[endpoint.ResourceLabelKey]
+		if !ok {
+			continue
+		}
+		if _, failed := p.Protected[res]; !failed || carried[res] {
+			continue
+		}
+		if p.OwnerID != "" {
+			owner := cur.Labels[endpoint.OwnerLabelKey]
+			if owner != p.OwnerID && (p.OldOwnerID == "" || owner != p.OldOwnerID) {
+				continue
+			}
+		}
+		carried[res] = true
+	}
+	var loose []string
+	for k := range p.Protected {
+		if !carried[k] {
+			loose = append(loose, k)
+		}
+	}
+	if len(loose) == 0 {
+		return ""
+	}
+	slices.Sort(loose)
+	var b strings.Builder
+	b.WriteString("held back: the source could not build the endpoints of ")
+	for i, k := range loose[:min(len(loose), maxNamedKeys)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", k)
+	}
+	if n := len(loose) - maxNamedKeys; n > 0 {
+		fmt.Fprintf(&b, " and %d more", n)
+	}
+	b.WriteString(", which no record of ours carries as its resource label: any record could be one of theirs, so nothing is deleted this cycle")
+	return b.String()
+}
+
+// checkOwnable removes from changes the creates Plan.Ownable refuses and
+// reports each with SkipUnownable. changes is the planner's own result and
+// may be modified.
+func (pl *planner) checkOwnable(changes *Changes) *Changes {
+	kept := changes.Create[:0:0]
+	for _, e := range changes.Create {
+		if e == nil {
+			kept = append(kept, e)
+			continue
+		}
+		if err := pl.p.Ownable(e); err != nil {
+			pl.skip(ActionCreate, e, SkipUnownable, err.Error())
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	changes.Create = kept
+	return changes
 }
 
 func (pl *planner) sourceErrorDetail(cur *endpoint.Endpoint) string {

@@ -43,8 +43,14 @@ const (
 	// SkipSourceError: the record belongs to a resource (its resource
 	// label) whose endpoints the source could not build in this cycle
 	// (see [Plan.Protected]); it is neither updated nor deleted until the
-	// source can build them again.
+	// source can build them again. It is also the reason of every delete
+	// held back while a failed object cannot be tied to any record (see
+	// [Plan.Protected]).
 	SkipSourceError SkipReason = "source-error"
+	// SkipUnownable: the registry could not record the ownership of the
+	// record, so it is not created (see [Plan.Ownable]); the detail says
+	// what to change, such as the TXT prefix of an apex record.
+	SkipUnownable SkipReason = "unownable"
 )
 
 // Action is the kind of a change: create, update or delete.

@@ -211,7 +211,7 @@ func TestSourceErrorsAndInvalid(t *testing.T) {
 	src := source.NewInMemory(bad)
 	rec := &zonesync.Reconciler{Source: m.Source(src), Registry: m.Registry(r), Observer: m}
 	_, err = rec.RunOnce(context.Background())
-	require.NoError(t, err)
+	require.ErrorAs(t, err, new(*source.PartialError), "the Reconciler reports the invalid endpoint as a per-object failure")
 	assert.Equal(t, 1.0, value(t, reg, "external_dns_source_invalid_endpoints", "record_type", "A", "source_type", "service"))
 
 	rec.Source = m.Source(failingSource{src})

@@ -1,0 +1,90 @@
+package txt_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/registry"
+	"github.com/zonesync/zonesync/registry/txt"
+)
+
+// CheckOwnable refuses exactly the creates ApplyChanges would leave out, with
+// the same cause, before anything is written.
+func TestCheckOwnableAgreesWithApply(t *testing.T) {
+	long := strings.Repeat("x", 62)
+	tests := []struct {
+		name    string
+		cfg     txt.Config
+		record  *endpoint.Endpoint
+		wantMsg string // "" = ownable
+	}{
+		{name: "plain record", record: a("ok.example.com", "192.0.2.1")},
+		{name: "upper case and trailing dot", record: a("OK.Example.COM.", "192.0.2.1")},
+		{name: "apex with a templated prefix", cfg: txt.Config{Prefix: "own-%{record_type}."}, record: a("example.com", "192.0.2.1")},
+		{name: "label over 63 octets", record: a(long+".example.com", "192.0.2.1"), wantMsg: "a-" + long},
+		{name: "prefix pushes label over 63 octets", cfg: txt.Config{Prefix: "owner-"}, record: a(strings.Repeat("y", 58)+".example.com", "192.0.2.1"), wantMsg: "63"},
+		{name: "apex TXT outside the zone", record: a("example.com", "192.0.2.1"), wantMsg: `"a-example.com" is outside the provider's domain filter`},
+		{name: "apex with a non-templated prefix", cfg: txt.Config{Prefix: "own-"}, record: a("example.com", "192.0.2.1"), wantMsg: "outside the provider's domain filter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone()
+			reg := newRegistry(t, zone, tt.cfg)
+			var checker registry.OwnabilityChecker = reg
+			before := tt.record.DeepCopy()
+			err := checker.CheckOwnable(tt.record)
+			assert.Equal(t, before, tt.record, "the endpoint is not modified")
+
+			_, rerr := reg.Records(ctx)
+			require.NoError(t, rerr)
+			applyErr := reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{tt.record}})
+			if tt.wantMsg == "" {
+				require.NoError(t, err)
+				require.NoError(t, applyErr)
+				return
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, txt.ErrTXTName)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+			assert.Contains(t, err.Error(), endpoint.CanonicalDNSName(tt.record.DNSName), "names the record")
+			assert.ErrorIs(t, applyErr, txt.ErrTXTName, "ApplyChanges refuses it too")
+			assert.Empty(t, zoneDump(t, zone))
+		})
+	}
+}
+
+func TestRegistryListZones(t *testing.T) {
+	ctx := context.Background()
+	reg := newRegistry(t, inmemory.New(inmemory.WithZone("example.org"), inmemory.WithZone("example.com")), txt.Config{})
+	zones, ok, err := provider.ZonesOf(ctx, reg)
+	require.NoError(t, err)
+	require.True(t, ok, "the registry forwards the zones of its provider")
+	assert.ElementsMatch(t, []string{"example.com", "example.org"}, zones)
+
+	// A provider without zones: the registry says so.
+	flat := newRegistry(t, noZones{newZone()}, txt.Config{})
+	_, ok, err = provider.ZonesOf(ctx, flat)
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
+
+// noZones hides the ZoneLister of the provider it embeds.
+type noZones struct{ p provider.Provider }
+
+func (n noZones) Records(ctx context.Context) ([]*endpoint.Endpoint, error) { return n.p.Records(ctx) }
+func (n noZones) ApplyChanges(ctx context.Context, c *plan.Changes) error {
+	return n.p.ApplyChanges(ctx, c)
+}
+func (n noZones) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return n.p.AdjustEndpoints(eps)
+}
+func (n noZones) GetDomainFilter() endpoint.DomainFilterInterface { return n.p.GetDomainFilter() }
