@@ -52,7 +52,7 @@ func TestChaosNamed(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	h := newHarness(t, seed, harnessConfig{direct: direct, cnameExclusive: true, raceRate: 0.15})
+	h := newHarness(t, seed, harnessConfig{direct: direct, raceRate: 0.15})
 	h.fillers(namedFillers)
 	h.reconciler(blueprinttest.Intercept(viaProxy, blueprinttest.Funcs{ApplyChanges: h.racingApply}))
 
