@@ -14,13 +14,13 @@ import (
 	"github.com/zonesync/zonesync/provider/rfc2136"
 )
 
-// namedCycles is the number of faulty cycles against named: about 20 s on
-// a 2-core machine with -race.
+// namedCycles is the number of faulty cycles against named: 10 to 30 s on
+// a busy 2-core machine with -race.
 const namedCycles = 300
 
 // namedFillers long TXT records make a zone transfer of the test zone span
-// several messages (BIND packs about 16 KiB in one), so that a transfer can
-// be cut in the middle.
+// several messages (BIND fills a message up to its transfer-message-size,
+// 20 KiB by default), so that a transfer can be cut in the middle.
 const namedFillers = 120
 
 // TestChaosNamed runs the Reconciler with the TXT registry over the rfc2136
