@@ -16,16 +16,21 @@ import (
 // (the TXT registry, the wrappers of this module) apply changes one zone at
 // a time, so that a zone that fails does not stop the others.
 //
-// ListZones returns the zone names (with or without a trailing dot). A
-// wrapper that forwards the capability of the provider it wraps returns an
-// error matching [ErrZonesUnsupported] when that provider does not list
-// zones; use [ZonesOf] rather than a type assertion to honour it.
+// ListZones returns the zone names (with or without a trailing dot, in
+// any case, Unicode or A-labels; [ZonesOf] gives them in one form). A
+// wrapper implements ZoneLister exactly when the provider it wraps does
+// (see [Forward]). A provider that only knows at run time whether it can
+// list zones (the webhook client, before its server named any) fails with
+// an error matching [ErrZonesUnsupported]; use [ZonesOf] rather than a type
+// assertion to honour it.
 type ZoneLister interface {
 	ListZones(ctx context.Context) ([]string, error)
 }
 
 // ErrZonesUnsupported is returned (wrapped) by the ListZones method of a
-// wrapper whose wrapped provider does not implement [ZoneLister].
+// provider that implements [ZoneLister] but cannot list zones this time, or
+// of a wrapper that implements it whatever it wraps (the test doubles of
+// blueprinttest that keep their own type).
 var ErrZonesUnsupported = errors.New("provider does not list zones")
 
 // ZonesOf returns the zones of p and true when p lists zones
