@@ -37,17 +37,32 @@ var ErrZonesUnsupported = errors.New("provider does not list zones")
 // ([ZoneLister], and its ListZones does not fail with
 // [ErrZonesUnsupported]); nil and false otherwise. An error from ListZones
 // is returned with true.
+//
+// The zones are in the form names have in memory, as [ZoneMatcher] gives
+// them: lower-case A-labels without a trailing dot ("Bücher.example." is
+// "xn--bcher-kva.example"), the root zone as "."; white space is trimmed,
+// duplicates are dropped and the order is kept. The slice is new.
 func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
 	zl, ok := p.(ZoneLister)
 	if !ok {
 		return nil, false, nil
 	}
-	zones, err := zl.ListZones(ctx)
+	listed, err := zl.ListZones(ctx)
 	if errors.Is(err, ErrZonesUnsupported) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, true, fmt.Errorf("listing zones: %w", err)
+	}
+	zones := make([]string, 0, len(listed))
+	for _, z := range listed {
+		z = canonicalName(strings.TrimSpace(z))
+		if z == "" {
+			z = "."
+		}
+		if !slices.Contains(zones, z) {
+			zones = append(zones, z)
+		}
 	}
 	return zones, true, nil
 }
@@ -56,7 +71,8 @@ func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
 // record it belongs to: for an ownership TXT record (a TXT record carrying the label
 // [endpoint.OwnedRecordLabelKey], as the TXT registry writes them) the name
 // of the record it owns, for every other record its own name. The name is
-// in the form of [endpoint.NormalizeDNSName].
+// in the form names have in memory, lower-case A-labels without a trailing
+// dot ([endpoint.CanonicalDNSName]), the form of [ZoneMatcher]'s zones.
 //
 // Changes with the same group key form a group that is applied (or
 // rejected) as a unit: splitting by zone and batching never separate a
@@ -69,7 +85,7 @@ func GroupKey(ep *endpoint.Endpoint) (name, setID string) {
 			name = owned
 		}
 	}
-	return endpoint.NormalizeDNSName(name), ep.SetIdentifier
+	return canonicalName(name), ep.SetIdentifier
 }
 
 // SplitByZone splits changes by the zone of each change's group
@@ -193,7 +209,10 @@ func newZoneFinder(m *ZoneMatcher) func(*endpoint.Endpoint) string {
 
 // ZoneError is the error of applying the changes of one zone.
 type ZoneError struct {
-	Zone string // normalised zone name; "" for changes outside every zone
+	// Zone is the zone name in the form of [ZoneMatcher] and record names
+	// (lower-case A-labels without a trailing dot, as [SplitByZone] gives
+	// it); "" for changes outside every zone.
+	Zone string
 	Err  error
 }
 
