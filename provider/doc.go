@@ -81,9 +81,16 @@
 // rfc2136 and the webhook client do). The TXT registry then applies a
 // change set one zone per call ([SplitByZone]), each record with its
 // ownership TXT ([GroupKey]), so that a zone that fails does not stop the
-// others; its errors are [*ZoneError] values naming the zone. Wrappers
-// forward the capability; [ZonesOf] tells whether a provider, wrapped or
-// not, lists zones.
+// others; its errors are [*ZoneError] values naming the zone. [ZonesOf]
+// tells whether a provider, wrapped or not, lists zones.
+//
+// # Wrappers and optional capabilities
+//
+// A wrapper implements exactly the optional interfaces ([ZoneLister], ...)
+// of the provider it wraps, answered by that provider unless the wrapper
+// overrides them: every wrapper of this module returns [Forward] of itself
+// and what it wraps, the one place that knows the optional interfaces.
+// [As] reaches the wrapper's own methods through what Forward returned.
 //
 // The wrappers in the subpackages batch, ratelimit and cache handle the
 // limits of real DNS APIs once for every provider: batches bounded by

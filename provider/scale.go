@@ -16,33 +16,53 @@ import (
 // (the TXT registry, the wrappers of this module) apply changes one zone at
 // a time, so that a zone that fails does not stop the others.
 //
-// ListZones returns the zone names (with or without a trailing dot). A
-// wrapper that forwards the capability of the provider it wraps returns an
-// error matching [ErrZonesUnsupported] when that provider does not list
-// zones; use [ZonesOf] rather than a type assertion to honour it.
+// ListZones returns the zone names (with or without a trailing dot, in
+// any case, Unicode or A-labels; [ZonesOf] gives them in one form). A
+// wrapper implements ZoneLister exactly when the provider it wraps does
+// (see [Forward]). A provider that only knows at run time whether it can
+// list zones (the webhook client, before its server named any) fails with
+// an error matching [ErrZonesUnsupported]; use [ZonesOf] rather than a type
+// assertion to honour it.
 type ZoneLister interface {
 	ListZones(ctx context.Context) ([]string, error)
 }
 
 // ErrZonesUnsupported is returned (wrapped) by the ListZones method of a
-// wrapper whose wrapped provider does not implement [ZoneLister].
+// provider that implements [ZoneLister] but cannot list zones this time, or
+// of a wrapper that implements it whatever it wraps (the test doubles of
+// blueprinttest that keep their own type).
 var ErrZonesUnsupported = errors.New("provider does not list zones")
 
 // ZonesOf returns the zones of p and true when p lists zones
 // ([ZoneLister], and its ListZones does not fail with
 // [ErrZonesUnsupported]); nil and false otherwise. An error from ListZones
 // is returned with true.
+//
+// The zones are in the form names have in memory, as [ZoneMatcher] gives
+// them: lower-case A-labels without a trailing dot ("Bücher.example." is
+// "xn--bcher-kva.example"), the root zone as "."; white space is trimmed,
+// duplicates are dropped and the order is kept. The slice is new.
 func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
 	zl, ok := p.(ZoneLister)
 	if !ok {
 		return nil, false, nil
 	}
-	zones, err := zl.ListZones(ctx)
+	listed, err := zl.ListZones(ctx)
 	if errors.Is(err, ErrZonesUnsupported) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, true, fmt.Errorf("listing zones: %w", err)
+	}
+	zones := make([]string, 0, len(listed))
+	for _, z := range listed {
+		z = canonicalName(strings.TrimSpace(z))
+		if z == "" {
+			z = "."
+		}
+		if !slices.Contains(zones, z) {
+			zones = append(zones, z)
+		}
 	}
 	return zones, true, nil
 }
@@ -51,7 +71,8 @@ func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
 // record it belongs to: for an ownership TXT record (a TXT record carrying the label
 // [endpoint.OwnedRecordLabelKey], as the TXT registry writes them) the name
 // of the record it owns, for every other record its own name. The name is
-// in the form of [endpoint.NormalizeDNSName].
+// in the form names have in memory, lower-case A-labels without a trailing
+// dot ([endpoint.CanonicalDNSName]), the form of [ZoneMatcher]'s zones.
 //
 // Changes with the same group key form a group that is applied (or
 // rejected) as a unit: splitting by zone and batching never separate a
@@ -64,7 +85,7 @@ func GroupKey(ep *endpoint.Endpoint) (name, setID string) {
 			name = owned
 		}
 	}
-	return endpoint.NormalizeDNSName(name), ep.SetIdentifier
+	return canonicalName(name), ep.SetIdentifier
 }
 
 // SplitByZone splits changes by the zone of each change's group
@@ -188,7 +209,10 @@ func newZoneFinder(m *ZoneMatcher) func(*endpoint.Endpoint) string {
 
 // ZoneError is the error of applying the changes of one zone.
 type ZoneError struct {
-	Zone string // normalised zone name; "" for changes outside every zone
+	// Zone is the zone name in the form of [ZoneMatcher] and record names
+	// (lower-case A-labels without a trailing dot, as [SplitByZone] gives
+	// it); "" for changes outside every zone.
+	Zone string
 	Err  error
 }
 

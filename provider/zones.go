@@ -52,9 +52,13 @@ func DomainFilterFromZoneLister(listZones func() ([]string, error)) *endpoint.Do
 // ZoneMatcher assigns DNS names to the most specific zone that holds them:
 // the longest zone name that equals the record name or is a suffix of it on
 // a label boundary ("example.org" holds "a.example.org" but not
-// "myexample.org"). Names and zones are compared in the form of
-// [endpoint.NormalizeDNSName]: case and one trailing dot do not matter.
-// The root zone (given as "." or "") holds every name.
+// "myexample.org"). Names and zones are compared in the form names have in
+// memory, that of [endpoint.CanonicalDNSName] (lower-case A-labels without
+// a trailing dot): case, trailing dots and the Unicode or A-label spelling
+// of an IDN label do not matter, and the zone names it returns are in that
+// form ("bücher.example" is "xn--bcher-kva.example"), so that they compare
+// equal to record names. The root zone (given as "." or "") holds every
+// name.
 //
 // A ZoneMatcher is immutable after [NewZoneMatcher] and safe for concurrent
 // use. The zero value holds no zone. Finding a zone costs one map lookup per
@@ -65,11 +69,11 @@ type ZoneMatcher struct {
 }
 
 // NewZoneMatcher returns a matcher for the given zones. Duplicates (after
-// normalisation) are merged; surrounding white space is trimmed.
+// canonicalisation) are merged; surrounding white space is trimmed.
 func NewZoneMatcher(zones ...string) *ZoneMatcher {
 	m := &ZoneMatcher{zones: make(map[string]struct{}, len(zones))}
 	for _, z := range zones {
-		n := endpoint.NormalizeDNSName(strings.TrimSpace(z))
+		n := canonicalName(strings.TrimSpace(z))
 		if n == "" {
 			m.root = true
 			continue
@@ -79,13 +83,13 @@ func NewZoneMatcher(zones ...string) *ZoneMatcher {
 	return m
 }
 
-// Zone returns the normalised name of the most specific zone holding name,
-// and whether there is one. The root zone is returned as ".".
+// Zone returns the canonical name (A-labels) of the most specific zone
+// holding name, and whether there is one. The root zone is returned as ".".
 func (m *ZoneMatcher) Zone(name string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	n := endpoint.NormalizeDNSName(name)
+	n := canonicalName(name)
 	for n != "" {
 		if _, ok := m.zones[n]; ok {
 			return n, true
@@ -102,8 +106,8 @@ func (m *ZoneMatcher) Zone(name string) (string, bool) {
 	return "", false
 }
 
-// Zones returns the normalised zone names, sorted; the root zone appears as
-// ".". The slice is new on every call.
+// Zones returns the canonical zone names (A-labels), sorted; the root zone
+// appears as ".". The slice is new on every call.
 func (m *ZoneMatcher) Zones() []string {
 	if m == nil {
 		return nil
@@ -117,4 +121,11 @@ func (m *ZoneMatcher) Zones() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// canonicalName returns name in the form names have in memory:
+// [endpoint.CanonicalDNSName] without any trailing dot. It does not
+// allocate for lower-case ASCII names.
+func canonicalName(name string) string {
+	return endpoint.CanonicalDNSName(strings.TrimRight(name, "."))
 }

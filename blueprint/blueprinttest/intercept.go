@@ -26,19 +26,26 @@ type Funcs struct {
 	ApplyChanges    func(ctx context.Context, next provider.Provider, changes *plan.Changes) error
 	AdjustEndpoints func(next provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
 	GetDomainFilter func(next provider.Provider) endpoint.DomainFilterInterface
-	// ListZones, when set, answers [provider.ZoneLister.ListZones]. When
-	// nil, the call goes to p if p lists zones, and otherwise fails with
-	// [provider.ErrZonesUnsupported] (see [provider.ZonesOf]).
+	// ListZones, when set, answers [provider.ZoneLister.ListZones], and
+	// the provider lists zones whether p does or not. When nil, the
+	// provider has the optional capabilities of p, [provider.ZoneLister]
+	// among them, answered by p (see [provider.Forward]).
 	ListZones func(ctx context.Context, next provider.Provider) ([]string, error)
 }
 
 // Intercept returns a provider that routes each method through funcs (when
 // set) and otherwise calls p. It is the building block for fault injection
 // and for the deliberately broken providers that test a conformance check.
+// It has the optional capabilities of p (see [Funcs.ListZones] for the one
+// exception).
 //
 // The returned provider is as safe for concurrent use as p and the funcs.
 func Intercept(p provider.Provider, funcs Funcs) provider.Provider {
-	return &interceptor{next: p, funcs: funcs}
+	i := &interceptor{next: p, funcs: funcs}
+	if funcs.ListZones != nil {
+		return i // lists zones through funcs.ListZones
+	}
+	return provider.Forward(i, p)
 }
 
 type interceptor struct {

@@ -12,26 +12,25 @@ import (
 // CachedProvider is a [cache.Provider] whose calls count in
 // external_dns_provider_cache_records_calls (by from_cache) and
 // external_dns_provider_cache_apply_changes_calls. Every other method is
-// the cache's own.
+// the cache's own. [Metrics.Cache] returns it as a [provider.Provider];
+// [provider.As] finds it, and the [cache.Provider] below it, in that value.
 type CachedProvider struct {
-	*cache.Provider
-	m *Metrics
+	provider.Provider // what cache.New returned
+	m                 *Metrics
 }
 
-var (
-	_ provider.Provider   = (*CachedProvider)(nil)
-	_ provider.ZoneLister = (*CachedProvider)(nil)
-)
+var _ provider.Provider = (*CachedProvider)(nil)
 
 // Cache returns a caching wrapper of next ([cache.New] with opts) that
-// counts its calls.
-func (m *Metrics) Cache(next provider.Provider, opts cache.Options) *CachedProvider {
-	var inner provider.Provider = &missMarker{Provider: next}
-	if zl, ok := next.(provider.ZoneLister); ok {
-		inner = &listingMissMarker{missMarker: inner.(*missMarker), zl: zl}
-	}
-	return &CachedProvider{Provider: cache.New(inner, opts), m: m}
+// counts its calls. It has the optional capabilities of next
+// ([provider.ZoneLister], ...; see [provider.Forward]).
+func (m *Metrics) Cache(next provider.Provider, opts cache.Options) provider.Provider {
+	c := cache.New(provider.Forward(&missMarker{Provider: next}, next), opts)
+	return provider.Forward(&CachedProvider{Provider: c, m: m}, c)
 }
+
+// Unwrap returns the cache wrapper, for [provider.As].
+func (p *CachedProvider) Unwrap() provider.Provider { return p.Provider }
 
 // missKey is the context key under which Records leaves a flag that the
 // provider below the cache sets when the cache had to read it.
@@ -66,14 +65,4 @@ func (p *missMarker) Records(ctx context.Context) ([]*endpoint.Endpoint, error) 
 		*flag = true
 	}
 	return p.Provider.Records(ctx)
-}
-
-// listingMissMarker keeps the zone listing of the provider below the cache.
-type listingMissMarker struct {
-	*missMarker
-	zl provider.ZoneLister
-}
-
-func (p *listingMissMarker) ListZones(ctx context.Context) ([]string, error) {
-	return p.zl.ListZones(ctx)
 }

@@ -291,8 +291,9 @@ func TestCacheCounts(t *testing.T) {
 	eps, err := p.Records(ctx) // the apply dropped the cache
 	require.NoError(t, err)
 	assert.Len(t, eps, 1)
-	zones, err := p.ListZones(ctx)
+	zones, ok, err := provider.ZonesOf(ctx, p)
 	require.NoError(t, err)
+	require.True(t, ok)
 	assert.Equal(t, []string{"example.com"}, zones)
 
 	assert.Equal(t, 2.0, value(t, reg, "external_dns_provider_cache_records_calls", "from_cache", "false"))
@@ -311,6 +312,55 @@ func TestRegistryWrapperKeepsOwnership(t *testing.T) {
 
 	_, ok = m.Registry(noop.New(inmemory.New())).(registry.OwnershipReporter)
 	assert.False(t, ok, "the wrapper claims nothing the registry does not have")
+}
+
+// allCapabilities is a registry with every optional registry interface.
+type allCapabilities struct{ registry.Registry }
+
+func (allCapabilities) Ownership() registry.Ownership         { return registry.Ownership{OwnerID: "me"} }
+func (allCapabilities) CheckOwnable(*endpoint.Endpoint) error { return errors.New("not ownable") }
+func (allCapabilities) SettingsWarnings() []string            { return []string{"warning"} }
+func (allCapabilities) PendingRepairs() int                   { return 3 }
+
+// TestRegistryWrapperKeepsCapabilities: the wrapper has exactly the
+// optional interfaces of the registry it wraps, answered by it, and still
+// counts errors.
+func TestRegistryWrapperKeepsCapabilities(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := zsprom.New(reg)
+	require.NoError(t, err)
+	failing := blueprinttest.FailRandomly(inmemory.New(), 1, nil, nil)
+	tests := []struct {
+		name string
+		r    registry.Registry
+		has  bool
+	}{
+		{name: "all", r: allCapabilities{Registry: noop.New(failing)}, has: true},
+		{name: "none", r: noop.New(failing)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := m.Registry(tt.r)
+			o, ok := w.(registry.OwnershipReporter)
+			require.Equal(t, tt.has, ok)
+			c, ok := w.(registry.OwnabilityChecker)
+			require.Equal(t, tt.has, ok)
+			sw, ok := w.(registry.SettingsWarner)
+			require.Equal(t, tt.has, ok)
+			rp, ok := w.(registry.Repairer)
+			require.Equal(t, tt.has, ok)
+			if tt.has {
+				assert.Equal(t, "me", o.Ownership().OwnerID)
+				assert.EqualError(t, c.CheckOwnable(a("www.example.com", "192.0.2.1")), "not ownable")
+				assert.Equal(t, []string{"warning"}, sw.SettingsWarnings())
+				assert.Equal(t, 3, rp.PendingRepairs())
+			}
+			before := value(t, reg, "external_dns_registry_errors_total")
+			_, err := w.Records(context.Background())
+			require.Error(t, err)
+			assert.Equal(t, before+1, value(t, reg, "external_dns_registry_errors_total"))
+		})
+	}
 }
 
 func TestDedupCounts(t *testing.T) {

@@ -11,14 +11,12 @@ import (
 )
 
 // Registry wraps r so that its failed Records and ApplyChanges calls count
-// in external_dns_registry_errors_total. The wrapper keeps r's
-// [registry.OwnershipReporter] when r has one.
+// in external_dns_registry_errors_total. The wrapper has the optional
+// capabilities of r ([registry.OwnershipReporter],
+// [registry.OwnabilityChecker], [registry.SettingsWarner],
+// [registry.Repairer]; see [registry.Forward]), answered by r.
 func (m *Metrics) Registry(r registry.Registry) registry.Registry {
-	w := &countingRegistry{Registry: r, m: m}
-	if rep, ok := r.(registry.OwnershipReporter); ok {
-		return &reportingRegistry{countingRegistry: w, rep: rep}
-	}
-	return w
+	return registry.Forward(&countingRegistry{Registry: r, m: m}, r)
 }
 
 type countingRegistry struct {
@@ -41,13 +39,6 @@ func (r *countingRegistry) ApplyChanges(ctx context.Context, changes *plan.Chang
 	}
 	return err
 }
-
-type reportingRegistry struct {
-	*countingRegistry
-	rep registry.OwnershipReporter
-}
-
-func (r *reportingRegistry) Ownership() registry.Ownership { return r.rep.Ownership() }
 
 // Source wraps s so that its failed Endpoints calls count in
 // external_dns_source_errors_total. A partial error (some objects could not
@@ -78,8 +69,11 @@ func (s *countingSource) HasSynced() bool { return source.HasSynced(s.Source) }
 // count in the external_dns_webhook_provider_* metrics: requests and errors
 // of Records, ApplyChanges and AdjustEndpoints. These are gauges that only
 // grow, as in external-dns.
+//
+// The wrapper has the optional capabilities of p ([provider.ZoneLister],
+// ...; see [provider.Forward]), answered by p and not counted.
 func (m *Metrics) WebhookProvider(p provider.Provider) provider.Provider {
-	return &countingProvider{Provider: p, m: m}
+	return provider.Forward(&countingProvider{Provider: p, m: m}, p)
 }
 
 type countingProvider struct {

@@ -51,20 +51,19 @@ type Options struct {
 }
 
 // Provider is a [provider.Provider] that applies change sets through the
-// provider it wraps in batches. Create one with [New].
+// provider it wraps in batches. Create one with [New]; [provider.As] finds
+// it in what New returns.
 type Provider struct {
 	next provider.Provider
 	opts Options
 }
 
-var (
-	_ provider.Provider   = (*Provider)(nil)
-	_ provider.ZoneLister = (*Provider)(nil)
-)
+var _ provider.Provider = (*Provider)(nil)
 
 // New returns a batching wrapper of p. Negative limits are treated as zero
-// (the defaults).
-func New(p provider.Provider, opts Options) *Provider {
+// (the defaults). The wrapper has the optional capabilities of p
+// ([provider.ZoneLister], ...; see [provider.Forward]), answered by p.
+func New(p provider.Provider, opts Options) provider.Provider {
 	if opts.MaxRecords <= 0 {
 		opts.MaxRecords = DefaultMaxRecords
 	}
@@ -73,7 +72,7 @@ func New(p provider.Provider, opts Options) *Provider {
 	}
 	opts.Pause = max(opts.Pause, 0)
 	opts.Clock = clock.OrReal(opts.Clock)
-	return &Provider{next: p, opts: opts}
+	return provider.Forward(&Provider{next: p, opts: opts}, p)
 }
 
 // Records returns the wrapped provider's records.
@@ -89,16 +88,6 @@ func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoi
 // GetDomainFilter returns the wrapped provider's filter.
 func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
 	return p.next.GetDomainFilter()
-}
-
-// ListZones forwards [provider.ZoneLister] to the wrapped provider; it
-// fails with [provider.ErrZonesUnsupported] when that one does not list
-// zones.
-func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
-	if zl, ok := p.next.(provider.ZoneLister); ok {
-		return zl.ListZones(ctx)
-	}
-	return nil, fmt.Errorf("batch: %w", provider.ErrZonesUnsupported)
 }
 
 // action of a change.

@@ -62,14 +62,17 @@ var (
 	_ provider.ZoneLister = (*Provider)(nil)
 )
 
-// New returns a caching wrapper of p.
-func New(p provider.Provider, opts Options) *Provider {
+// New returns a caching wrapper of p. The wrapper has the optional
+// capabilities of p ([provider.ZoneLister], ...; see [provider.Forward]);
+// the zone list is cached. Reach the *Provider (for [Provider.Invalidate])
+// with [provider.As].
+func New(p provider.Provider, opts Options) provider.Provider {
 	clk := clock.OrReal(opts.Clock)
 	zttl := opts.ZonesTTL
 	if zttl == 0 {
 		zttl = opts.TTL
 	}
-	return &Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, zones: blueprint.NewZoneCacheWithClock[[]string](zttl, clk)}
+	return provider.Forward(&Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, zones: blueprint.NewZoneCacheWithClock[[]string](zttl, clk)}, p)
 }
 
 // Records returns a copy of the cached records while they are fresh, and
@@ -124,7 +127,8 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 
 // ListZones returns a copy of the cached zone list while it is fresh, and
 // otherwise asks the wrapped provider; it fails with
-// [provider.ErrZonesUnsupported] when that one does not list zones.
+// [provider.ErrZonesUnsupported] when that one does not list zones (then
+// what [New] returns has no ListZones).
 func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
 	zl, ok := p.next.(provider.ZoneLister)
 	if !ok {

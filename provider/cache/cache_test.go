@@ -97,7 +97,9 @@ func TestZoneCache(t *testing.T) {
 	zones, _, _ = provider.ZonesOf(ctx, p)
 	assert.Equal(t, []string{"example.com"}, zones)
 	assert.Equal(t, int32(1), n.zones.Load())
-	p.Invalidate()
+	c, ok := provider.As[*cache.Provider](p)
+	require.True(t, ok)
+	c.Invalidate()
 	_, _, _ = provider.ZonesOf(ctx, p)
 	assert.Equal(t, int32(2), n.zones.Load())
 }

@@ -75,8 +75,11 @@ var (
 	_ provider.ZoneLister = (*Provider)(nil)
 )
 
-// New returns a rate-limited wrapper of p.
-func New(p provider.Provider, opts Options) *Provider {
+// New returns a rate-limited wrapper of p. The wrapper has the optional
+// capabilities of p ([provider.ZoneLister], ...; see [provider.Forward]);
+// ListZones goes through the limit like the other calls. [provider.As]
+// finds the *Provider in what New returns.
+func New(p provider.Provider, opts Options) provider.Provider {
 	limit := rate.Inf
 	if opts.Rate > 0 {
 		limit = rate.Limit(opts.Rate)
@@ -94,7 +97,7 @@ func New(p provider.Provider, opts Options) *Provider {
 		opts.BackoffMax = DefaultBackoffMax
 	}
 	opts.Clock = clock.OrReal(opts.Clock)
-	return &Provider{next: p, opts: opts, lim: rate.NewLimiter(limit, opts.Burst)}
+	return provider.Forward(&Provider{next: p, opts: opts, lim: rate.NewLimiter(limit, opts.Burst)}, p)
 }
 
 // wait sleeps d on the clock, or until ctx is done.
@@ -162,7 +165,8 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 }
 
 // ListZones calls the wrapped provider under the limit, or fails with
-// [provider.ErrZonesUnsupported] when it does not list zones.
+// [provider.ErrZonesUnsupported] when it does not list zones (then what
+// [New] returns has no ListZones).
 func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
 	zl, ok := p.next.(provider.ZoneLister)
 	if !ok {
