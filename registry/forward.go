@@ -1,5 +1,12 @@
 package registry
 
+import (
+	"context"
+	"fmt"
+
+	"github.com/zonesync/zonesync/provider"
+)
+
 // Optional capabilities and wrappers.
 //
 // Callers learn what a registry can do beyond [Registry] by type assertion
@@ -64,16 +71,25 @@ func Forward(outer, inner Registry) Registry {
 		return nil
 	}
 	want := capabilitiesOf(inner)
-	if capabilitiesOf(outer) == want {
+	_, innerZones := inner.(zoneLister)
+	_, outerZones := outer.(zoneLister)
+	if capabilitiesOf(outer) == want && outerZones == innerZones {
 		return outer
 	}
 	return viewOf(want, outer, inner)
 }
 
+// zoneLister is [provider.ZoneLister]: a registry that lists the zones of
+// its provider (the TXT registry does), so that a Reconciler can apply its
+// safety threshold per zone.
+type zoneLister interface {
+	ListZones(ctx context.Context) ([]string, error)
+}
+
 // viewOf returns a view of outer with the capabilities want, each answered
 // by outer when it has it and otherwise by inner, which must have it.
 func viewOf(want capability, outer, inner Registry) Registry {
-	v := view{Registry: outer}
+	v := view{Registry: outer, inner: inner}
 	switch want {
 	case 0:
 		return v
@@ -122,8 +138,24 @@ func pick[T any](outer, inner Registry) T {
 }
 
 // view answers the methods of Registry with the wrapper and implements no
-// optional capability.
-type view struct{ Registry }
+// optional capability of this package. Every view lists zones
+// ([provider.ZoneLister]) the way provider wrappers report a provider that
+// cannot: through inner when it lists them, and otherwise with an error
+// matching [provider.ErrZonesUnsupported], which [provider.ZonesOf] reads
+// as "no zones".
+type view struct {
+	Registry
+	inner Registry
+}
+
+// ListZones lists the zones of the wrapped registry, or fails with
+// [provider.ErrZonesUnsupported] when it does not list them.
+func (v view) ListZones(ctx context.Context) ([]string, error) {
+	if zl, ok := v.inner.(zoneLister); ok {
+		return zl.ListZones(ctx)
+	}
+	return nil, fmt.Errorf("registry %T: %w", v.inner, provider.ErrZonesUnsupported)
+}
 
 // Unwrap returns the wrapper the view shows.
 func (v view) Unwrap() Registry { return v.Registry }

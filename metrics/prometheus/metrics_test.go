@@ -383,3 +383,23 @@ func TestDedupCounts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, value(t, reg, "external_dns_source_deduplicated_endpoints", "record_type", "A", "source_type", "service"), "no duplicates now: no series")
 }
+
+// TestRegistryWrapperKeepsZones checks that the registry wrapper lets a
+// Reconciler see the zones of the TXT registry's provider (its per-zone
+// safety threshold depends on them), and reports none when the registry
+// lists none.
+func TestRegistryWrapperKeepsZones(t *testing.T) {
+	m, err := zsprom.New(prometheus.NewRegistry())
+	require.NoError(t, err)
+	ctx := context.Background()
+	zoned, err := txt.New(inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org")), txt.Config{OwnerID: "me"})
+	require.NoError(t, err)
+	zones, ok, err := provider.ZonesOf(ctx, m.Registry(zoned))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, []string{"example.com", "example.org"}, zones)
+
+	_, ok, err = provider.ZonesOf(ctx, m.Registry(noop.New(inmemory.New())))
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
