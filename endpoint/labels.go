@@ -32,6 +32,20 @@ const (
 	TxtEncryptionNonceLabelKey = "txt-encryption-nonce"
 )
 
+// IsReservedLabelKey reports whether key is one of the labels the
+// registry and sources set themselves ([OwnerLabelKey], [ResourceLabelKey],
+// [OwnedRecordLabelKey], [TxtEncryptionNonceLabelKey]). Labels taken from
+// outside input (a DNSEndpoint's spec, say) must not use these keys: they
+// would claim or hand over ownership, tie records to another object, or
+// choose the nonce an ownership TXT is encrypted with.
+func IsReservedLabelKey(key string) bool {
+	switch key {
+	case OwnerLabelKey, ResourceLabelKey, OwnedRecordLabelKey, TxtEncryptionNonceLabelKey:
+		return true
+	}
+	return false
+}
+
 const (
 	heritage        = "external-dns"
 	heritageKey     = "heritage"

@@ -457,3 +457,12 @@ func TestRegression_LabelInjection(t *testing.T) {
 	assert.Equal(t, "me", got[endpoint.OwnerLabelKey])
 	assert.NotContains(t, got, "zz")
 }
+
+func TestIsReservedLabelKey(t *testing.T) {
+	for _, k := range []string{endpoint.OwnerLabelKey, endpoint.ResourceLabelKey, endpoint.OwnedRecordLabelKey, endpoint.TxtEncryptionNonceLabelKey} {
+		assert.True(t, endpoint.IsReservedLabelKey(k), k)
+	}
+	for _, k := range []string{"", "team", "Owner", "owner ", "external-dns/owner", "heritage"} {
+		assert.False(t, endpoint.IsReservedLabelKey(k), k)
+	}
+}
