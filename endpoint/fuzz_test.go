@@ -6,7 +6,6 @@ import (
 	"errors"
 	"maps"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,8 +21,8 @@ import (
 //
 // Two documented properties of the format shape the comparison: the nonce
 // label is never serialised, and, since every leading and trailing double
-// quote of a text is stripped before parsing, the value that is serialised
-// last loses its trailing double quotes (the format has no escaping).
+// quote of a text is stripped before parsing, a value ending in a double
+// quote cannot be written as itself: Serialize leaves it out.
 func FuzzParseLabels(f *testing.F) {
 	for _, seed := range []string{
 		`"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/web"`,
@@ -53,10 +52,7 @@ func FuzzParseLabels(f *testing.F) {
 		}
 		want := maps.Clone(labels)
 		delete(want, endpoint.TxtEncryptionNonceLabelKey)
-		if keys := slices.Sorted(maps.Keys(want)); len(keys) > 0 {
-			last := keys[len(keys)-1]
-			want[last] = strings.TrimRight(want[last], `"`)
-		}
+		maps.DeleteFunc(want, func(_, v string) bool { return strings.HasSuffix(v, `"`) })
 		for _, quoted := range []bool{false, true} {
 			serialised := labels.Serialize(quoted)
 			again, err := endpoint.ParseLabels(serialised)
@@ -282,6 +278,11 @@ var nameSeeds = []string{
 	"München.Example.COM.", "xn--mnchen-3ya.example.com", "a-b.example.com.",
 	"AB--CD.München.de", "Ü--x.example", "xn--abc-.example", "ｘｎ--abc-.example", "-a.example",
 	"*._tcp.Example.com", "ꮪꮲ.example",
+	// Issue 21, finding 2: zone-file escapes and other characters that
+	// must never reach a provider.
+	`\102oo.example.org`, `a\.b.example.org`, "foo\x00.example.org", `"foo".example.org`,
+	"a/b.example.org", "f oo.example.org", "a*.example.org", "a.*.example.org", "bü\\cher.example",
+	"a\uff3cb.example", "a\u200bb.example", "@.example.org", "a;b.example.org",
 }
 
 // FuzzNormalizeDNSName checks that normalisation never panics, is
@@ -364,4 +365,109 @@ func plainLowerASCII(name string) bool {
 		}
 	}
 	return true
+}
+
+// FuzzLabelsSerialize checks the defence against label injection: whatever
+// two labels hold, the text Serialize writes (plain and encrypted) parses
+// back to a subset of them, each with its own value, and to all of them when
+// ValidateLabels accepts them. No key or value can add or change a label.
+func FuzzLabelsSerialize(f *testing.F) {
+	key := []byte(vectorKey)
+	f.Add("owner", "me", "zz", "x,external-dns/owner=victim")
+	f.Add("owner", "me", "zz=x,external-dns/owner", "victim")
+	f.Add("owner", "me", "zz", `x",external-dns/owner=victim"`)
+	f.Add("owner", "me", "zz", `x\054external-dns/owner\075victim`)
+	f.Add("owner", "me", "zz", "x\x00y")
+	f.Add("owner", "me", "", "x")
+	f.Add("owner", "me", "resource", "crd/default/x")
+	f.Add("owner", "", "heritage", "other")
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
+		labels := endpoint.Labels{k1: v1, k2: v2}
+		delete(labels, endpoint.TxtEncryptionNonceLabelKey)
+		valid := endpoint.ValidateLabels(labels) == nil
+		check := func(text string, got endpoint.Labels) {
+			for k, v := range got {
+				if want, ok := labels[k]; !ok || want != v {
+					t.Fatalf("labels %q serialised as %q read back with %q=%q", labels, text, k, v)
+				}
+			}
+			if valid && !maps.Equal(labels, got) {
+				t.Fatalf("valid labels %q serialised as %q read back as %q", labels, text, got)
+			}
+		}
+		for _, quoted := range []bool{false, true} {
+			text := labels.Serialize(quoted)
+			got, err := endpoint.ParseLabels(text)
+			if err != nil {
+				t.Fatalf("ParseLabels(Serialize(%q)) = ParseLabels(%q): %v", labels, text, err)
+			}
+			check(text, got)
+		}
+		enc, err := labels.SerializeEncrypted(key, true)
+		if err != nil {
+			t.Fatalf("SerializeEncrypted(%q): %v", labels, err)
+		}
+		got, err := endpoint.ParseLabelsWithKey(enc, key)
+		if err != nil {
+			t.Fatalf("ParseLabelsWithKey(SerializeEncrypted(%q)): %v", labels, err)
+		}
+		delete(got, endpoint.TxtEncryptionNonceLabelKey)
+		check(enc, got)
+	})
+}
+
+// FuzzValidateDNSName checks that a name ValidateDNSName accepts is written
+// as the name zonesync compares: its canonical form holds only letters,
+// digits, "-", "_", dots and a leading "*" label, is within the length
+// limits, is accepted again, and normalises like the name itself. A name
+// with a byte outside those (and outside UTF-8 letters) is refused.
+func FuzzValidateDNSName(f *testing.F) {
+	for _, seed := range nameSeeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		err := endpoint.ValidateDNSName(name)
+		for i := 0; i < len(name); i++ {
+			switch c := name[i]; {
+			case c >= utf8.RuneSelf, c == '.', c == '-', c == '_', c == '*',
+				'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			default:
+				if err == nil {
+					t.Fatalf("ValidateDNSName(%q) accepted %q at offset %d", name, c, i)
+				}
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+		canonical := endpoint.CanonicalDNSName(name)
+		if len(canonical) == 0 || len(canonical) > 253 {
+			t.Fatalf("ValidateDNSName(%q) accepted a name whose canonical form %q has %d octets", name, canonical, len(canonical))
+		}
+		for i, label := range strings.Split(canonical, ".") {
+			if label == "" || len(label) > 63 {
+				t.Fatalf("ValidateDNSName(%q) accepted a name whose canonical form %q has label %q", name, canonical, label)
+			}
+			if label == "*" && i == 0 {
+				continue
+			}
+			for j := 0; j < len(label); j++ {
+				switch c := label[j]; {
+				case c == '-', c == '_', 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+				default:
+					t.Fatalf("ValidateDNSName(%q) accepted a name whose canonical form %q holds %q", name, canonical, c)
+				}
+			}
+		}
+		if err := endpoint.ValidateDNSName(canonical); err != nil {
+			t.Fatalf("ValidateDNSName(%q) accepted, but not its canonical form: %v", name, err)
+		}
+		if got, want := endpoint.NormalizeDNSName(canonical), endpoint.NormalizeDNSName(name); got != want {
+			t.Fatalf("NormalizeDNSName(CanonicalDNSName(%q)) = %q, want NormalizeDNSName(%q) = %q", name, got, name, want)
+		}
+		if got := endpoint.CanonicalDNSName(endpoint.NormalizeDNSName(name)); got != canonical {
+			t.Fatalf("CanonicalDNSName(NormalizeDNSName(%q)) = %q, want %q", name, got, canonical)
+		}
+	})
 }

@@ -10,8 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Label keys with a meaning in zonesync and external-dns.
@@ -28,6 +31,20 @@ const (
 	// encrypted ownership TXT so that re-serialising gives the same bytes.
 	TxtEncryptionNonceLabelKey = "txt-encryption-nonce"
 )
+
+// IsReservedLabelKey reports whether key is one of the labels the
+// registry and sources set themselves ([OwnerLabelKey], [ResourceLabelKey],
+// [OwnedRecordLabelKey], [TxtEncryptionNonceLabelKey]). Labels taken from
+// outside input (a DNSEndpoint's spec, say) must not use these keys: they
+// would claim or hand over ownership, tie records to another object, or
+// choose the nonce an ownership TXT is encrypted with.
+func IsReservedLabelKey(key string) bool {
+	switch key {
+	case OwnerLabelKey, ResourceLabelKey, OwnedRecordLabelKey, TxtEncryptionNonceLabelKey:
+		return true
+	}
+	return false
+}
 
 const (
 	heritage        = "external-dns"
@@ -52,9 +69,10 @@ var (
 //
 //	heritage=external-dns,external-dns/<key>=<value>,...
 //
-// with keys in byte order. The text has no escaping: values must not contain
-// ",", and a value that ends with a double quote loses it when it is the last
-// one in the text, because parsing strips surrounding quotes.
+// with keys in byte order. The text has no escaping, so keys and values must
+// not hold its separators: [ValidateLabels] is the rule, and everything that
+// takes labels from outside input (sources, [Endpoint.Validate]) applies it
+// before labels reach a TXT record.
 type Labels map[string]string
 
 // ParseLabels parses the text of an ownership TXT record, the one parser of
@@ -140,11 +158,21 @@ func ParseLabelsWithKey(text string, aesKey []byte) (Labels, error) {
 // (heritage first, then keys in byte order); the encryption nonce label is
 // never included. With withQuotes the text is wrapped in double quotes, as
 // it is stored in a TXT target.
+//
+// Callers validate the labels with [ValidateLabels] first: Serialize cannot
+// report an error. As a last line of defence it leaves out every label that
+// would not read back as itself: a key holding "," or "=", a value holding
+// "," or ending with a double quote. No key or value can therefore add a
+// label to the text or change another one (an owner, say). Every label
+// [ParseLabels] can return passes that check, so labels read from a TXT
+// record are written back unchanged; the other characters ValidateLabels
+// refuses concern how providers store the text, not how it parses, and are
+// the callers' to check.
 func (l Labels) Serialize(withQuotes bool) string {
 	keys := make([]string, 0, len(l))
 	size := len(heritageKey) + 1 + len(heritage) + 2
 	for k, v := range l {
-		if k == TxtEncryptionNonceLabelKey {
+		if k == TxtEncryptionNonceLabelKey || !readsBack(k, v) {
 			continue
 		}
 		keys = append(keys, k)
@@ -180,6 +208,10 @@ func (l Labels) Serialize(withQuotes bool) string {
 // nonce is taken from the [TxtEncryptionNonceLabelKey] label when present, so
 // the same labels give the same ciphertext; otherwise a random 12-byte nonce
 // is used. The labels are not modified.
+//
+// As with Serialize, callers validate the labels with [ValidateLabels]
+// first; a label that would not read back as itself is left out of the
+// encrypted text.
 func (l Labels) SerializeEncrypted(aesKey []byte, withQuotes bool) (string, error) {
 	var nonce []byte
 	if encoded, ok := l[TxtEncryptionNonceLabelKey]; ok {
@@ -298,4 +330,84 @@ func newGCM(aesKey []byte) (cipher.AEAD, error) {
 		return nil, fmt.Errorf("creating GCM: %w", err)
 	}
 	return aead, nil
+}
+
+// ValidateLabels checks that every label can be written into the text of an
+// ownership TXT record (see [Labels]) and read back as itself, and as
+// nothing else. The text has no escaping, so a key or value holding one of
+// its separators would let whoever sets a label add or override others:
+// the value "x,external-dns/owner=victim" would write a second owner.
+//
+// Keys must not be empty. Keys and values must be valid UTF-8 and must not
+// contain "," (separates labels), "=" (separates key and value), '"'
+// (quotes the text), "\" (an escape in the zone-file notation TXT values
+// are often handled in: "\044" is a ",") or control characters
+// ([unicode.IsControl]: C0, DEL and C1). White space and other characters
+// are allowed.
+//
+// The error names each offending label key (quoted) and the character with
+// its offset, in key order. A nil or empty Labels is valid.
+func ValidateLabels(l Labels) error {
+	bad := false
+	for k, v := range l {
+		if validateLabel(k, v) != nil {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return nil
+	}
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(l)) {
+		if err := validateLabel(k, l[k]); err != nil {
+			errs = append(errs, fmt.Errorf("label %q: %w", k, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// readsBack reports whether the label key=value, written into a label text,
+// parses back as itself and as nothing else: see [Labels.Serialize].
+func readsBack(key, value string) bool {
+	return !strings.ContainsAny(key, ",=") && !strings.Contains(value, ",") && !strings.HasSuffix(value, `"`)
+}
+
+// validateLabel checks one label for [ValidateLabels]; the error does not
+// name the key, the caller does.
+func validateLabel(key, value string) error {
+	if key == "" {
+		return errors.New("key is empty")
+	}
+	if err := checkLabelText(key); err != nil {
+		return fmt.Errorf("key %w", err)
+	}
+	if err := checkLabelText(value); err != nil {
+		return fmt.Errorf("value %q %w", value, err)
+	}
+	return nil
+}
+
+// checkLabelText reports the first character of s that a label key or
+// value must not hold. Plain ASCII text is checked without decoding.
+func checkLabelText(s string) error {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ',' || c == '=' || c == '"' || c == '\\' || c < 0x20 || c == 0x7f {
+				return fmt.Errorf("contains %q (%U at offset %d)", rune(c), rune(c), i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("is not valid UTF-8 (byte %#02x at offset %d)", c, i)
+		}
+		if unicode.IsControl(r) {
+			return fmt.Errorf("contains control character %q (%U at offset %d)", r, r, i)
+		}
+		i += size
+	}
+	return nil
 }

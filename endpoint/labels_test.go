@@ -7,6 +7,7 @@ import (
 	"crypto/cipher"
 	"encoding/base64"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 
@@ -97,8 +98,20 @@ func TestLabelsSerialize(t *testing.T) {
 			"heritage=external-dns,external-dns/A=4,external-dns/Z=2,external-dns/a=3,external-dns/b=1"},
 		{"nonce excluded", endpoint.Labels{"owner": "o", endpoint.TxtEncryptionNonceLabelKey: vectorNonce},
 			"heritage=external-dns,external-dns/owner=o"},
-		{"values with =", endpoint.Labels{"resource": "a=b"}, "heritage=external-dns,external-dns/resource=a=b"},
 		{"empty value", endpoint.Labels{"x": ""}, "heritage=external-dns,external-dns/x="},
+		// What ParseLabels can return is written back as it is, even where
+		// ValidateLabels refuses it.
+		{"values with = (parsed from a TXT record)", endpoint.Labels{"resource": "a=b"}, "heritage=external-dns,external-dns/resource=a=b"},
+		{"quote inside a value", endpoint.Labels{"zz": `x"y`}, `heritage=external-dns,external-dns/zz=x"y`},
+		// Labels that would not read back as themselves are left out,
+		// never written in a form that parses as other labels.
+		{"injected owner left out", endpoint.Labels{"owner": "me", "zz": "x,external-dns/owner=victim"},
+			"heritage=external-dns,external-dns/owner=me"},
+		{"key with = left out", endpoint.Labels{"owner": "me", "zz=x,external-dns/owner": "victim"},
+			"heritage=external-dns,external-dns/owner=me"},
+		{"key with , left out", endpoint.Labels{"owner": "me", "a,external-dns/owner": "victim"},
+			"heritage=external-dns,external-dns/owner=me"},
+		{"value ending with a quote left out", endpoint.Labels{"owner": "me", "zz": `x"`}, "heritage=external-dns,external-dns/owner=me"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,7 +126,7 @@ func TestLabelsRoundTrip(t *testing.T) {
 		{},
 		{"owner": "default"},
 		{"owner": "default", "resource": "service/default/app", "ownedRecord": "app.example.com"},
-		{"owner": "o", "custom": "a=b", "Upper": "x y", "external-dnsfoo": "1"},
+		{"owner": "o", "custom": "a:b/c", "Upper": "x y", "external-dnsfoo": "1", "idn": "bücher"},
 	} {
 		for _, quoted := range []bool{false, true} {
 			text := labels.Serialize(quoted)
@@ -362,5 +375,94 @@ func TestParseLabelsAllocations(t *testing.T) {
 			}
 		})
 		assert.Equal(t, want, allocs, in)
+	}
+}
+
+func TestValidateLabels(t *testing.T) {
+	tests := []struct {
+		name    string
+		labels  endpoint.Labels
+		wantErr []string // substrings; nil means valid
+	}{
+		{"nil", nil, nil},
+		{"empty", endpoint.Labels{}, nil},
+		{"usual labels", endpoint.Labels{"owner": "default", "resource": "crd/default/web", "ownedRecord": "*.example.com"}, nil},
+		{"white space, slash, Unicode", endpoint.Labels{"team name": "a b/c", "bücher": "ünïcode", "x": ""}, nil},
+		{"nonce label", endpoint.Labels{endpoint.TxtEncryptionNonceLabelKey: vectorNonce}, nil},
+		// The injection of issue 21: the value would add a second owner.
+		{"comma in value", endpoint.Labels{"zz": "x,external-dns/owner=victim"},
+			[]string{`label "zz": value "x,external-dns/owner=victim" contains ',' (U+002C at offset 1)`}},
+		{"equals in value", endpoint.Labels{"zz": "a=b"}, []string{`label "zz": value "a=b" contains '=' (U+003D at offset 1)`}},
+		{"quote in value", endpoint.Labels{"zz": `x"`}, []string{`label "zz": value "x\"" contains '"' (U+0022 at offset 1)`}},
+		{"backslash in value", endpoint.Labels{"zz": `x\044y`}, []string{`label "zz": value "x\\044y" contains '\\' (U+005C at offset 1)`}},
+		{"NUL in value", endpoint.Labels{"zz": "x\x00"}, []string{`label "zz": value "x\x00" contains '\x00' (U+0000 at offset 1)`}},
+		{"newline in value", endpoint.Labels{"zz": "x\ny"}, []string{`contains '\n' (U+000A at offset 1)`}},
+		{"DEL in value", endpoint.Labels{"zz": "\x7f"}, []string{`contains '\x7f' (U+007F at offset 0)`}},
+		{"C1 control in value", endpoint.Labels{"zz": "a\u0085"}, []string{`contains control character '\u0085' (U+0085 at offset 1)`}},
+		{"invalid UTF-8 in value", endpoint.Labels{"zz": "a\xff"}, []string{`value "a\xff" is not valid UTF-8 (byte 0xff at offset 1)`}},
+		{"empty key", endpoint.Labels{"": "x"}, []string{`label "": key is empty`}},
+		{"comma in key", endpoint.Labels{"a,external-dns/owner": "victim"},
+			[]string{`label "a,external-dns/owner": key contains ',' (U+002C at offset 1)`}},
+		{"equals in key", endpoint.Labels{"owner=victim,external-dns/x": "y"}, []string{`label "owner=victim,external-dns/x": key contains '=' (U+003D at offset 5)`}},
+		{"tab in key", endpoint.Labels{"a\tb": "y"}, []string{`label "a\tb": key contains '\t' (U+0009 at offset 1)`}},
+		{"all bad labels named, in key order", endpoint.Labels{"ok": "1", "b": "x,y", "a": `"`},
+			[]string{`label "a": value`, `label "b": value`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := endpoint.ValidateLabels(tt.labels)
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				text := tt.labels.Serialize(true)
+				got, err := endpoint.ParseLabels(text)
+				require.NoError(t, err)
+				want := maps.Clone(tt.labels)
+				if want == nil {
+					want = endpoint.Labels{}
+				}
+				delete(want, endpoint.TxtEncryptionNonceLabelKey)
+				assert.Equal(t, want, got, "valid labels read back as themselves from %s", text)
+				return
+			}
+			require.Error(t, err)
+			last := -1
+			for _, want := range tt.wantErr {
+				i := strings.Index(err.Error(), want)
+				assert.Greater(t, i, last, "%q in order in %q", want, err.Error())
+				last = i
+			}
+			assert.NotContains(t, err.Error(), `"ok"`, "valid labels are not named")
+		})
+	}
+}
+
+// TestRegression_LabelInjection: a label value with "," and "=" used to be
+// written as it is, so the ownership text named a second owner, the last
+// of which wins when parsed (issue 21, finding 4).
+func TestRegression_LabelInjection(t *testing.T) {
+	labels := endpoint.Labels{"owner": "me", "resource": "crd/default/x", "zz": "x,external-dns/owner=victim"}
+	require.Error(t, endpoint.ValidateLabels(labels))
+
+	for _, text := range []string{labels.Serialize(false), labels.Serialize(true)} {
+		got, err := endpoint.ParseLabels(text)
+		require.NoError(t, err)
+		assert.Equal(t, "me", got[endpoint.OwnerLabelKey], "owner read back from %s", text)
+		assert.NotContains(t, text, "victim")
+	}
+	key := []byte(vectorKey)
+	enc, err := labels.SerializeEncrypted(key, true)
+	require.NoError(t, err)
+	got, err := endpoint.ParseLabelsWithKey(enc, key)
+	require.NoError(t, err)
+	assert.Equal(t, "me", got[endpoint.OwnerLabelKey])
+	assert.NotContains(t, got, "zz")
+}
+
+func TestIsReservedLabelKey(t *testing.T) {
+	for _, k := range []string{endpoint.OwnerLabelKey, endpoint.ResourceLabelKey, endpoint.OwnedRecordLabelKey, endpoint.TxtEncryptionNonceLabelKey} {
+		assert.True(t, endpoint.IsReservedLabelKey(k), k)
+	}
+	for _, k := range []string{"", "team", "Owner", "owner ", "external-dns/owner", "heritage"} {
+		assert.False(t, endpoint.IsReservedLabelKey(k), k)
 	}
 }

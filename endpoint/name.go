@@ -315,18 +315,54 @@ func isASCII(s string) bool {
 	return true
 }
 
-// ValidateDNSName checks that name is usable as a record name: not empty, no
-// white space anywhere (Unicode white space as [unicode.IsSpace] defines it),
-// at most 253 octets, no empty labels (other than one trailing dot, which is
-// accepted) and no label longer than 63 octets. The error names the
-// offending name and label.
+// ValidateDNSName checks that name is usable as a record name, and that it
+// is written to DNS as the name zonesync compares and records ownership of.
 //
-// It checks the name as given, not its IDNA form; see [CanonicalDNSName] for
-// the form written to providers.
+// A name may hold only ASCII letters, digits, "-" and "_" in its labels,
+// dots between labels, a "*" only as the whole leftmost label (a
+// wildcard), and one optional trailing dot. Anything else is refused:
+// white space (Unicode white space as [unicode.IsSpace] defines it) and
+// every other ASCII character such as "\", NUL, '"', "/", "@", "(" or ";".
+// Those characters have a meaning of their own in zone-file notation or to
+// providers ("\102oo" is "foo" to a zone-file parser), so a name holding
+// them could reach DNS as a different name than the one planned.
+//
+// A label starting with "xn--" must be a valid A-label (punycode that IDNA
+// accepts): an invalid one such as "xn--abc-" compares equal to "abc" (see
+// [NormalizeDNSName]) but would be written as given. A name with non-ASCII
+// characters (an IDN, "bücher.example") is valid when its ASCII bytes are
+// allowed characters and its A-label form ([CanonicalDNSName]) is valid
+// under the same rules; an ASCII character that is not allowed is refused
+// even where IDNA mapping would remove or replace it.
+//
+// The name as given is at most 253 octets long without its trailing dot,
+// has no empty labels and no label longer than 63 octets; its A-label form
+// must meet the same limits.
+//
+// The error names the name, the offending character (quoted, with its code
+// point and byte offset in the name) and its label.
 func ValidateDNSName(name string) error {
+	return validateDNSName(name, false)
+}
+
+// ValidateOwnershipTXTName checks the name of an ownership TXT record that
+// a registry builds from a valid record name by adding a prefix or suffix to
+// its first label. The rules are those of [ValidateDNSName], except that a
+// "*" may also appear inside a label, where DNS reads it as an ordinary
+// character: external-dns names the ownership TXT of the wildcard record
+// "*.example.com" "a-*.example.com". [Endpoint.Validate] applies it to TXT
+// endpoints that carry the [OwnedRecordLabelKey] label.
+func ValidateOwnershipTXTName(name string) error {
+	return validateDNSName(name, true)
+}
+
+// validateDNSName implements [ValidateDNSName]; with literalAsterisk a "*"
+// is also allowed inside any label.
+func validateDNSName(name string, literalAsterisk bool) error {
 	if i := indexSpace(name); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(name[i:])
-		return fmt.Errorf("DNS name %q contains white space (%U at offset %d)", name, r, i)
+		return fmt.Errorf("DNS name %q contains white space (%U at offset %d) in label %q",
+			name, r, i, labelAt(name, i))
 	}
 	trimmed := strings.TrimSuffix(name, ".")
 	if trimmed == "" {
@@ -335,20 +371,98 @@ func ValidateDNSName(name string) error {
 	if len(trimmed) > maxNameLength {
 		return fmt.Errorf("DNS name %q is %d octets long (at most %d allowed)", name, len(trimmed), maxNameLength)
 	}
+	ascii, err := checkLabels(name, trimmed, literalAsterisk, true)
+	if err != nil {
+		return err
+	}
+	if ascii {
+		return nil
+	}
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("DNS name %q is not valid UTF-8 (byte %#02x at offset %d) in label %q",
+				name, name[i], i, labelAt(name, i))
+		}
+		i += size
+	}
+	// An IDN: what is written is its A-label form, which must be valid on
+	// its own (IDNA mapping can turn a character into one that is not
+	// allowed, e.g. U+FF3C FULLWIDTH REVERSE SOLIDUS into "\").
+	canonical := CanonicalDNSName(name)
+	if canonical == "" || strings.HasSuffix(canonical, ".") {
+		return fmt.Errorf("DNS name %q: A-label form %q is empty or has an empty label", name, canonical)
+	}
+	if len(canonical) > maxNameLength {
+		return fmt.Errorf("DNS name %q: A-label form %q is %d octets long (at most %d allowed)",
+			name, canonical, len(canonical), maxNameLength)
+	}
+	if _, err := checkLabels(canonical, canonical, literalAsterisk, false); err != nil {
+		return fmt.Errorf("DNS name %q: A-label form: %w", name, err)
+	}
+	return nil
+}
+
+// labelAt returns the label of name that holds the byte at offset i.
+func labelAt(name string, i int) string {
+	start := strings.LastIndexByte(name[:i], '.') + 1
+	end := strings.IndexByte(name[i:], '.')
+	if end < 0 {
+		return name[start:]
+	}
+	return name[start : i+end]
+}
+
+// checkLabels checks the labels of trimmed, name without its trailing dot
+// (errors quote name): no empty label, none over 63 octets, ASCII bytes
+// limited to letters, digits, "-" and "_", a "*" only as the whole first
+// label, and labels starting with "xn--" valid A-labels. Non-ASCII bytes
+// are left to the caller with allowNonASCII (ascii reports whether there
+// were none) and refused otherwise. Offsets in errors are offsets in name.
+// With literalAsterisk, "*" is allowed anywhere in a label.
+func checkLabels(name, trimmed string, literalAsterisk, allowNonASCII bool) (ascii bool, err error) {
+	ascii = true
 	start := 0
 	for i := 0; i <= len(trimmed); i++ {
 		if i < len(trimmed) && trimmed[i] != '.' {
+			c := trimmed[i]
+			switch {
+			case c >= utf8.RuneSelf && allowNonASCII:
+				ascii = false
+			case c >= utf8.RuneSelf:
+				r, _ := utf8.DecodeRuneInString(trimmed[i:])
+				return false, fmt.Errorf("DNS name %q contains %q (%U at offset %d) in label %q: not valid in an A-label",
+					name, r, r, i, labelAt(trimmed, i))
+			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+			case c == '*':
+				if !literalAsterisk && (i != 0 || len(trimmed) > 1 && trimmed[1] != '.') {
+					return false, fmt.Errorf("DNS name %q contains %q (%U at offset %d) in label %q: \"*\" is allowed only as the whole leftmost label",
+						name, rune(c), rune(c), i, labelAt(trimmed, i))
+				}
+			default:
+				return false, fmt.Errorf("DNS name %q contains %q (%U at offset %d) in label %q: only letters, digits, \"-\", \"_\" and dots between labels are allowed",
+					name, rune(c), rune(c), i, labelAt(trimmed, i))
+			}
 			continue
 		}
 		label := trimmed[start:i]
 		if label == "" {
-			return fmt.Errorf("DNS name %q has an empty label", name)
+			return false, fmt.Errorf("DNS name %q has an empty label", name)
 		}
 		if len(label) > maxLabelLength {
-			return fmt.Errorf("DNS name %q has label %q of %d octets (at most %d allowed)",
+			return false, fmt.Errorf("DNS name %q has label %q of %d octets (at most %d allowed)",
 				name, label, len(label), maxLabelLength)
+		}
+		if hasPrefixFold(label, acePrefix) && isASCII(label) {
+			// A valid A-label converts to itself (up to case); "xn--"
+			// alone converts to nothing without an error.
+			if a, err := idnaProfile.ToASCII(label); err != nil {
+				return false, fmt.Errorf("DNS name %q has label %q that is not a valid A-label: %w", name, label, err)
+			} else if a != lowerASCII(label) {
+				return false, fmt.Errorf("DNS name %q has label %q that is not a valid A-label: it converts to %q", name, label, a)
+			}
 		}
 		start = i + 1
 	}
-	return nil
+	return ascii, nil
 }

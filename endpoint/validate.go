@@ -3,23 +3,34 @@ package endpoint
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // Validate reports what is wrong with the endpoint: an invalid DNS name (see
-// [ValidateDNSName]: white space anywhere in it, an empty or over-long label,
-// ...; one trailing dot is accepted, [CanonicalDNSName] removes it), a
+// [ValidateDNSName]: a character other than letters, digits, "-", "_", dots
+// and a leading "*" label, an empty or over-long label, ...; one trailing
+// dot is accepted, [CanonicalDNSName] removes it; for an ownership TXT
+// record, one with the [OwnedRecordLabelKey] label, see
+// [ValidateOwnershipTXTName]), a
 // missing record type, no targets, or targets that do not fit the record type
-// (see [ValidateTarget]). All problems are reported together; the error names
-// the record and the offending field ("dnsName", "targets[i]", ...).
+// (see [ValidateTarget]), or labels that cannot be written into an ownership
+// TXT record as they are (see [ValidateLabels]). All problems are reported
+// together; the error names the record and the offending field ("dnsName",
+// "targets[i]", "labels[\"key\"]", ...).
 func (e *Endpoint) Validate() error {
 	if e == nil {
 		return errors.New("endpoint is nil")
 	}
 	var errs []error
-	if err := ValidateDNSName(e.DNSName); err != nil {
+	validateName := ValidateDNSName
+	if _, ok := e.Labels[OwnedRecordLabelKey]; ok && e.RecordType == RecordTypeTXT {
+		validateName = ValidateOwnershipTXTName
+	}
+	if err := validateName(e.DNSName); err != nil {
 		errs = append(errs, fmt.Errorf("dnsName: %w", err))
 	}
 	if e.RecordType == "" {
@@ -35,6 +46,13 @@ func (e *Endpoint) Validate() error {
 	}
 	if e.RecordTTL < 0 {
 		errs = append(errs, fmt.Errorf("recordTTL %d is negative", e.RecordTTL))
+	}
+	if ValidateLabels(e.Labels) != nil {
+		for _, k := range slices.Sorted(maps.Keys(e.Labels)) {
+			if err := validateLabel(k, e.Labels[k]); err != nil {
+				errs = append(errs, fmt.Errorf("labels[%q]: %w", k, err))
+			}
+		}
 	}
 	if alias, ok := e.GetProviderSpecificProperty(ProviderSpecificAlias); ok && alias != "false" {
 		switch e.RecordType {
@@ -52,11 +70,14 @@ func (e *Endpoint) Validate() error {
 // ValidateTarget checks that target is valid record data for recordType:
 //
 //   - A: an IPv4 address; AAAA: an IPv6 address (not IPv4-mapped, no zone);
-//   - CNAME, NS, PTR, DNAME: a host name (see [ValidateDNSName]);
+//   - CNAME, NS, PTR, DNAME: a host name, under the rules of
+//     [ValidateDNSName] for record names: host names in MX, SRV and NAPTR
+//     targets, too;
 //   - MX: "<preference> <host>";
 //   - SRV: "<priority> <weight> <port> <host>." (numbers fit in 16 bits, the
 //     host ends with a dot);
-//   - NAPTR: "<order> <preference> "<flags>" "<service>" "<regexp>" <replacement>";
+//   - NAPTR: "<order> <preference> "<flags>" "<service>" "<regexp>" <replacement>"
+//     (the replacement is "." or a host name);
 //   - TLSA: "<usage> <selector> <matching-type> <data>" as external-dns
 //     accepts it: usage 0 to 3, selector 0 or 1, matching type 0 to 2, and
 //     the certificate association data in hex (either case, at least one
@@ -211,6 +232,11 @@ func validateNAPTR(target string) error {
 	}
 	if fields[5] == "" {
 		return errors.New("replacement is empty")
+	}
+	if fields[5] != "." {
+		if err := validateHost(fields[5]); err != nil {
+			return fmt.Errorf("replacement: %w", err)
+		}
 	}
 	return nil
 }

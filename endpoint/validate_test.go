@@ -219,3 +219,82 @@ func TestRegression_WhiteSpaceInDNSName(t *testing.T) {
 	assert.NoError(t, endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1").Validate())
 	assert.NoError(t, (&endpoint.Endpoint{DNSName: "a.example.com.", RecordType: endpoint.RecordTypeA, Targets: endpoint.Targets{"192.0.2.1"}}).Validate())
 }
+
+// TestRegression_EscapedNames: names with zone-file escapes and other
+// characters that are not in DNS names used to be valid; "\102oo" is "foo"
+// to a zone-file parser (issue 21, finding 2).
+func TestRegression_EscapedNames(t *testing.T) {
+	tests := []struct {
+		name, dnsName, recordType, target, want string
+	}{
+		{"escaped name", `\102oo.example.org`, "A", "192.0.2.1",
+			`dnsName: DNS name "\\102oo.example.org" contains '\\' (U+005C at offset 0) in label "\\102oo"`},
+		{"NUL in name", "foo\x00.example.org", "A", "192.0.2.1", `dnsName: DNS name "foo\x00.example.org" contains '\x00'`},
+		{"quote in name", `f"oo.example.org`, "A", "192.0.2.1", `dnsName: DNS name "f\"oo.example.org" contains '"'`},
+		{"slash in name", "f/oo.example.org", "A", "192.0.2.1", `dnsName: DNS name "f/oo.example.org" contains '/'`},
+		{"escaped CNAME target", "www.example.org", "CNAME", `\102oo.example.org`,
+			`targets[0]: CNAME target "\\102oo.example.org": DNS name "\\102oo.example.org" contains '\\'`},
+		{"NS target with a slash", "sub.example.org", "NS", "ns/1.example.org", `targets[0]: NS target "ns/1.example.org"`},
+		{"PTR target with NUL", "1.2.0.192.in-addr.arpa", "PTR", "h\x00.example.org", `targets[0]: PTR target`},
+		{"MX host escaped", "example.org", "MX", `10 \109ail.example.org`, `targets[0]: MX target "10 \\109ail.example.org": DNS name`},
+		{"SRV host escaped", "_sip._tcp.example.org", "SRV", `10 5 5060 \115ip.example.org.`, `targets[0]: SRV target`},
+		{"NAPTR replacement escaped", "example.org", "NAPTR", `100 10 "S" "SIP+D2U" "" \095sip._udp.example.org.`,
+			`targets[0]: NAPTR target "100 10 \"S\" \"SIP+D2U\" \"\" \\095sip._udp.example.org.": replacement: DNS name`},
+		{"NAPTR replacement quoted", "example.org", "NAPTR", `100 10 "S" "SIP+D2U" "" "x"`, `replacement: DNS name "\"x\""`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ep := &endpoint.Endpoint{DNSName: tt.dnsName, RecordType: tt.recordType, Targets: endpoint.Targets{tt.target}}
+			err := ep.Validate()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	// The valid spellings stay valid.
+	for _, ep := range []*endpoint.Endpoint{
+		endpoint.NewEndpoint("foo.example.org", "A", "192.0.2.1"),
+		endpoint.NewEndpoint("*.bücher.example", "CNAME", "xn--bcher-kva.example"),
+		endpoint.NewEndpoint("example.org", "NAPTR", `100 10 "S" "SIP+D2U" "!^.*$!sip:\\1@example.org!" _sip._udp.example.org.`),
+	} {
+		assert.NoError(t, ep.Validate(), ep.String())
+	}
+}
+
+// TestRegression_LabelsValidated: labels that would inject other labels
+// into the ownership TXT text used to pass Validate (issue 21, finding 4).
+func TestRegression_LabelsValidated(t *testing.T) {
+	ep := endpoint.NewEndpoint("a.example.org", "A", "192.0.2.1").
+		WithLabel("zz", "x,external-dns/owner=victim").
+		WithLabel("owner", "me").
+		WithLabel("a=b", "c")
+	err := ep.Validate()
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Contains(t, msg, `invalid endpoint a.example.org/A: `)
+	assert.Contains(t, msg, `labels["zz"]: value "x,external-dns/owner=victim" contains ',' (U+002C at offset 1)`)
+	assert.Contains(t, msg, `labels["a=b"]: key contains '=' (U+003D at offset 1)`)
+	assert.NotContains(t, msg, `labels["owner"]`)
+	assert.Less(t, strings.Index(msg, `labels["a=b"]`), strings.Index(msg, `labels["zz"]`), "labels in key order")
+
+	assert.NoError(t, endpoint.NewEndpoint("a.example.org", "A", "192.0.2.1").
+		WithLabel("owner", "me").WithLabel("resource", "crd/default/a").Validate())
+}
+
+// TestValidateOwnershipTXTName: the ownership TXT of a wildcard record
+// keeps its "*" inside a label, an ordinary character there; everything
+// else follows ValidateDNSName.
+func TestValidateOwnershipTXTName(t *testing.T) {
+	for _, name := range []string{"a-*.example.com", "txt.a-*.example.com", "*.example.com", "a-app.example.com", "*-own.example.com"} {
+		assert.NoError(t, endpoint.ValidateOwnershipTXTName(name), name)
+	}
+	for _, name := range []string{`a-\042.example.com`, "a-*.ex/ample.com", "a b.example.com", "", "a..b"} {
+		assert.Error(t, endpoint.ValidateOwnershipTXTName(name), name)
+	}
+	require.Error(t, endpoint.ValidateDNSName("a-*.example.com"))
+
+	txt := endpoint.NewEndpoint("a-*.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=me"`).
+		WithLabel(endpoint.OwnedRecordLabelKey, "*.example.com")
+	assert.NoError(t, txt.Validate(), "an ownership TXT endpoint")
+	plain := endpoint.NewEndpoint("a-*.example.com", endpoint.RecordTypeTXT, "x")
+	assert.ErrorContains(t, plain.Validate(), `"*" is allowed only as the whole leftmost label`)
+}

@@ -386,7 +386,10 @@ func (p *annotationParser) names(name string) []string {
 
 func (p *annotationParser) targets(name string) []string {
 	return p.list(name, func(t string) error {
-		if _, err := netip.ParseAddr(strings.TrimSuffix(t, ".")); err == nil {
+		if a, err := netip.ParseAddr(strings.TrimSuffix(t, ".")); err == nil {
+			if a.Zone() != "" {
+				return fmt.Errorf("target %q is an IPv6 address with a zone", t)
+			}
 			return nil
 		}
 		if err := endpoint.ValidateDNSName(t); err != nil {

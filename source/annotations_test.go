@@ -187,6 +187,37 @@ func TestParseAnnotationsErrors(t *testing.T) {
 			name: "hostname with a tab", ann: map[string]string{p + "internal-hostname": "a\t.example.com"},
 			key: p + "internal-hostname", value: "a\t.example.com", message: "white space",
 		},
+		// Issue 21, finding 2: "\102oo" is "foo" to a zone-file parser.
+		{
+			name: "hostname with a zone-file escape", ann: map[string]string{p + "hostname": `\102oo.example.org,bar.example.org`},
+			key: p + "hostname", value: `\102oo.example.org,bar.example.org`, message: `DNS name "\\102oo.example.org" contains '\\' (U+005C at offset 0)`,
+			want: source.Annotations{Hostnames: []string{"bar.example.org"}},
+		},
+		{
+			name: "hostname with NUL", ann: map[string]string{p + "hostname": "foo\x00.example.org"},
+			key: p + "hostname", message: `contains '\x00'`,
+		},
+		{
+			name: "hostname with a quote", ann: map[string]string{p + "hostname": `"foo".example.org`},
+			key: p + "hostname", message: `contains '"'`,
+		},
+		{
+			name: "hostname with a slash", ann: map[string]string{p + "hostname": "foo/bar.example.org"},
+			key: p + "hostname", message: `contains '/'`,
+		},
+		{
+			name: "internal hostname escaped", ann: map[string]string{p + "internal-hostname": `\102oo.example.org`},
+			key: p + "internal-hostname", message: `contains '\\'`,
+		},
+		{
+			name: "target escaped", ann: map[string]string{p + "target": `\108b.example.net,192.0.2.1`},
+			key: p + "target", message: `neither an IP address nor a DNS name: DNS name "\\108b.example.net" contains '\\'`,
+			want: source.Annotations{Targets: []string{"192.0.2.1"}},
+		},
+		{
+			name: "target IPv6 with a zone", ann: map[string]string{p + "target": "fe80::1%eth0"},
+			key: p + "target", message: `"fe80::1%eth0" is an IPv6 address with a zone`,
+		},
 		{
 			name: "target label too long", ann: map[string]string{p + "target": "192.0.2.1," + strings.Repeat("a", 64) + ".example.com"},
 			key: p + "target", message: "neither an IP address nor a DNS name",

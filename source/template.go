@@ -235,9 +235,10 @@ func (t *FQDNTemplate) IsEmpty() bool { return t == nil || t.tmpl == nil }
 // Execute runs the template with data as "." and returns the host names it
 // wrote: the output split on ",", each entry trimmed of white space and of
 // one trailing dot, empty entries dropped, sorted with duplicates removed.
-// An entry that is not a DNS name ([endpoint.ValidateDNSName]: white space
-// inside, an empty label, a label over 63 octets) is an error. obj names
-// the object data was built from; every error names it.
+// An entry that is not a DNS name ([endpoint.ValidateDNSName]: a character
+// other than letters, digits, "-", "_" and a leading "*" label, such as
+// white space, "\" or "/"; an empty label, a label over 63 octets) is an
+// error. obj names the object data was built from; every error names it.
 //
 // A nil or empty template returns nil, nil.
 func (t *FQDNTemplate) Execute(obj ObjectRef, data any) ([]string, error) {

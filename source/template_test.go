@@ -119,6 +119,14 @@ func TestFQDNTemplateExecuteErrors(t *testing.T) {
 		{"js blows up", `{{js (js (js (js (js (js (js .))))))}}`, "js: result exceeds", strings.Repeat(`\`, 1000)},
 		{"empty label", `{{.Name}}..example.com`, "empty label", newTemplateObject()},
 		{"white space inside a name", `{{.Name}} x.example.com`, "white space", newTemplateObject()},
+		// Issue 21, finding 2: object data must not smuggle zone-file
+		// escapes or other characters into a name.
+		{"zone-file escape from the data", `{{index .Annotations "sub"}}.example.org`,
+			`DNS name "\\102oo.example.org" contains '\\' (U+005C at offset 0) in label "\\102oo"`,
+			templateObjectWith("sub", `\102oo`)},
+		{"NUL from the data", `{{index .Annotations "sub"}}.example.org`, `contains '\x00'`, templateObjectWith("sub", "a\x00")},
+		{"slash from the data", `{{index .Annotations "sub"}}.example.org`, `contains '/'`, templateObjectWith("sub", "a/b")},
+		{"quote from the data", `{{index .Annotations "sub"}}.example.org`, `contains '"'`, templateObjectWith("sub", `a"b`)},
 		{"no such template", `{{template "x"}}`, `template "x" not defined`, nil},
 	}
 	for _, tt := range tests {
@@ -202,4 +210,11 @@ func BenchmarkFQDNTemplateExecute(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// templateObjectWith returns the test object with annotation key set to value.
+func templateObjectWith(key, value string) any {
+	obj := newTemplateObject()
+	obj.Annotations[key] = value
+	return obj
 }

@@ -297,7 +297,7 @@ func (p *Provider) buildItem(it item, zone string, ok bool) (change, error) {
 
 func describe(verb string, ep *endpoint.Endpoint) string {
 	name := endpoint.CanonicalDNSName(ep.DNSName)
-	if checkLabels(name) != nil {
+	if checkName(name, true) != nil {
 		name = strconv.Quote(name) // escapes, control bytes: shown as they are
 	}
 	return verb + " " + name + " " + ep.RecordType

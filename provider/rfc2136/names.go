@@ -1,7 +1,6 @@
 package rfc2136
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -22,62 +21,35 @@ import (
 // refused. Names read from the server whose presentation form has an
 // escape cannot be represented that way and are skipped (see Records).
 
-// maxWireName is the longest name in presentation form without the
-// trailing dot (RFC 1035 §2.3.4: 255 octets on the wire).
-const maxWireName = 253
-
-// checkLabels checks that name (without a trailing dot) is made of labels
-// of letters, digits, hyphens and underscores, with an optional leading
-// "*" label.
-func checkLabels(name string) error {
-	if name == "" {
-		return errors.New("the name is empty")
+// checkName checks that name (without a trailing dot) is a name whose
+// presentation form is its wire form: [endpoint.ValidateDNSName] (or, for
+// the ownership TXT of a record, [endpoint.ValidateOwnershipTXTName], which
+// lets a "*" stand inside a label: "a-*.example.org") admits only letters,
+// digits, hyphens, underscores and dots, so no escape or zone-file syntax
+// can pass; and it must be ASCII, since a Unicode name would reach the
+// wire as raw UTF-8 rather than as its A-labels.
+func checkName(name string, ownershipTXT bool) error {
+	validate := endpoint.ValidateDNSName
+	if ownershipTXT {
+		validate = endpoint.ValidateOwnershipTXTName
 	}
-	if len(name) > maxWireName {
-		return fmt.Errorf("the name is %d octets long (at most %d allowed)", len(name), maxWireName)
+	if err := validate(name); err != nil {
+		return err
 	}
-	start := 0
-	for i := 0; i <= len(name); i++ {
-		if i < len(name) && name[i] != '.' {
-			continue
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 {
+			return fmt.Errorf("name %q is not in A-label form (IDN names are written as xn-- labels)", name)
 		}
-		label := name[start:i]
-		switch {
-		case label == "":
-			return errors.New("the name has an empty label")
-		case len(label) > 63:
-			return fmt.Errorf("label %q is %d octets long (at most 63 allowed)", label, len(label))
-		case label == "*" && start == 0:
-		default:
-			for j := 0; j < len(label); j++ {
-				if c := label[j]; !isLabelByte(c) {
-					return fmt.Errorf("label %q holds %s; names may hold only letters, digits, hyphens, underscores, dots and a leading \"*\" label (A-labels for IDN)", label, byteName(c))
-				}
-			}
-		}
-		start = i + 1
 	}
 	return nil
 }
 
-func isLabelByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_'
-}
-
-// byteName describes a byte for an error message.
-func byteName(c byte) string {
-	if c > ' ' && c < 0x7f {
-		return fmt.Sprintf("%q", rune(c))
-	}
-	return fmt.Sprintf("the byte 0x%02x", c)
-}
-
 // ownerName returns the wire form of an endpoint name, fully qualified:
 // canonical (lower-case A-labels, [endpoint.CanonicalDNSName]) and checked
-// by checkLabels.
-func ownerName(name string) (string, error) {
+// by checkName; ownershipTXT is set for the ownership TXT of a record.
+func ownerName(name string, ownershipTXT bool) (string, error) {
 	c := endpoint.CanonicalDNSName(name)
-	if err := checkLabels(c); err != nil {
+	if err := checkName(c, ownershipTXT); err != nil {
 		return "", err
 	}
 	return c + ".", nil
@@ -92,7 +64,7 @@ func hostName(host string, root bool) (string, error) {
 		return host, nil
 	}
 	h := strings.TrimSuffix(host, ".")
-	if err := checkLabels(h); err != nil {
+	if err := checkName(h, false); err != nil {
 		return "", fmt.Errorf("host %q: %w", host, err)
 	}
 	return h + ".", nil

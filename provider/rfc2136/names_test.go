@@ -89,10 +89,12 @@ func TestEscapedDesiredNameIsRefused(t *testing.T) {
 		err := p.ApplyChanges(t.Context(), c)
 		require.Error(t, err)
 		if c.Create[0] == rec {
-			assert.Contains(t, err.Error(), `create "\\102oo.example.org" A: field dnsName "\\102oo.example.org": label "\\102oo" holds '\\'`)
+			assert.Contains(t, err.Error(), `create "\\102oo.example.org" A: field dnsName "\\102oo.example.org"`)
 		} else {
-			assert.Contains(t, err.Error(), `host "\\102oo.example.org`)
+			assert.Contains(t, err.Error(), `target "`)
 		}
+		assert.Contains(t, err.Error(), `"\\102oo.example.org`)
+		assert.Contains(t, err.Error(), `contains '\\'`)
 	}
 	assert.Empty(t, aData(srv, "foo.example.org"))
 	assert.Empty(t, srv.Query("a-foo.example.org", dns.TypeTXT).Answer)
@@ -142,4 +144,25 @@ func aData(srv *bindtest.Server, name string) []string {
 		}
 	}
 	return out
+}
+
+// TestWildcardWithItsOwnershipTXT: the ownership TXT of "*.example.org" is
+// "a-*.example.org", a "*" inside a label; it is written with its record,
+// and reads back under the same names.
+func TestWildcardWithItsOwnershipTXT(t *testing.T) {
+	srv := bindtest.Start(t, bindtest.Config{})
+	p := newProvider(t, srv)
+	rec, txt := owned("*.example.org", endpoint.RecordTypeA, "192.0.2.7")
+	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{rec, txt}}))
+	recs, err := p.Records(t.Context())
+	require.NoError(t, err)
+	var names []string
+	for _, r := range recs {
+		names = append(names, r.DNSName+"/"+r.RecordType)
+	}
+	assert.Contains(t, names, "*.example.org/A")
+	assert.Contains(t, names, "a-*.example.org/TXT")
+	// A "*" inside a label is only for ownership TXT records.
+	err = p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{ep("a-*.example.org", "A", 300, "192.0.2.8")}})
+	require.Error(t, err)
 }

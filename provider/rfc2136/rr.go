@@ -53,10 +53,8 @@ func toRRs(ep *endpoint.Endpoint, ttl uint32) ([]dns.RR, error) {
 	if !ok {
 		return nil, fmt.Errorf("record type %q is not supported (supported: A, AAAA, CNAME, TXT, MX, SRV, NS, PTR, NAPTR)", ep.RecordType)
 	}
-	if err := endpoint.ValidateDNSName(ep.DNSName); err != nil {
-		return nil, fmt.Errorf("field dnsName: %w", err)
-	}
-	name, err := ownerName(ep.DNSName)
+	ownershipTXT := ep.RecordType == endpoint.RecordTypeTXT && ep.Labels[endpoint.OwnedRecordLabelKey] != ""
+	name, err := ownerName(ep.DNSName, ownershipTXT)
 	if err != nil {
 		return nil, fmt.Errorf("field dnsName %q: %w", ep.DNSName, err)
 	}

@@ -380,9 +380,11 @@ var ErrTXTName = errors.New("no usable ownership TXT name")
 
 // ValidateTXTName checks a generated TXT name: it must be a valid DNS name
 // (no empty label, no label longer than 63 octets — affixes count toward
-// that limit). The error wraps [ErrTXTName] and names the TXT name.
+// that limit; a "*" may sit inside a label, as in "a-*.example.com", see
+// [endpoint.ValidateOwnershipTXTName]). The error wraps [ErrTXTName] and
+// names the TXT name.
 func ValidateTXTName(txtName string) error {
-	if err := endpoint.ValidateDNSName(txtName); err != nil {
+	if err := endpoint.ValidateOwnershipTXTName(txtName); err != nil {
 		return fmt.Errorf("%w: %q: %w", ErrTXTName, txtName, err)
 	}
 	return nil

@@ -97,6 +97,9 @@ func (s *HTTPProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.U
 	}
 	names := ann.Hostnames
 	if fqdn != "" {
+		if err := checkHost(ref, "spec.virtualhost.fqdn", fqdn); err != nil {
+			return nil, err
+		}
 		names = append([]string{fqdn}, names...)
 	}
 	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: names}, ref, u.Object)

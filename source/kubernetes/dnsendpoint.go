@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -38,9 +39,15 @@ type DNSEndpointConfig struct {
 // DNSEndpointSource publishes the endpoints listed in DNSEndpoint objects
 // (externaldns.k8s.io/v1alpha1): spec.endpoints[] with dnsName, targets,
 // recordType, setIdentifier, recordTTL, labels and providerSpecific, as
-// external-dns's crd source does. Each endpoint is validated; a
-// DNSEndpoint with an invalid one is reported whole in a
-// *source.PartialError. After its endpoints were read, a DNSEndpoint whose
+// external-dns's crd source does. Each endpoint is validated
+// ([endpoint.Endpoint.Validate]: names, targets and labels); a DNSEndpoint
+// with an invalid one, or with a label whose key zonesync sets itself
+// ([endpoint.IsReservedLabelKey]: owner, resource, ownedRecord,
+// txt-encryption-nonce), is reported whole in a *source.PartialError under
+// its resource key, and the other DNSEndpoints' endpoints are returned.
+// Such labels are refused rather than dropped: they can only be a mistake
+// or an attempt to claim records, and refusing keeps the object's records
+// protected and tells its owner why. After its endpoints were read, a DNSEndpoint whose
 // status.observedGeneration differs from its metadata.generation gets it
 // written back through the status subresource (failures are logged).
 //
@@ -138,7 +145,12 @@ func dnsEndpointEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([
 			return nil, fmt.Errorf("%s: spec.endpoints[%d] is null", ref, i)
 		}
 		if err := ep.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: spec.endpoints[%d] (%s): %w", ref, i, ep.DNSName, err)
+			return nil, fmt.Errorf("%s: spec.endpoints[%d] (%q): %w", ref, i, ep.DNSName, err)
+		}
+		for _, k := range slices.Sorted(maps.Keys(ep.Labels)) {
+			if endpoint.IsReservedLabelKey(k) {
+				return nil, fmt.Errorf("%s: spec.endpoints[%d] (%q): labels[%q]: the label is set by zonesync, not by the object", ref, i, ep.DNSName, k)
+			}
 		}
 		if ep.Labels == nil {
 			ep.Labels = endpoint.Labels{}

@@ -122,12 +122,20 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 	}
 	var specHosts []string
 	if ann.IngressHostnameSource != "annotation-only" {
-		for _, r := range ing.Spec.Rules {
+		for i, r := range ing.Spec.Rules {
 			if r.Host != "" {
+				if err := checkHost(ref, fmt.Sprintf("spec.rules[%d].host", i), r.Host); err != nil {
+					return nil, err
+				}
 				specHosts = append(specHosts, r.Host)
 			}
 		}
-		for _, tls := range ing.Spec.TLS {
+		for i, tls := range ing.Spec.TLS {
+			for j, h := range tls.Hosts {
+				if err := checkHost(ref, fmt.Sprintf("spec.tls[%d].hosts[%d]", i, j), h); err != nil {
+					return nil, err
+				}
+			}
 			specHosts = append(specHosts, tls.Hosts...)
 		}
 	}

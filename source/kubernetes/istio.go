@@ -137,11 +137,14 @@ func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructu
 		if err != nil {
 			return nil, fmt.Errorf("%s: spec.servers[%d].hosts: %w", ref, i, err)
 		}
-		for _, h := range list {
+		for j, h := range list {
 			if _, after, ok := strings.Cut(h, "/"); ok {
 				h = after
 			}
 			if h != "" && h != "*" {
+				if err := checkHost(ref, fmt.Sprintf("spec.servers[%d].hosts[%d]", i, j), h); err != nil {
+					return nil, err
+				}
 				hosts = append(hosts, h)
 			}
 		}

@@ -1,14 +1,19 @@
 package kubernetes
 
 import (
+	"fmt"
+
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
 )
 
 // endpointsOf builds the endpoints of every object of objs: ref names an
 // object (false skips it, e.g. an Ingress of another class) and build makes
-// its endpoints. An object whose build fails is reported under its resource
-// key in a *source.PartialError, returned with the endpoints of the others.
+// its endpoints. An object whose build fails, or one of whose endpoints is
+// invalid ([endpoint.Endpoint.Validate]: a name, target or label taken from
+// the object that is not what DNS names and ownership records may hold),
+// is reported under its resource key in a *source.PartialError, returned
+// with the endpoints of the others; none of its endpoints is returned.
 func endpointsOf[T any](objs []T, ref func(T) (source.ObjectRef, bool), build func(source.ObjectRef, T) ([]*endpoint.Endpoint, error)) ([]*endpoint.Endpoint, error) {
 	var eps []*endpoint.Endpoint
 	var failed *source.PartialError
@@ -18,6 +23,9 @@ func endpointsOf[T any](objs []T, ref func(T) (source.ObjectRef, bool), build fu
 			continue
 		}
 		objEps, err := build(r, obj)
+		if err == nil {
+			err = validateAll(r, objEps)
+		}
 		if err != nil {
 			failed = failed.Add(r.Key(), err)
 			continue
@@ -25,4 +33,23 @@ func endpointsOf[T any](objs []T, ref func(T) (source.ObjectRef, bool), build fu
 		eps = append(eps, objEps...)
 	}
 	return eps, failed.OrNil()
+}
+
+// validateAll returns the error of the first invalid endpoint of the object
+// ref, naming the object.
+func validateAll(ref source.ObjectRef, eps []*endpoint.Endpoint) error {
+	for _, ep := range eps {
+		if err := ep.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", ref, err)
+		}
+	}
+	return nil
+}
+
+// checkHost checks a host name read from field of the object ref.
+func checkHost(ref source.ObjectRef, field, host string) error {
+	if err := endpoint.ValidateDNSName(host); err != nil {
+		return fmt.Errorf("%s: %s: %w", ref, field, err)
+	}
+	return nil
 }
