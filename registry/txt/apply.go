@@ -234,9 +234,15 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 			b.log.Error(err, "not creating a record whose ownership cannot be recorded", "record", rec.Key().String())
 			continue
 		}
-		out.Create = append(out.Create, rec)
+		// The TXT goes first: a provider that stops half-way then leaves a
+		// TXT without its record, never a record without its TXT, which
+		// nobody could tell from a foreign one.
 		b.use(rec, nil)
+		before := len(b.txtCreate)
 		b.createTXT(rec, txt)
+		out.Create = append(out.Create, b.txtCreate[before:]...)
+		b.txtCreate = b.txtCreate[:before]
+		out.Create = append(out.Create, rec)
 	}
 	for i, oldEp := range changes.UpdateOld {
 		newEp := changes.UpdateNew[i]
@@ -261,6 +267,8 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		b.deleteTXT(rec)
 	}
 	b.deleteUnused()
+	// Records are deleted before their TXT records (the TXT deletes come
+	// last), so that a cut leaves a TXT without record.
 	out.Create = append(out.Create, b.txtCreate...)
 	out.UpdateOld = append(append(out.UpdateOld, b.txtOld...), b.reuseOld...)
 	out.UpdateNew = append(append(out.UpdateNew, b.txtNew...), b.reuseNew...)

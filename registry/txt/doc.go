@@ -78,9 +78,14 @@
 // # Writing
 //
 // ApplyChanges copies the changes (the caller's are never modified), sets
-// the owner label on every create, and appends the ownership TXT records to
-// the same lists, after the records and in their order, so everything goes
-// to the provider in one ApplyChanges call (one per zone, see below):
+// the owner label on every create, and adds the ownership TXT records to
+// the same lists, so everything goes to the provider in one ApplyChanges
+// call (one per zone, see below). A created TXT goes right before its
+// record in Create (external-dns puts it after); every other TXT change
+// goes after the records, in their order, so a record is deleted before its
+// TXT. A provider that applies a call in list order and stops half-way then
+// leaves a TXT without its record, never a record without its TXT, which
+// nobody could tell from a record created by hand:
 //
 //   - create: the TXT is created — or, when the last read saw it already,
 //     reused (same labels) or rewritten through an update pair (other
