@@ -179,6 +179,12 @@
 // trusts it. A record with targets equal to the ones we wrote cannot be
 // told from ours either.
 //
+// [Registry.SettingsWarnings] reports, from the last read, settings that
+// leave records owned today without owner: ownership TXT records of
+// OwnerID or OldOwnerID whose names do not read under the configured
+// Prefix, Suffix and WildcardReplacement, and records owned by a single
+// other owner while none is ours (a changed owner id?).
+//
 // # Cache
 //
 // [Config.CacheInterval] keeps the last read so that several Records calls

@@ -49,6 +49,8 @@ type Registry struct {
 	// replaced, never modified, once published. It lives as long as the
 	// Registry: after a restart a TXT of ours next to a record is trusted.
 	suspects map[string]*suspect
+	// warnings of the last read (see SettingsWarnings).
+	warnings []string
 }
 
 var _ registry.Registry = (*Registry)(nil)
@@ -326,6 +328,7 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.warnings = rd.warnings
 	if r.gen == gen {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
 		r.state = st
@@ -358,6 +361,7 @@ type parsedTXT struct {
 // readResult is what attach found besides the records and the zone state.
 type readResult struct {
 	suspects map[string]*suspect // the registry's suspects after this read
+	warnings []string            // see SettingsWarnings
 }
 
 // attach consumes the ownership TXT records of recs (which the provider
@@ -379,6 +383,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 	st := &zoneState{txts: make([]txtInfo, 0, nTXT)}
 	parsed := make([]parsedTXT, 0, nTXT)
 	owners := newOwnerIndex(nTXT)
+	var check settingsCheck
 	var foreign []int32    // TXT records lending ownership to a foreign record
 	var confirmed []string // suspects whose record proved ours
 
@@ -415,6 +420,9 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 		name, rtype, ok := r.namer.ParseTXTName(lower)
 		if !ok {
 			log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
+			if mine {
+				check.unparsedTXT(rec.DNSName)
+			}
 			continue
 		}
 		if rtype != "" {
@@ -504,8 +512,11 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 				log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
 			}
 		}
+		if ok {
+			check.owned(r, rec)
+		}
 	}
-	var rd readResult
+	rd := readResult{warnings: check.warnings(r)}
 	st.repairs, rd.suspects = r.findRepairs(log, out, st, parsed, filter, sus, foreign, confirmed)
 	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
 	return out, st, rd

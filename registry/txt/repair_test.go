@@ -409,3 +409,94 @@ func TestOrphanRepairs(t *testing.T) {
 	assert.Contains(t, zoneDump(t, zone), "mx-mail.example.com TXT "+ours)
 	assert.Contains(t, zoneDump(t, zone), "cname-shop.example.com TXT "+ours)
 }
+
+// TestSettingsWarnings: a changed prefix, suffix or owner id that leaves
+// the records owned today without owner is reported.
+func TestSettingsWarnings(t *testing.T) {
+	mine := `"heritage=external-dns,external-dns/owner=default"`
+	old := `"heritage=external-dns,external-dns/owner=old-id"`
+	tests := []struct {
+		name string
+		cfg  txt.Config
+		zone []*endpoint.Endpoint
+		want [][]string // words of each warning
+	}{
+		{
+			name: "nothing to say",
+			zone: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", mine)},
+		},
+		{
+			name: "prefix changed",
+			cfg:  txt.Config{Prefix: "own-"},
+			zone: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", mine),
+				a("web.example.com", "192.0.2.2"), txtRecord("a-web.example.com", mine),
+			},
+			want: [][]string{{"2 ", "a-app.example.com", `"own-"`, "Prefix"}},
+		},
+		{
+			name: "suffix changed, TXT of the old owner",
+			cfg:  txt.Config{Suffix: "-own", OldOwnerID: "old-id"},
+			zone: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", old)},
+			want: [][]string{{"1 ", "a-app.example.com", `"-own"`, "Suffix", `"old-id"`}},
+		},
+		{
+			name: "owner id changed",
+			zone: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", old),
+				a("web.example.com", "192.0.2.2"), txtRecord("a-web.example.com", old),
+			},
+			want: [][]string{{"2 ", "app.example.com", `"old-id"`, "OwnerID", "OldOwnerID"}},
+		},
+		{
+			name: "owner id changed, old owner configured: no warning",
+			cfg:  txt.Config{OldOwnerID: "old-id"},
+			zone: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", old)},
+		},
+		{
+			name: "another owner next to ours: no warning",
+			zone: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", old),
+				a("web.example.com", "192.0.2.2"), txtRecord("a-web.example.com", mine),
+			},
+		},
+		{
+			name: "two other owners, none ours: no guess",
+			zone: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", old),
+				a("web.example.com", "192.0.2.2"), txtRecord("a-web.example.com", `"heritage=external-dns,external-dns/owner=third"`),
+			},
+		},
+		{
+			name: "both",
+			cfg:  txt.Config{Prefix: "own-"},
+			zone: []*endpoint.Endpoint{
+				a("app.example.com", "192.0.2.1"), txtRecord("own-a-app.example.com", old),
+				a("web.example.com", "192.0.2.2"), txtRecord("a-web.example.com", mine),
+			},
+			want: [][]string{{"1 ", "a-web.example.com"}, {"1 ", "app.example.com", `"old-id"`}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := newRegistry(t, newZone(tt.zone...), tt.cfg)
+			require.Implements(t, (*registry.SettingsWarner)(nil), reg)
+			w := any(reg).(registry.SettingsWarner)
+			assert.Nil(t, w.SettingsWarnings(), "before any read")
+			_, err := reg.Records(t.Context())
+			require.NoError(t, err)
+			got := w.SettingsWarnings()
+			if tt.want == nil {
+				assert.Nil(t, got)
+				return
+			}
+			require.Len(t, got, len(tt.want), "%q", got)
+			for i, words := range tt.want {
+				for _, word := range words {
+					assert.Contains(t, got[i], word)
+				}
+			}
+			assert.Equal(t, got, w.SettingsWarnings(), "stable")
+		})
+	}
+}
