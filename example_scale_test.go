@@ -49,7 +49,7 @@ func ExampleReconciler_applyingAtScale() {
 	fmt.Println("records and TXT applied:", len(recs))
 	// Output:
 	// soft: true
-	// rejected: create bad.example.org/A
 	// rejected: create a-bad.example.org/TXT
+	// rejected: create bad.example.org/A
 	// records and TXT applied: 6
 }

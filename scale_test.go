@@ -67,7 +67,7 @@ func TestScalePoisonedRecord(t *testing.T) {
 		rejected = append(rejected, r.Action+" "+r.Endpoint.Key().String())
 		assert.ErrorIs(t, r.Reason, blueprinttest.ErrPoisoned)
 	}
-	assert.Equal(t, []string{"create " + poisoned + "/A", "create a-" + poisoned + "/TXT"}, rejected)
+	assert.Equal(t, []string{"create a-" + poisoned + "/TXT", "create " + poisoned + "/A"}, rejected, "the TXT goes before its record")
 	assert.Contains(t, last.Err.Error(), poisoned)
 
 	recs, err := zone.Records(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -40,9 +41,15 @@ import (
 // than created without an owner; the other changes are applied and the
 // returned error, marked soft ([provider.SoftError]) so that a Reconciler
 // keeps running, wraps [ErrTXTName] and names each record.
+//
+// ApplyChanges also makes the repairs the last Records call found (see
+// [Registry.PendingRepairs]) that changes leave standing: it deletes the
+// ownership TXT records of ours whose record is missing and not created by
+// changes, and those next to a record that came from elsewhere. changes
+// may be empty, or nil, to make the repairs alone.
 func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
 	if changes == nil {
-		return nil
+		changes = &plan.Changes{} // repairs only
 	}
 	if len(changes.UpdateOld) != len(changes.UpdateNew) {
 		return fmt.Errorf("txt registry: %d UpdateOld and %d UpdateNew records: updates must come in pairs",
@@ -65,12 +72,12 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	}
 	err := r.applyByZone(ctx, out)
 	if err != nil {
-		r.invalidate(nil, false)
+		r.invalidate(b, false)
 		return b.skippedError(fmt.Errorf("txt registry: applying changes: %w", err))
 	}
 	r.invalidate(b, true)
 	b.log.V(1).Info("applied changes", "create", len(out.Create), "updateOld", len(out.UpdateOld),
-		"updateNew", len(out.UpdateNew), "delete", len(out.Delete))
+		"updateNew", len(out.UpdateNew), "delete", len(out.Delete), "repairs", len(b.repaired))
 	return b.skippedError(nil)
 }
 
@@ -136,14 +143,18 @@ func hasAny(c *plan.Changes) bool {
 }
 
 // invalidate drops the cache after an ApplyChanges. After a success the
-// TXT index of the last read is brought up to date with what was written;
-// after a failure the zone state is unknown until the next read.
+// TXT index of the last read is brought up to date with what was written,
+// and the suspects of every TXT the call wrote or deleted are dropped;
+// after a failure the zone state is unknown until the next read, and the
+// records the call tried to create, update or delete are remembered as
+// suspects (see suspect).
 func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gen++
 	r.cache, r.cached = nil, false
-	if !ok || b == nil || r.state == nil || b.st != r.state {
+	r.suspects = b.suspects(r.suspects, ok)
+	if !ok || r.state == nil || b.st != r.state {
 		// Failed, no read before, or a read raced with this call: the
 		// next ApplyChanges must not trust what it remembers.
 		r.state = nil
@@ -171,7 +182,43 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 		}
 		st.txts = kept
 	}
+	for _, rp := range r.state.repairs {
+		if !b.touched[rp.key] {
+			st.repairs = append(st.repairs, rp)
+		}
+	}
 	r.state = st
+}
+
+// suspects returns the registry's suspects sus after the call: on success
+// without those of the TXT records the call wrote, reused or deleted and of
+// the records it changed; on failure with the targets of the records it
+// tried to create or delete (and, for suspects already held, to update).
+func (b *changeBuilder) suspects(sus map[string]*suspect, ok bool) map[string]*suspect {
+	if len(b.attempts) == 0 && (len(sus) == 0 || len(b.touched) == 0) {
+		return sus
+	}
+	next := maps.Clone(sus)
+	if next == nil {
+		next = map[string]*suspect{}
+	}
+	for _, at := range b.attempts {
+		switch {
+		case ok:
+			delete(next, at.key)
+		case at.create || next[at.key] != nil:
+			next[at.key] = next[at.key].with(at.targets)
+		}
+	}
+	if ok {
+		for key := range b.touched {
+			delete(next, key)
+		}
+	}
+	if len(next) == 0 {
+		return nil
+	}
+	return next
 }
 
 // changeBuilder turns the planner's changes into the provider's changes.
@@ -190,6 +237,9 @@ type changeBuilder struct {
 	touched map[string]bool     // TXT keys written, reused or deleted by this call
 	written map[string]*written // TXT key -> TXT created or rewritten
 	skipped []error
+
+	attempts []attempt // records changed, under the key of their TXT
+	repaired []string  // names of the TXT records deleted as repairs
 
 	// Users of the TXT records read (st.txts indices): the change of
 	// their count, the TXT records that lost a user (in order, with the
@@ -234,9 +284,16 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 			b.log.Error(err, "not creating a record whose ownership cannot be recorded", "record", rec.Key().String())
 			continue
 		}
-		out.Create = append(out.Create, rec)
+		// The TXT goes first: a provider that stops half-way then leaves a
+		// TXT without its record, which the next read repairs, never a
+		// record without its TXT, which nobody could tell from a foreign one.
 		b.use(rec, nil)
+		before := len(b.txtCreate)
 		b.createTXT(rec, txt)
+		out.Create = append(out.Create, b.txtCreate[before:]...)
+		b.txtCreate = b.txtCreate[:before]
+		out.Create = append(out.Create, rec)
+		b.attempts = append(b.attempts, attempt{key: keyOf(txt), targets: rec.Targets, create: true})
 	}
 	for i, oldEp := range changes.UpdateOld {
 		newEp := changes.UpdateNew[i]
@@ -251,6 +308,8 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		out.UpdateOld = append(out.UpdateOld, oldRec)
 		out.UpdateNew = append(out.UpdateNew, newRec)
 		b.updateTXT(oldRec, newRec)
+		key := b.recordKey(newRec)
+		b.attempts = append(b.attempts, attempt{key: key, targets: oldRec.Targets}, attempt{key: key, targets: newRec.Targets})
 	}
 	for _, ep := range changes.Delete {
 		if ep == nil {
@@ -259,8 +318,12 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		rec := ep.DeepCopy()
 		out.Delete = append(out.Delete, rec)
 		b.deleteTXT(rec)
+		b.attempts = append(b.attempts, attempt{key: b.recordKey(rec), targets: rec.Targets, create: true})
 	}
 	b.deleteUnused()
+	b.repair()
+	// Records are deleted before their TXT records (the TXT deletes come
+	// last), so that a cut leaves a TXT without record, which heals.
 	out.Create = append(out.Create, b.txtCreate...)
 	out.UpdateOld = append(append(out.UpdateOld, b.txtOld...), b.reuseOld...)
 	out.UpdateNew = append(append(out.UpdateNew, b.txtNew...), b.reuseNew...)
@@ -542,6 +605,49 @@ func (b *changeBuilder) deleteUnused() {
 			Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: l.rec.DNSName},
 			ProviderSpecific: txtProviderSpecific(l.rec.ProviderSpecific),
 		})
+	}
+}
+
+// recordKey is the txtKey of the typed ownership TXT of rec.
+func (b *changeBuilder) recordKey(rec *endpoint.Endpoint) string {
+	return txtKey(lowerASCII(b.r.TXTName(rec)), rec.SetIdentifier)
+}
+
+// repair deletes, with the value read, the ownership TXT records that the
+// last read found to repair (see Registry.PendingRepairs) and that this
+// call does not write: orphans whose record it does not create, and TXT
+// records next to a record that came from elsewhere.
+func (b *changeBuilder) repair() {
+	if b.st == nil {
+		return
+	}
+	for _, rp := range b.st.repairs {
+		if b.touched[rp.key] {
+			continue // written or reused: its record is created
+		}
+		i, ok := b.st.index()[rp.key]
+		if !ok {
+			continue
+		}
+		b.touched[rp.key] = true
+		info := b.st.txts[i]
+		if b.removed == nil {
+			b.removed = map[int32]bool{}
+		}
+		b.removed[i] = true
+		b.repaired = append(b.repaired, info.name)
+		b.txtDelete = append(b.txtDelete, &endpoint.Endpoint{
+			DNSName:       info.name,
+			Targets:       endpoint.Targets{info.value},
+			RecordType:    endpoint.RecordTypeTXT,
+			SetIdentifier: info.setID,
+			Labels:        endpoint.Labels{endpoint.OwnedRecordLabelKey: rp.owned},
+		})
+		reason := "its record is missing"
+		if rp.foreign {
+			reason = "the record at its name was not created by this registry"
+		}
+		b.log.V(1).Info("deleting an ownership TXT of ours as a repair", "txt", info.name, "record", rp.owned, "reason", reason)
 	}
 }
 

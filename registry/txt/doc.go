@@ -78,9 +78,15 @@
 // # Writing
 //
 // ApplyChanges copies the changes (the caller's are never modified), sets
-// the owner label on every create, and appends the ownership TXT records to
-// the same lists, after the records and in their order, so everything goes
-// to the provider in one ApplyChanges call (one per zone, see below):
+// the owner label on every create, and adds the ownership TXT records to
+// the same lists, so everything goes to the provider in one ApplyChanges
+// call (one per zone, see below). A created TXT goes right before its
+// record in Create (external-dns puts it after); every other TXT change
+// goes after the records, in their order, so a record is deleted before its
+// TXT. A provider that applies a call in list order and stops half-way then
+// leaves a TXT without its record, which the next cycle repairs (see
+// Failures), never a record without its TXT, which nobody could tell from
+// a record created by hand:
 //
 //   - create: the TXT is created — or, when the last read saw it already,
 //     reused (same labels) or rewritten through an update pair (other
@@ -134,18 +140,50 @@
 //
 // # Failures
 //
-// A failing provider never leaves a record without its ownership TXT or a
-// TXT pointing at nothing once the next cycle has succeeded, provided the
-// provider applies one ApplyChanges call atomically or not at all (as
-// provider/inmemory does) — whether it reports the failure before or after
-// applying: records and TXT records travel in one call, and every cycle
-// plans from a fresh read. After any failure — one zone of several, or a
-// change a batching wrapper reports as rejected — the registry forgets what
-// it read of every zone's ownership TXT records, so it never writes a TXT
-// on the belief that a failed or rejected call wrote or removed another. A provider that applies a call record by record
-// and stops half-way can leave a created record without its TXT; such a
-// record then has no owner and is left alone (external-dns has the same
-// limit).
+// Records and TXT records travel in one call, and every cycle plans from a
+// fresh read. After any failure — one zone of several, or a change a
+// batching wrapper reports as rejected — the registry forgets what it read
+// of every zone's ownership TXT records, so it never writes a TXT on the
+// belief that a failed or rejected call wrote or removed another. A
+// provider that applies a call atomically (provider/inmemory,
+// provider/rfc2136 per UPDATE message) leaves nothing half-done; one that
+// applies it change by change, in list order, and stops half-way leaves at
+// most ownership TXT records whose record is missing, and two clean cycles
+// (a Reconciler's, or Records then ApplyChanges) repair them:
+//
+//   - Records reports a typed TXT of OwnerID (or OldOwnerID) of a managed
+//     type, named exactly as the registry names it, owning a name inside the
+//     provider's domain filter, whose record is missing (no record at the
+//     name it owns, none at its own name — which it may own as a legacy
+//     untyped TXT — and no unowned "*" record beside it, which it may own
+//     under another wildcard replacement), as a repair
+//     ([Registry.PendingRepairs]);
+//   - when the plan creates the record, ApplyChanges reuses the TXT (or
+//     rewrites it when its labels differ); otherwise ApplyChanges deletes
+//     the TXT, with the value read, even when the plan has no change (a
+//     Reconciler calls it when PendingRepairs reports work), and logs it
+//     at V(1).
+//
+// An ownership TXT of ours never lends ownership to a record that appears
+// at its name from elsewhere. The registry remembers, in memory, the TXT
+// records a read found without their record and the records a failed call
+// tried to create or delete (with their targets; and, for TXT records
+// already remembered, those of the updates it tried). When a later read
+// finds a record at such a TXT's name, the record is ours only if it holds
+// exactly targets this registry tried to write or held there (an ambiguous
+// failure that in fact succeeded); otherwise it gets no labels from the TXT
+// — it is never updated or deleted — and the TXT is deleted as a repair.
+// A successful call forgets the TXT records it wrote, reused or deleted.
+// The limit: the memory belongs to the Registry value; after a process
+// restart, a TXT of ours next to a record is trusted, as external-dns
+// trusts it. A record with targets equal to the ones we wrote cannot be
+// told from ours either.
+//
+// [Registry.SettingsWarnings] reports, from the last read, settings that
+// leave records owned today without owner: ownership TXT records of
+// OwnerID or OldOwnerID whose names do not read under the configured
+// Prefix, Suffix and WildcardReplacement, and records owned by a single
+// other owner while none is ours (a changed owner id?).
 //
 // # Cache
 //
@@ -165,8 +203,10 @@
 //
 // A Registry is safe for concurrent use. ApplyChanges calls are serialised;
 // Records may run at the same time. The registry remembers the ownership TXT
-// records of the last read to make the next ApplyChanges exact: call
-// Records, then ApplyChanges, as a Reconciler does.
+// records of the last read to make the next ApplyChanges exact, and the
+// repairs it found: call Records, then ApplyChanges, as a Reconciler does.
+// A read that overlapped an ApplyChanges call does not update what the
+// registry remembers.
 //
 // # Errors
 //

@@ -11,8 +11,8 @@ import (
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
-// A create writes the record and, in the same provider call, its ownership
-// TXT record.
+// A create writes the ownership TXT record and, in the same provider call,
+// the record after it.
 func ExampleNew() {
 	ctx := context.Background()
 	zone := blueprinttest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.com")))
@@ -39,8 +39,8 @@ func ExampleNew() {
 	recs, _ := reg.Records(ctx)
 	fmt.Println(recs[0].DNSName, "owner:", recs[0].Labels[endpoint.OwnerLabelKey])
 	// Output:
-	// app.example.com A 192.0.2.10
 	// a-app.example.com TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"
+	// app.example.com A 192.0.2.10
 	// app.example.com owner: default
 }
 

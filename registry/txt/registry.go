@@ -43,6 +43,14 @@ type Registry struct {
 	cacheAt time.Time
 	cached  bool
 	warned  map[string]bool // obsolete alias TXT names already reported
+
+	// suspects holds, by txtKey, the ownership TXT records of ours whose
+	// record this registry cannot vouch for (see suspect). The map is
+	// replaced, never modified, once published. It lives as long as the
+	// Registry: after a restart a TXT of ours next to a record is trusted.
+	suspects map[string]*suspect
+	// warnings of the last read (see SettingsWarnings).
+	warnings []string
 }
 
 var _ registry.Registry = (*Registry)(nil)
@@ -51,6 +59,9 @@ var _ registry.Registry = (*Registry)(nil)
 // immutable once published, except for the lazily built index.
 type zoneState struct {
 	txts []txtInfo
+	// repairs are the ownership TXT records to delete that the read found,
+	// in txts order.
+	repairs []repair
 
 	once sync.Once
 	idx  map[string]int32 // txtKey(lowerName, setID) -> txts index; see index
@@ -306,19 +317,22 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		return out, nil
 	}
 	gen := r.gen
+	sus := r.suspects
 	r.mu.Unlock()
 
 	recs, err := r.provider.Records(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("txt registry: reading records: %w", err)
 	}
-	out, st := r.attach(log, recs)
+	out, st, rd := r.attach(log, recs, sus)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.warnings = rd.warnings
 	if r.gen == gen {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
 		r.state = st
+		r.suspects = rd.suspects
 		if r.cacheInterval > 0 {
 			r.cache = endpoint.DeepCopyAll(out)
 			r.cacheAt = r.clock.Now()
@@ -340,12 +354,26 @@ type parsedTXT struct {
 	// finding a record through it proves that the record's typed TXT
 	// exists.
 	canonical bool
+	// mine: the owner is OwnerID or OldOwnerID.
+	mine bool
+}
+
+// readResult is what attach found besides the records and the zone state.
+type readResult struct {
+	suspects map[string]*suspect // the registry's suspects after this read
+	warnings []string            // see SettingsWarnings
 }
 
 // attach consumes the ownership TXT records of recs (which the provider
 // gave to us) and attaches their labels to the other records. It reuses
 // recs' backing array for the result.
-func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoint.Endpoint, *zoneState) {
+//
+// sus are the registry's suspects: a record found through a TXT of ours
+// that is among them is ours only when it holds targets this registry tried
+// to write; otherwise it gets no labels from the TXT, which becomes a
+// repair. TXT records of ours without record become repairs (and
+// suspects) too.
+func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[string]*suspect) ([]*endpoint.Endpoint, *zoneState, readResult) {
 	nTXT := 0
 	for _, rec := range recs {
 		if rec != nil && rec.RecordType == endpoint.RecordTypeTXT {
@@ -355,6 +383,9 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 	st := &zoneState{txts: make([]txtInfo, 0, nTXT)}
 	parsed := make([]parsedTXT, 0, nTXT)
 	owners := newOwnerIndex(nTXT)
+	var check settingsCheck
+	var foreign []int32    // TXT records lending ownership to a foreign record
+	var confirmed []string // suspects whose record proved ours
 
 	var buf []byte
 	var filter endpoint.DomainFilterInterface
@@ -383,10 +414,15 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 		lower := lowerASCII(rec.DNSName)
 		i := int32(len(st.txts))
 		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0]})
-		parsed = append(parsed, parsedTXT{labels: labels})
+		owner := labels[endpoint.OwnerLabelKey]
+		mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
+		parsed = append(parsed, parsedTXT{labels: labels, mine: mine})
 		name, rtype, ok := r.namer.ParseTXTName(lower)
 		if !ok {
 			log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
+			if mine {
+				check.unparsedTXT(rec.DNSName)
+			}
 			continue
 		}
 		if rtype != "" {
@@ -410,6 +446,25 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 
 	for _, rec := range out {
 		i, typed, ok := r.findOwner(log, owners, st.txts, rec)
+		if ok && len(sus) > 0 && parsed[i].mine {
+			t := &st.txts[i]
+			if s := sus[txtKey(t.lowerName, t.setID)]; s != nil {
+				if s.holds(rec.Targets) {
+					// Our create (or update) went through after all.
+					confirmed = append(confirmed, txtKey(t.lowerName, t.setID))
+				} else {
+					// The TXT was seen without its record, or this registry
+					// tried to write other targets: the record came from
+					// elsewhere. It stays unowned, and the TXT goes.
+					ok = false
+					if !slices.Contains(foreign, i) {
+						foreign = append(foreign, i)
+					}
+					log.Info("record at the name of an ownership TXT of ours was not created by this registry: left alone, the TXT will be deleted",
+						"record", rec.Key().String(), "txt", t.name, "targets", rec.Targets.String())
+				}
+			}
+		}
 		if ok {
 			p := &parsed[i]
 			handed := false
@@ -457,9 +512,79 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint) ([]*endpoi
 				log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
 			}
 		}
+		if ok {
+			check.owned(r, rec)
+		}
 	}
-	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts))
-	return out, st
+	rd := readResult{warnings: check.warnings(r)}
+	st.repairs, rd.suspects = r.findRepairs(log, out, st, parsed, filter, sus, foreign, confirmed)
+	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
+	return out, st, rd
+}
+
+// findRepairs lists the ownership TXT records of ours to delete — those
+// lending ownership to a foreign record, and orphans: typed TXT records of
+// a managed type, named exactly as written, owning a name inside the
+// domain filter, whose record is missing — and returns the registry's
+// suspects after this read: those whose TXT is still there and whose record
+// did not prove ours, and the orphans.
+func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zoneState, parsed []parsedTXT,
+	filter endpoint.DomainFilterInterface, sus map[string]*suspect, foreign []int32, confirmed []string,
+) ([]repair, map[string]*suspect) {
+	var repairs []repair
+	var next map[string]*suspect
+	if len(sus) > 0 {
+		idx := st.index()
+		for key, s := range sus {
+			if _, present := idx[key]; present && !slices.Contains(confirmed, key) {
+				if next == nil {
+					next = map[string]*suspect{}
+				}
+				next[key] = s
+			}
+		}
+	}
+	var set *recordSet
+	for i := range st.txts {
+		t := &st.txts[i]
+		p := &parsed[i]
+		if !p.mine {
+			continue
+		}
+		lends := len(foreign) > 0 && slices.Contains(foreign, int32(i))
+		if !lends && (t.users != 0 || !p.canonical) {
+			continue // the common case, decided without parsing the name
+		}
+		owned, rtype, _ := r.namer.ParseTXTName(t.lowerName)
+		key := txtKey(t.lowerName, t.setID)
+		if lends {
+			repairs = append(repairs, repair{key: key, owned: owned, foreign: true})
+			continue
+		}
+		if rtype == "" || !r.manages(rtype) {
+			continue
+		}
+		if filter != nil && !filter.Match(owned) {
+			continue
+		}
+		if set == nil {
+			set = r.newRecordSet(out)
+		}
+		if !set.orphan(owned, rtype, t.setID, t.lowerName) {
+			continue
+		}
+		repairs = append(repairs, repair{key: key, owned: owned})
+		log.V(1).Info("ownership TXT of ours without its record", "txt", t.name, "record", owned, "type", rtype)
+		if next == nil {
+			next = map[string]*suspect{}
+		}
+		if s := next[key]; s == nil {
+			next[key] = &suspect{orphan: true}
+		} else if !s.orphan {
+			next[key] = &suspect{orphan: true, targets: s.targets}
+		}
+	}
+	return repairs, next
 }
 
 // appendTXTKey appends the txtKey of rec's typed ownership TXT to dst.

@@ -49,9 +49,10 @@ func TestApplyPerZone(t *testing.T) {
 
 	calls := rec.CallsTo(blueprinttest.MethodApplyChanges)
 	require.Len(t, calls, 2, "one call per zone")
-	assert.Equal(t, []string{"x.example.com/A/192.0.2.1", "z.example.com/A/192.0.2.3",
-		"own-a-x.example.com/TXT/" + `"heritage=external-dns,external-dns/owner=default"`,
-		"own-a-z.example.com/TXT/" + `"heritage=external-dns,external-dns/owner=default"`}, keysOf(calls[0].Changes.Create))
+	assert.Equal(t, []string{
+		"own-a-x.example.com/TXT/" + `"heritage=external-dns,external-dns/owner=default"`, "x.example.com/A/192.0.2.1",
+		"own-a-z.example.com/TXT/" + `"heritage=external-dns,external-dns/owner=default"`, "z.example.com/A/192.0.2.3",
+	}, keysOf(calls[0].Changes.Create), "each TXT before its record")
 	assert.Equal(t, []string{
 		`own-a-x.example.com TXT "heritage=external-dns,external-dns/owner=default"`,
 		`own-a-z.example.com TXT "heritage=external-dns,external-dns/owner=default"`,

@@ -1,0 +1,82 @@
+package txt
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/registry"
+)
+
+var _ registry.SettingsWarner = (*Registry)(nil)
+
+// SettingsWarnings implements [registry.SettingsWarner]: the problems with
+// the registry's settings that the last Records call (not answered from the
+// cache) found, one sentence each, in a fixed order; nil when there is none
+// or before the first read:
+//
+//   - ownership TXT records of OwnerID or OldOwnerID whose names do not read
+//     under the configured Prefix, Suffix and WildcardReplacement (a setting
+//     changed since they were written: the records they own are unowned);
+//   - records owned by a single other owner while none is owned by OwnerID
+//     (an owner id changed?).
+func (r *Registry) SettingsWarnings() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.warnings)
+}
+
+// settingsCheck collects, during a read, what SettingsWarnings reports.
+type settingsCheck struct {
+	unparsed   int    // ownership TXT records of ours whose name does not parse
+	unparsedEx string // the smallest of their names
+	ours       int    // records owned by OwnerID (after migration)
+	others     map[string]int
+	othersEx   map[string]string // owner -> smallest record name
+}
+
+func (c *settingsCheck) unparsedTXT(name string) {
+	c.unparsed++
+	if c.unparsedEx == "" || name < c.unparsedEx {
+		c.unparsedEx = name
+	}
+}
+
+// owned counts a record that has an owner label.
+func (c *settingsCheck) owned(r *Registry, rec *endpoint.Endpoint) {
+	owner := rec.Labels[endpoint.OwnerLabelKey]
+	switch {
+	case owner == r.ownerID:
+		c.ours++
+	case owner != "":
+		if c.others == nil {
+			c.others, c.othersEx = map[string]int{}, map[string]string{}
+		}
+		c.others[owner]++
+		if ex, ok := c.othersEx[owner]; !ok || rec.DNSName < ex {
+			c.othersEx[owner] = rec.DNSName
+		}
+	}
+}
+
+func (c *settingsCheck) warnings(r *Registry) []string {
+	var out []string
+	if c.unparsed > 0 {
+		owners := fmt.Sprintf("%q", r.ownerID)
+		if r.oldOwnerID != "" {
+			owners += fmt.Sprintf(" or %q", r.oldOwnerID)
+		}
+		out = append(out, fmt.Sprintf("%d ownership TXT record(s) of owner %s (e.g. %q) do not match the configured TXT naming "+
+			"(Prefix %q, Suffix %q, WildcardReplacement %q): the records they own are unowned and will not be updated or deleted; "+
+			"set Prefix, Suffix and WildcardReplacement back to the values that wrote them",
+			c.unparsed, owners, c.unparsedEx, r.namer.prefix, r.namer.suffix, r.namer.wildcard))
+	}
+	if c.ours == 0 && len(c.others) == 1 {
+		owner := slices.Collect(maps.Keys(c.others))[0]
+		out = append(out, fmt.Sprintf("%d record(s) (e.g. %q) are owned by %q and none by %q: "+
+			"if %q is what OwnerID used to be, set OwnerID back to it, or set OldOwnerID to %q to take the records over",
+			c.others[owner], c.othersEx[owner], owner, r.ownerID, owner, owner))
+	}
+	return out
+}
