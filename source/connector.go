@@ -302,6 +302,41 @@ func validateConnector(ep *endpoint.Endpoint) error {
 	return errors.Join(errs...)
 }
 
+// Defaults of [ServeConnector].
+const (
+	// DefaultConnectorMaxConns is how many connections ServeConnector
+	// answers at once. Each holds the gob encoding of one list of
+	// endpoints while it is written, so the server's memory is bounded by
+	// this many encodings.
+	DefaultConnectorMaxConns = 16
+	// DefaultConnectorWriteTimeout is how long writing one answer may
+	// take; a client that does not read is dropped after it.
+	DefaultConnectorWriteTimeout = 30 * time.Second
+)
+
+// ServeConnectorOption configures [ServeConnector].
+type ServeConnectorOption func(*serveConnectorOptions)
+
+type serveConnectorOptions struct {
+	maxConns     int
+	writeTimeout time.Duration
+}
+
+// ServeConnectorMaxConns sets how many connections are answered at once
+// (default [DefaultConnectorMaxConns]); a connection accepted beyond it is
+// closed at once, unanswered (its client sees a decoding error and tries
+// again at its next cycle). n <= 0 restores the default.
+func ServeConnectorMaxConns(n int) ServeConnectorOption {
+	return func(o *serveConnectorOptions) { o.maxConns = n }
+}
+
+// ServeConnectorWriteTimeout sets how long writing one answer may take
+// (default [DefaultConnectorWriteTimeout]); a client that reads slower is
+// dropped. d <= 0 restores the default.
+func ServeConnectorWriteTimeout(d time.Duration) ServeConnectorOption {
+	return func(o *serveConnectorOptions) { o.writeTimeout = d }
+}
+
 // ServeConnector is the server side of [Connector]: it accepts connections
 // on l until ctx is done and answers each one, in its own goroutine, by
 // calling list, writing the endpoints it returns as one gob value in the
@@ -310,15 +345,34 @@ func validateConnector(ep *endpoint.Endpoint) error {
 // (the client sees a decoding error) and the error is logged through the
 // logger in ctx.
 //
+// Resources are bounded against clients that connect and never read: at
+// most [DefaultConnectorMaxConns] connections are answered at once (see
+// [ServeConnectorMaxConns]; the others are closed as soon as they are
+// accepted), and writing one answer may take at most
+// [DefaultConnectorWriteTimeout] (see [ServeConnectorWriteTimeout]). Each
+// answer holds the gob encoding of the list while it is written, so the
+// memory of the server is at most that many encodings.
+//
 // ServeConnector closes l when ctx is done, waits for the connections in
 // progress and returns nil; any other Accept error is returned after the
-// same wait. Writing a response may take at most 30 seconds.
-func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.Context) ([]*endpoint.Endpoint, error)) error {
+// same wait.
+func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.Context) ([]*endpoint.Endpoint, error), opts ...ServeConnectorOption) error {
+	o := serveConnectorOptions{maxConns: DefaultConnectorMaxConns, writeTimeout: DefaultConnectorWriteTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.maxConns <= 0 {
+		o.maxConns = DefaultConnectorMaxConns
+	}
+	if o.writeTimeout <= 0 {
+		o.writeTimeout = DefaultConnectorWriteTimeout
+	}
 	log := logr.FromContextOrDiscard(ctx)
 	stop := context.AfterFunc(ctx, func() { _ = l.Close() })
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	slots := make(chan struct{}, o.maxConns)
 	for {
 		conn, err := l.Accept()
 		if err != nil {
@@ -327,16 +381,24 @@ func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.C
 			}
 			return fmt.Errorf("connector server %s: accept: %w", l.Addr(), err)
 		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			log.V(1).Info("connector server: too many connections, closing one unanswered", "remote", conn.RemoteAddr().String(), "max", o.maxConns)
+			_ = conn.Close()
+			continue
+		}
 		wg.Go(func() {
+			defer func() { <-slots }()
 			defer conn.Close()
-			if err := serveConnectorConn(ctx, conn, list); err != nil {
+			if err := serveConnectorConn(ctx, conn, list, o.writeTimeout); err != nil {
 				log.Error(err, "connector server: answering a connection", "remote", conn.RemoteAddr().String())
 			}
 		})
 	}
 }
 
-func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx context.Context) ([]*endpoint.Endpoint, error)) error {
+func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx context.Context) ([]*endpoint.Endpoint, error), writeTimeout time.Duration) error {
 	eps, err := list(ctx)
 	if err != nil {
 		return fmt.Errorf("listing endpoints: %w", err)
@@ -359,7 +421,7 @@ func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx contex
 		}
 		wire = append(wire, w)
 	}
-	if err := conn.SetWriteDeadline(time.Now().Add(30 * time.Second)); err != nil {
+	if err := conn.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
 		return err
 	}
 	if err := gob.NewEncoder(conn).Encode(wire); err != nil {
