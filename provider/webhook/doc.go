@@ -58,7 +58,9 @@
 // one request or response is proportional to the bytes read whatever they
 // hold: with the default caps a response can never take more than about 8
 // GiB and a request about 513 MiB, and real ones take 3 to 8 times their
-// size (lower [WithMaxResponseBytes] for a webhook you do not trust). The
+// size (lower [WithMaxResponseBytes] for a webhook you do not trust, and
+// [WithMaxRequestBytes] or [WithMaxConcurrentRequests] for a server that
+// must stay small). The
 // server handles at most [DefaultMaxConcurrentRequests] requests
 // at once (see [WithMaxConcurrentRequests]) and answers the others 503, so
 // its memory is bounded by that count times the per-request bound.

@@ -24,10 +24,11 @@ const DefaultMaxBodyBytes = 32 << 20
 
 // DefaultMaxConcurrentRequests is how many requests the handler of
 // [NewHandler] serves at once unless [WithMaxConcurrentRequests] says
-// otherwise. external-dns sends one request at a time; the cap bounds the
-// server's memory to that many requests, each bounded by the body cap and
-// [MaxDecodedBytesPerByte].
-const DefaultMaxConcurrentRequests = 4
+// otherwise. external-dns sends one request at a time, a zonesync client
+// may apply zones in parallel (the conformance suite sends 8 at once); the
+// cap bounds the server's memory to that many requests, each bounded by
+// the body cap and [MaxDecodedBytesPerByte].
+const DefaultMaxConcurrentRequests = 16
 
 // Routes, relative to the base URL.
 const (
