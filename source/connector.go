@@ -1,12 +1,10 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"slices"
 	"sync"
@@ -43,8 +41,19 @@ var ErrConnectorTooLarge = errors.New("connector: response exceeds the size limi
 // from names (and from host-name targets). No annotation or template
 // processing applies.
 //
-// Errors: a dial failure, a timeout, a malformed stream or a response over
-// the size limit ([ErrConnectorTooLarge]) fail the call and name the server.
+// Errors: a dial failure, a timeout, a malformed stream, a response over
+// the size limit ([ErrConnectorTooLarge]) or one that decodes to too much
+// memory ([ErrConnectorTooDense]) fail the call and name the server.
+//
+// Memory: a response may have at most [DefaultConnectorMaxBytes] bytes (see
+// [ConnectorMaxBytes]) and decode to at most [ConnectorMaxDecodedPerByte]
+// bytes of endpoints per byte (plus 1 MiB). The stream is decoded by a gob
+// decoder of this package that checks every length the server declares
+// against the bytes that actually arrived before allocating for it, so the
+// memory of one call is proportional to the bytes read: at most about 18
+// times the size limit (576 MiB at the default), and 3 to 10 times the
+// response's size for real lists. Interface-typed fields, which
+// external-dns never sends, are refused.
 // An endpoint with an invalid name, record type, target or TTL is left out
 // and reported in a [*PartialError], keyed by its resource label when it has
 // one and by "connector/<address>/<index>" otherwise; the others are
@@ -88,7 +97,8 @@ func ConnectorReadTimeout(d time.Duration) ConnectorOption {
 
 // ConnectorMaxBytes sets the most bytes a response may have (default
 // [DefaultConnectorMaxBytes]); a larger response is an error, never
-// truncated. n <= 0 restores the default.
+// truncated. It also bounds the memory of one call (see [Connector]).
+// n <= 0 restores the default.
 func ConnectorMaxBytes(n int64) ConnectorOption {
 	return func(c *Connector) { c.maxBytes = n }
 }
@@ -151,7 +161,8 @@ func (c *Connector) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error)
 }
 
 // connectorEndpoint mirrors, field for field, the endpoint external-dns
-// puts on the wire; gob matches fields by name.
+// puts on the wire; gob matches fields by name. [ServeConnector] encodes
+// it; the client decodes with a decoder of its own (decodeConnector).
 type connectorEndpoint struct {
 	DNSName          string
 	Targets          []string
@@ -162,78 +173,13 @@ type connectorEndpoint struct {
 	ProviderSpecific []connectorProperty
 }
 
-// connectorEndpointNoLabels is connectorEndpoint without its map: the first
-// decoding pass uses it (see decodeConnector).
-type connectorEndpointNoLabels struct {
-	DNSName          string
-	Targets          []string
-	RecordType       string
-	SetIdentifier    string
-	RecordTTL        int64
-	ProviderSpecific []connectorProperty
-}
-
 type connectorProperty struct {
 	Name, Value string
 }
 
-// capReader reads from r until n bytes have been read, then fails with
-// ErrConnectorTooLarge.
-type capReader struct {
-	r        io.Reader
-	n        int64
-	exceeded bool
-}
-
-func (c *capReader) Read(p []byte) (int, error) {
-	if c.n <= 0 {
-		c.exceeded = true
-		return 0, ErrConnectorTooLarge
-	}
-	if int64(len(p)) > c.n {
-		p = p[:c.n]
-	}
-	n, err := c.r.Read(p)
-	c.n -= int64(n)
-	return n, err
-}
-
-// decodeConnector reads one gob value, a list of endpoints, from r, reading
-// at most maxBytes bytes.
-//
-// It decodes twice, because gob sizes a map from the element count the
-// stream claims before reading any element, so a few bytes could make it
-// allocate gigabytes. The first pass, from r, has no map field (gob skips
-// the labels element by element, bounded by the bytes read) and keeps the
-// bytes it read; it tells how many endpoints there are. The second pass
-// decodes the same bytes into that many endpoints whose label maps already
-// exist, which gob then fills without presizing.
-func decodeConnector(r io.Reader, maxBytes int64) ([]connectorEndpoint, error) {
-	cr := &capReader{r: r, n: maxBytes}
-	var raw bytes.Buffer
-	var light []connectorEndpointNoLabels
-	if err := gob.NewDecoder(io.TeeReader(cr, &raw)).Decode(&light); err != nil {
-		if cr.exceeded {
-			return nil, fmt.Errorf("more than %d bytes: %w", maxBytes, ErrConnectorTooLarge)
-		}
-		return nil, fmt.Errorf("decoding endpoints: %w", err)
-	}
-	full := make([]connectorEndpoint, len(light))
-	for i := range full {
-		full[i].Labels = map[string]string{}
-	}
-	if err := gob.NewDecoder(bytes.NewReader(raw.Bytes())).Decode(&full); err != nil {
-		return nil, fmt.Errorf("decoding endpoints: %w", err)
-	}
-	if len(full) != len(light) {
-		return nil, fmt.Errorf("decoding endpoints: %d endpoints on the second pass, %d on the first", len(full), len(light))
-	}
-	return full, nil
-}
-
 // convertConnector validates and converts the wire endpoints and merges
 // those sharing (name, type, set identifier, TTL), CNAME and DNAME aside.
-func convertConnector(addr string, wire []connectorEndpoint) ([]*endpoint.Endpoint, *PartialError) {
+func convertConnector(addr string, wire []*endpoint.Endpoint) ([]*endpoint.Endpoint, *PartialError) {
 	type mergeKey struct {
 		name, recordType, setID string
 		ttl                     int64
@@ -242,14 +188,17 @@ func convertConnector(addr string, wire []connectorEndpoint) ([]*endpoint.Endpoi
 	out := make([]*endpoint.Endpoint, 0, len(wire))
 	merged := map[mergeKey]*endpoint.Endpoint{}
 	for i, w := range wire {
-		ep := endpoint.NewEndpointWithTTL(w.DNSName, w.RecordType, endpoint.TTL(w.RecordTTL), w.Targets...)
+		// NewEndpointWithTTL removes the trailing dots.
+		ep := endpoint.NewEndpointWithTTL(w.DNSName, w.RecordType, w.RecordTTL, w.Targets...)
 		ep.SetIdentifier = w.SetIdentifier
 		if len(w.Labels) > 0 {
-			ep.Labels = endpoint.Labels(w.Labels)
+			ep.Labels = w.Labels
 		}
-		for _, p := range w.ProviderSpecific {
-			ep.ProviderSpecific = append(ep.ProviderSpecific, endpoint.ProviderSpecificProperty{Name: p.Name, Value: p.Value})
+		ep.ProviderSpecific = w.ProviderSpecific
+		if len(ep.ProviderSpecific) == 0 {
+			ep.ProviderSpecific = nil
 		}
+		wire[i] = nil // the decoded endpoint is garbage from here on
 		if err := validateConnector(ep); err != nil {
 			key := ep.Labels[endpoint.ResourceLabelKey]
 			if key == "" {
@@ -285,6 +234,7 @@ func convertConnector(addr string, wire []connectorEndpoint) ([]*endpoint.Endpoi
 // it).
 func validateConnector(ep *endpoint.Endpoint) error {
 	var errs []error
+	badTargets := 0
 	if err := endpoint.ValidateDNSName(ep.DNSName); err != nil {
 		errs = append(errs, fmt.Errorf("dnsName: %w", err))
 	}
@@ -294,12 +244,53 @@ func validateConnector(ep *endpoint.Endpoint) error {
 	for i, t := range ep.Targets {
 		if err := endpoint.ValidateTarget(ep.RecordType, t); err != nil {
 			errs = append(errs, fmt.Errorf("targets[%d]: %w", i, err))
+			// Checking (and building errors for) every target of a
+			// hostile list is not worth it: the endpoint is refused.
+			if badTargets++; badTargets == MaxCausesPerKey && i < len(ep.Targets)-1 {
+				errs = append(errs, fmt.Errorf("targets[%d:] not checked", i+1))
+				break
+			}
 		}
 	}
 	if ep.RecordTTL < 0 {
 		errs = append(errs, fmt.Errorf("recordTTL %d is negative", ep.RecordTTL))
 	}
 	return errors.Join(errs...)
+}
+
+// Defaults of [ServeConnector].
+const (
+	// DefaultConnectorMaxConns is how many connections ServeConnector
+	// answers at once. Each holds the gob encoding of one list of
+	// endpoints while it is written, so the server's memory is bounded by
+	// this many encodings.
+	DefaultConnectorMaxConns = 16
+	// DefaultConnectorWriteTimeout is how long writing one answer may
+	// take; a client that does not read is dropped after it.
+	DefaultConnectorWriteTimeout = 30 * time.Second
+)
+
+// ServeConnectorOption configures [ServeConnector].
+type ServeConnectorOption func(*serveConnectorOptions)
+
+type serveConnectorOptions struct {
+	maxConns     int
+	writeTimeout time.Duration
+}
+
+// ServeConnectorMaxConns sets how many connections are answered at once
+// (default [DefaultConnectorMaxConns]); a connection accepted beyond it is
+// closed at once, unanswered (its client sees a decoding error and tries
+// again at its next cycle). n <= 0 restores the default.
+func ServeConnectorMaxConns(n int) ServeConnectorOption {
+	return func(o *serveConnectorOptions) { o.maxConns = n }
+}
+
+// ServeConnectorWriteTimeout sets how long writing one answer may take
+// (default [DefaultConnectorWriteTimeout]); a client that reads slower is
+// dropped. d <= 0 restores the default.
+func ServeConnectorWriteTimeout(d time.Duration) ServeConnectorOption {
+	return func(o *serveConnectorOptions) { o.writeTimeout = d }
 }
 
 // ServeConnector is the server side of [Connector]: it accepts connections
@@ -310,15 +301,34 @@ func validateConnector(ep *endpoint.Endpoint) error {
 // (the client sees a decoding error) and the error is logged through the
 // logger in ctx.
 //
+// Resources are bounded against clients that connect and never read: at
+// most [DefaultConnectorMaxConns] connections are answered at once (see
+// [ServeConnectorMaxConns]; the others are closed as soon as they are
+// accepted), and writing one answer may take at most
+// [DefaultConnectorWriteTimeout] (see [ServeConnectorWriteTimeout]). Each
+// answer holds the gob encoding of the list while it is written, so the
+// memory of the server is at most that many encodings.
+//
 // ServeConnector closes l when ctx is done, waits for the connections in
 // progress and returns nil; any other Accept error is returned after the
-// same wait. Writing a response may take at most 30 seconds.
-func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.Context) ([]*endpoint.Endpoint, error)) error {
+// same wait.
+func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.Context) ([]*endpoint.Endpoint, error), opts ...ServeConnectorOption) error {
+	o := serveConnectorOptions{maxConns: DefaultConnectorMaxConns, writeTimeout: DefaultConnectorWriteTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.maxConns <= 0 {
+		o.maxConns = DefaultConnectorMaxConns
+	}
+	if o.writeTimeout <= 0 {
+		o.writeTimeout = DefaultConnectorWriteTimeout
+	}
 	log := logr.FromContextOrDiscard(ctx)
 	stop := context.AfterFunc(ctx, func() { _ = l.Close() })
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	slots := make(chan struct{}, o.maxConns)
 	for {
 		conn, err := l.Accept()
 		if err != nil {
@@ -327,16 +337,24 @@ func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.C
 			}
 			return fmt.Errorf("connector server %s: accept: %w", l.Addr(), err)
 		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			log.V(1).Info("connector server: too many connections, closing one unanswered", "remote", conn.RemoteAddr().String(), "max", o.maxConns)
+			_ = conn.Close()
+			continue
+		}
 		wg.Go(func() {
+			defer func() { <-slots }()
 			defer conn.Close()
-			if err := serveConnectorConn(ctx, conn, list); err != nil {
+			if err := serveConnectorConn(ctx, conn, list, o.writeTimeout); err != nil {
 				log.Error(err, "connector server: answering a connection", "remote", conn.RemoteAddr().String())
 			}
 		})
 	}
 }
 
-func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx context.Context) ([]*endpoint.Endpoint, error)) error {
+func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx context.Context) ([]*endpoint.Endpoint, error), writeTimeout time.Duration) error {
 	eps, err := list(ctx)
 	if err != nil {
 		return fmt.Errorf("listing endpoints: %w", err)
@@ -359,7 +377,7 @@ func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx contex
 		}
 		wire = append(wire, w)
 	}
-	if err := conn.SetWriteDeadline(time.Now().Add(30 * time.Second)); err != nil {
+	if err := conn.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
 		return err
 	}
 	if err := gob.NewEncoder(conn).Encode(wire); err != nil {

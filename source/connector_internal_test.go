@@ -5,6 +5,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,9 +61,9 @@ func TestDecodeConnectorRoundTrip(t *testing.T) {
 	got, err := decodeConnector(bytes.NewReader(encodeWire(t, in)), 1<<20)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	assert.Equal(t, connectorEndpoint{
-		DNSName: "a.example.com", Targets: []string{"192.0.2.1"}, RecordType: "A", SetIdentifier: "x", RecordTTL: 60,
-		Labels: map[string]string{"owner": "o", "resource": "r"}, ProviderSpecific: []connectorProperty{{"alias", "true"}},
+	assert.Equal(t, &endpoint.Endpoint{
+		DNSName: "a.example.com", Targets: endpoint.Targets{"192.0.2.1"}, RecordType: "A", SetIdentifier: "x", RecordTTL: 60,
+		Labels: endpoint.Labels{"owner": "o", "resource": "r"}, ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}},
 	}, got[0])
 	assert.Empty(t, got[1].Labels)
 }
@@ -94,7 +95,9 @@ func FuzzDecodeConnector(f *testing.F) {
 			t.Fatalf("read %d bytes, limit %d", read, limit)
 		}
 		if err != nil {
-			if len(data) <= limit && errors.Is(err, ErrConnectorTooLarge) {
+			// A stream may be refused as too large before it is read when
+			// it declares a message longer than the limit.
+			if len(data) <= limit && errors.Is(err, ErrConnectorTooLarge) && !strings.Contains(err.Error(), "declared") {
 				t.Fatalf("too large for %d bytes: %v", len(data), err)
 			}
 			return

@@ -19,7 +19,7 @@ import (
 
 // serve starts ServeConnector on a loopback port with list and returns the
 // address; the server stops when the test ends.
-func serve(t *testing.T, list func(context.Context) ([]*endpoint.Endpoint, error)) string {
+func serve(t testing.TB, list func(context.Context) ([]*endpoint.Endpoint, error)) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -31,7 +31,7 @@ func serve(t *testing.T, list func(context.Context) ([]*endpoint.Endpoint, error
 }
 
 // rawServer accepts one connection at a time and hands it to handle.
-func rawServer(t *testing.T, handle func(net.Conn)) string {
+func rawServer(t testing.TB, handle func(net.Conn)) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

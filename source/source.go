@@ -88,14 +88,74 @@ func HasSynced(s Source) bool {
 //
 // Return it as a *PartialError, possibly wrapped; callers find it with
 // errors.As.
+//
+// Its size is bounded per key: build it with [PartialError.Add] and
+// [PartialError.Merge], which keep at most [MaxCausesPerKey] causes for one
+// key, in the order they were added, and count the rest. The error tree
+// stays flat (a key's causes are never nested in each other), so Error,
+// errors.Is and errors.As take time linear in what is kept, however many
+// causes were added.
 type PartialError struct {
 	// Failed maps the resource key of each object whose endpoints could
 	// not be built ("kind/namespace/name", the value its endpoints carry
-	// in the resource label) to the cause.
+	// in the resource label) to the cause. A key given several causes
+	// holds an error whose Unwrap() []error returns the kept causes and
+	// whose message ends with the count of the others ("and 15990 more").
 	Failed map[string]error
 }
 
-// Error names the failed objects in key order with their causes.
+// MaxCausesPerKey is the most causes a [PartialError] keeps for one key;
+// further causes are only counted.
+const MaxCausesPerKey = 10
+
+// maxKeysInError is the most keys [PartialError.Error] names; the others
+// are counted (Failed keeps them all).
+const maxKeysInError = 100
+
+// keyCauses holds the causes of one key of a PartialError: at most
+// MaxCausesPerKey of them, in the order added, and the count of the others.
+type keyCauses struct {
+	causes  []error
+	dropped int
+}
+
+// Error returns the kept causes separated by "; ", followed by the count
+// of the others.
+func (k *keyCauses) Error() string {
+	var b strings.Builder
+	for i, c := range k.causes {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(c.Error())
+	}
+	if k.dropped > 0 {
+		fmt.Fprintf(&b, "; and %d more", k.dropped)
+	}
+	return b.String()
+}
+
+// Unwrap returns the kept causes, so that errors.Is and errors.As see them.
+func (k *keyCauses) Unwrap() []error { return k.causes }
+
+// add appends err to k, flattening another keyCauses into its causes.
+func (k *keyCauses) add(err error) {
+	if other, ok := err.(*keyCauses); ok {
+		for _, c := range other.causes {
+			k.add(c)
+		}
+		k.dropped += other.dropped
+		return
+	}
+	if len(k.causes) < MaxCausesPerKey {
+		k.causes = append(k.causes, err)
+		return
+	}
+	k.dropped++
+}
+
+// Error names the failed objects in key order with their causes. At most
+// 100 keys are named; the message ends with the count of the others.
 func (e *PartialError) Error() string {
 	if e == nil || len(e.Failed) == 0 {
 		return "source: no object failed"
@@ -104,6 +164,10 @@ func (e *PartialError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "source: endpoints of %d object(s) could not be built: ", len(keys))
 	for i, k := range keys {
+		if i == maxKeysInError {
+			fmt.Fprintf(&b, "; and %d more object(s)", len(keys)-i)
+			break
+		}
 		if i > 0 {
 			b.WriteString("; ")
 		}
@@ -135,7 +199,9 @@ func (e *PartialError) Unwrap() []error {
 }
 
 // Add records that the object with resource key key failed with err, and
-// returns e. A nil e is allocated; a key recorded twice keeps both causes.
+// returns e. A nil e is allocated. A key recorded several times keeps its
+// first [MaxCausesPerKey] causes, in order, and counts the others; the
+// causes stay side by side (see [PartialError]), never nested.
 func (e *PartialError) Add(key string, err error) *PartialError {
 	if e == nil {
 		e = &PartialError{}
@@ -143,10 +209,30 @@ func (e *PartialError) Add(key string, err error) *PartialError {
 	if e.Failed == nil {
 		e.Failed = map[string]error{}
 	}
-	if prev, ok := e.Failed[key]; ok && prev != nil {
-		err = errors.Join(prev, err)
+	prev, ok := e.Failed[key]
+	switch {
+	case err == nil:
+		if !ok {
+			e.Failed[key] = nil
+		}
+	case prev == nil:
+		if kc, isKC := err.(*keyCauses); isKC {
+			// Another PartialError's causes: copy them, so that adding to
+			// one never changes the other.
+			own := &keyCauses{}
+			own.add(kc)
+			err = own
+		}
+		e.Failed[key] = err
+	default:
+		kc, isKC := prev.(*keyCauses)
+		if !isKC {
+			kc = &keyCauses{}
+			kc.add(prev)
+			e.Failed[key] = kc
+		}
+		kc.add(err)
 	}
-	e.Failed[key] = err
 	return e
 }
 

@@ -75,6 +75,62 @@ func TestPartialError(t *testing.T) {
 	assert.NoError(t, empty.OrNil())
 }
 
+// TestPartialErrorBoundedCauses adds many causes under one key: the key
+// keeps the first MaxCausesPerKey of them side by side, in order, and
+// counts the rest; Merge flattens instead of nesting and never changes
+// the merged error.
+func TestPartialErrorBoundedCauses(t *testing.T) {
+	const n = 16000
+	first := errors.New("cause 0")
+	var pe *source.PartialError
+	pe = pe.Add("crd/ns/many", first)
+	for i := 1; i < n; i++ {
+		pe = pe.Add("crd/ns/many", fmt.Errorf("cause %d", i))
+	}
+	got := pe.Failed["crd/ns/many"]
+	multi, ok := got.(interface{ Unwrap() []error })
+	require.True(t, ok, "several causes unwrap to a list")
+	causes := multi.Unwrap()
+	require.Len(t, causes, source.MaxCausesPerKey)
+	for i, c := range causes {
+		assert.Equal(t, fmt.Sprintf("cause %d", i), c.Error(), "kept in the order added")
+		_, nested := c.(interface{ Unwrap() []error })
+		assert.False(t, nested, "causes are not nested")
+	}
+	assert.ErrorIs(t, pe, first)
+	msg := pe.Error()
+	assert.True(t, strings.HasSuffix(msg, fmt.Sprintf("; cause 9; and %d more", n-source.MaxCausesPerKey)), msg)
+	assert.Less(t, len(msg), 300, "the message is bounded")
+
+	// Merging flattens: the counts add up and the source is not changed.
+	other := (*source.PartialError)(nil).Add("crd/ns/many", errors.New("other 0")).Add("crd/ns/many", errors.New("other 1"))
+	merged := other.Merge(pe)
+	assert.Same(t, other, merged)
+	assert.True(t, strings.HasSuffix(merged.Error(), fmt.Sprintf("; cause 7; and %d more", n-source.MaxCausesPerKey+2)), merged.Error())
+	assert.True(t, strings.HasSuffix(pe.Error(), fmt.Sprintf("; and %d more", n-source.MaxCausesPerKey)), "the merged error is not changed")
+	merged.Add("crd/ns/many", errors.New("again"))
+	assert.True(t, strings.HasSuffix(pe.Error(), fmt.Sprintf("; and %d more", n-source.MaxCausesPerKey)), "adding to the merge does not change its source")
+
+	// A fresh PartialError merging pe copies its causes.
+	fresh := (*source.PartialError)(nil).Merge(pe)
+	fresh.Add("crd/ns/many", errors.New("again"))
+	assert.True(t, strings.HasSuffix(pe.Error(), fmt.Sprintf("; and %d more", n-source.MaxCausesPerKey)))
+	assert.True(t, strings.HasSuffix(fresh.Error(), fmt.Sprintf("; and %d more", n-source.MaxCausesPerKey+1)))
+}
+
+// TestPartialErrorManyKeys checks that Error names a bounded number of keys
+// in key order and counts the others, while Failed keeps them all.
+func TestPartialErrorManyKeys(t *testing.T) {
+	var pe *source.PartialError
+	for i := range 1000 {
+		pe = pe.Add(fmt.Sprintf("service/ns/s%04d", i), errors.New("bad"))
+	}
+	assert.Len(t, pe.Failed, 1000)
+	msg := pe.Error()
+	assert.True(t, strings.HasPrefix(msg, "source: endpoints of 1000 object(s) could not be built: service/ns/s0000: bad; service/ns/s0001: bad"), msg)
+	assert.True(t, strings.HasSuffix(msg, "service/ns/s0099: bad; and 900 more object(s)"), msg)
+}
+
 // ExamplePartialError shows a source that reports the objects it could not
 // read without failing the others.
 func ExamplePartialError() {

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -201,12 +204,18 @@ func (p *Provider) negotiate(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("webhook GET %s (negotiation): %w (after: %w)", p.base, ctx.Err(), err)
+			return fmt.Errorf("webhook GET %s (negotiation): %w (after: %v)", p.base, ctx.Err(), err)
 		case <-t.C:
 		}
 		wait = min(time.Duration(float64(wait)*1.5), p.opts.maxBackoff)
 	}
 	if err != nil {
+		var r retryable
+		if errors.As(err, &r) {
+			// Transport errors and 5xx answers, still failing after the
+			// retries: soft, the webhook may be back later.
+			err = softError(r.err)
+		}
 		return fmt.Errorf("webhook GET %s (negotiation): %w", p.base, err)
 	}
 	log.V(1).Info("webhook negotiated", "url", p.base, "domainFilter", p.filter.String())
@@ -223,16 +232,17 @@ func (p *Provider) negotiateOnce(ctx context.Context) error {
 	req.Header.Set("Accept", MediaType)
 	resp, err := p.opts.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return err
+		err = transportError(ctx, err)
+		if errors.Is(err, provider.SoftError) {
+			return retryable{err}
 		}
-		return retryable{err}
+		return err
 	}
 	defer closeBody(resp)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err := statusError(resp)
 		if resp.StatusCode >= 500 {
-			return retryable{err}
+			return retryable{softError(err)}
 		}
 		return err
 	}
@@ -245,17 +255,91 @@ func (p *Provider) negotiateOnce(ctx context.Context) error {
 		limit = min(limit, p.opts.maxResponse)
 	}
 	if err := json.NewDecoder(&capReader{r: resp.Body, n: limit, c: limit}).Decode(&df); err != nil {
-		return fmt.Errorf("decoding the domain filter: %w", err)
+		return bodyError(ctx, fmt.Errorf("decoding the domain filter: %w", err))
 	}
 	p.filter = &df
 	return nil
 }
 
+// errRequestTimeout is the cause of a request context whose own timeout
+// ([WithTimeout]) ran out, as opposed to the caller's context ending.
+var errRequestTimeout = errors.New("webhook request timed out")
+
 func (p *Provider) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if p.opts.timeout > 0 {
-		return context.WithTimeout(ctx, p.opts.timeout)
+		return context.WithTimeoutCause(ctx, p.opts.timeout, fmt.Errorf("%w after %s: %w", errRequestTimeout, p.opts.timeout, context.DeadlineExceeded))
 	}
 	return context.WithCancel(ctx)
+}
+
+// softError marks err soft unless it already is.
+func softError(err error) error {
+	if errors.Is(err, provider.SoftError) {
+		return err
+	}
+	return provider.NewSoftError(err)
+}
+
+// transportError classifies a failure to exchange a request with the
+// webhook (ctx is the request's context). When the caller's context ended
+// (cancelled, or its own deadline passed) the error wraps ctx's error and
+// is not soft: the caller gave up. Otherwise a failure of the network or of
+// the server's process — connection refused or reset, the connection
+// closed early (EOF), a time-out, this request's own timeout — is a
+// [provider.SoftError]: a restarting sidecar is back at a later cycle. Other
+// failures (a TLS certificate the client does not trust, an unsupported
+// URL) are plain errors.
+func transportError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		cause := context.Cause(ctx)
+		if errors.Is(cause, errRequestTimeout) {
+			return provider.NewSoftError(fmt.Errorf("%w (%w)", cause, err))
+		}
+		if errors.Is(err, ctx.Err()) {
+			return err
+		}
+		return fmt.Errorf("%w (%w)", ctx.Err(), err)
+	}
+	if isTransient(err) {
+		return provider.NewSoftError(err)
+	}
+	return err
+}
+
+// isTransient reports network failures and time-outs.
+func isTransient(err error) bool {
+	for _, target := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.ECONNREFUSED,
+		syscall.ECONNABORTED, syscall.EPIPE, syscall.ETIMEDOUT, syscall.EHOSTUNREACH, syscall.ENETUNREACH,
+		os.ErrDeadlineExceeded, context.DeadlineExceeded, net.ErrClosed} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	// *url.Error is a net.Error itself; look at what it wraps.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// bodyError classifies an error met while decoding a response body: a
+// failure to read it ([transportError]) is soft, a body that does not
+// decode, is over the size cap ([ErrResponseTooLarge]) or decodes to too
+// much memory ([ErrBodyTooDense]) is not: the same server would send the
+// same body again, and a larger cap is a decision for whoever configures
+// the client.
+func bodyError(ctx context.Context, err error) error {
+	var syn *SyntaxError
+	if errors.Is(err, ErrResponseTooLarge) || errors.Is(err, ErrBodyTooDense) || errors.As(err, &syn) {
+		return err
+	}
+	return transportError(ctx, err)
 }
 
 // ErrResponseTooLarge is returned (wrapped) when a response body exceeds
@@ -335,7 +419,7 @@ func (p *Provider) do(ctx context.Context, method, url string, body io.Reader, a
 	}
 	resp, err := p.opts.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("webhook %s %s: %w", method, url, err)
+		return nil, fmt.Errorf("webhook %s %s: %w", method, url, transportError(ctx, err))
 	}
 	if resp.StatusCode != want {
 		err := statusError(resp)
@@ -358,7 +442,7 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	defer closeBody(resp)
 	eps, err := decodeEndpoints(p.limit(resp.Body))
 	if err != nil {
-		return nil, fmt.Errorf("webhook GET %s: decoding records: %w", p.urlRec, err)
+		return nil, fmt.Errorf("webhook GET %s: decoding records: %w", p.urlRec, bodyError(ctx, err))
 	}
 	eps = slices.DeleteFunc(eps, func(ep *endpoint.Endpoint) bool { return ep == nil })
 	if !slices.IsSortedFunc(eps, endpoint.Compare) {
@@ -408,7 +492,7 @@ func (p *Provider) AdjustEndpointsContext(ctx context.Context, eps []*endpoint.E
 	defer closeBody(resp)
 	out, err := decodeEndpoints(p.limit(resp.Body))
 	if err != nil {
-		return nil, fmt.Errorf("webhook POST %s: decoding endpoints: %w", p.urlAdj, err)
+		return nil, fmt.Errorf("webhook POST %s: decoding endpoints: %w", p.urlAdj, bodyError(ctx, err))
 	}
 	return slices.DeleteFunc(out, func(ep *endpoint.Endpoint) bool { return ep == nil }), nil
 }

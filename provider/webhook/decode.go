@@ -46,6 +46,50 @@ const (
 	maxDepth  = 10000
 )
 
+// MaxDecodedBytesPerByte bounds the memory a body may decode to: the
+// decoder counts what it allocates for the values it builds (endpoints,
+// target and property slots, label maps and entries, and their bookkeeping;
+// the string bytes themselves are never more than the bytes read) and fails
+// with [ErrBodyTooDense] once that exceeds MaxDecodedBytesPerByte bytes per
+// byte read plus 1 MiB. Real bodies decode to 3 to 8 bytes per byte; a body
+// of empty objects or empty strings (`[{},{},...`) to more than 40, which is
+// how a hostile peer could turn a capped body into gigabytes. Together with
+// the caps on body sizes ([WithMaxResponseBytes], [WithMaxRequestBytes]) it
+// bounds the memory of one request or response.
+const MaxDecodedBytesPerByte = 16
+
+// decodeSlack is the memory a body may decode to beyond its ratio, so that
+// a short body of sparse endpoints is never refused.
+const decodeSlack = 1 << 20
+
+// What the decoder counts for each value it builds (see
+// MaxDecodedBytesPerByte): about what it allocates, temporaries included.
+const (
+	costEndpoint = 168 // the endpoint, its pointer, its slot in a chunk
+	costElement  = 8   // a null element of an endpoint list
+	costTarget   = 56  // the string header, its span and pending assignment
+	costLabels   = 320 // an empty label map
+	costLabel    = 72  // a map entry and its pending assignment
+	costProperty = 64  // the property, in the scratch list and the slab
+)
+
+// ErrBodyTooDense is returned (wrapped) when a body decodes to more memory
+// than [MaxDecodedBytesPerByte] allows for the bytes read. The server
+// answers it with 413, like a body over the size cap; for the client it is
+// a plain (not soft) error, since the same server will send the same body
+// again.
+var ErrBodyTooDense = errors.New("body decodes to too much memory for its size")
+
+// charge counts n bytes of decoded memory and fails once the total exceeds
+// what the bytes read allow.
+func (d *decoder) charge(n int64) error {
+	d.charged += n
+	if read := d.offset(); d.charged > MaxDecodedBytesPerByte*read+decodeSlack {
+		return fmt.Errorf("%w: %d bytes of values from %d bytes read (at most %d per byte)", ErrBodyTooDense, d.charged, read, MaxDecodedBytesPerByte)
+	}
+	return nil
+}
+
 // SyntaxError reports malformed JSON, with the byte offset at which the
 // decoder noticed it.
 type SyntaxError struct {
@@ -83,6 +127,7 @@ type decoder struct {
 	read    int64 // bytes consumed before buf
 	readErr error
 	depth   int
+	charged int64 // decoded memory counted, see charge
 
 	batch     []byte
 	refs      []strRef
@@ -858,9 +903,12 @@ func (d *decoder) endpointList(old []*endpoint.Endpoint, top bool) ([]*endpoint.
 		}
 		if isNull {
 			*slot = nil
-			return nil
+			return d.charge(costElement)
 		}
 		if *slot == nil {
+			if err := d.charge(costEndpoint); err != nil {
+				return err
+			}
 			*slot = d.newEndpoint()
 		}
 		if err := d.endpoint(*slot); err != nil {
@@ -970,6 +1018,9 @@ func (d *decoder) targetList(old endpoint.Targets) (endpoint.Targets, error) {
 	}
 	spans := d.spans[:0]
 	err = d.array(func(int) error {
+		if err := d.charge(costTarget); err != nil {
+			return err
+		}
 		c, err := d.peek()
 		if err != nil {
 			return err
@@ -1023,9 +1074,15 @@ func (d *decoder) labels(old endpoint.Labels) (endpoint.Labels, error) {
 	defer func() { d.depth-- }()
 	out := old
 	if out == nil {
+		if err := d.charge(costLabels); err != nil {
+			return nil, err
+		}
 		out = make(endpoint.Labels, 2)
 	}
 	err = d.object(func(key []byte) error {
+		if err := d.charge(costLabel); err != nil {
+			return err
+		}
 		k := internLabelKey(key)
 		if k == "" {
 			k = string(key)
@@ -1067,6 +1124,9 @@ func (d *decoder) providerSpecific(old endpoint.ProviderSpecific) (endpoint.Prov
 	}
 	scratch := d.scratch[:0]
 	err = d.array(func(i int) error {
+		if err := d.charge(costProperty); err != nil {
+			return err
+		}
 		var p endpoint.ProviderSpecificProperty
 		if i < len(old) {
 			p = old[i]

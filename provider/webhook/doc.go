@@ -24,18 +24,46 @@
 //
 // The client requires exactly 200 from GET /records and POST
 // /adjustendpoints and exactly 204 from POST /records. 500–510 become a
-// [provider.SoftError] (retry at the next cycle), as in external-dns; any
-// other status, a transport error, a timeout or a body that does not decode
-// is a plain error. Every error names the method, the URL, the status and
-// the start of the server's message.
+// [provider.SoftError] (retry at the next cycle), as in external-dns, and so
+// do transport failures: connection refused or reset, a connection closed
+// before or inside the answer, a time-out, the request's own timeout
+// ([WithTimeout]) — a webhook sidecar that restarts is back at a later
+// cycle. Negotiation retries transport failures and 5xx answers and, when
+// they persist, fails with a soft error too. The end of the caller's context
+// (cancelled or past its deadline) is reported as such, not soft; so are
+// any other status, a TLS certificate the client does not trust, a body
+// that does not decode, a body over the size cap ([ErrResponseTooLarge]) and
+// a body that decodes to too much memory ([ErrBodyTooDense]): the same
+// server would answer the same way at the next cycle. Every error names the
+// method, the URL, the status and the start of the server's message.
 //
 // The server answers 200/204 on success, 500 when the provider fails, 400
-// when a body does not decode, 413 when it exceeds the cap, 405 for a
-// method a route does not serve, 415 for a POST whose Content-Type is
+// when a body does not decode, 413 when it exceeds the cap (in bytes or in
+// decoded memory), 503 beyond the concurrency cap, 405 for a method a route
+// does not serve, 415 for a POST whose Content-Type is
 // neither [MediaType] nor application/json, and 404 for unknown paths.
 // (external-dns's own server answers 400 for wrong methods and serves the
 // negotiation on every unknown path; its client treats all of these as
 // errors, so the stricter answers change nothing for it.)
+//
+// # Memory bounds
+//
+// Every body either side reads is capped: responses by
+// [WithMaxResponseBytes] (default [DefaultMaxResponseBytes]; negotiation
+// answers at most 16 MiB, error messages 256 bytes, and at most 1 MiB of an
+// unread body is drained for connection reuse), requests by
+// [WithMaxRequestBytes] (default [DefaultMaxBodyBytes]). While decoding, the
+// memory allocated for the values built is at most [MaxDecodedBytesPerByte]
+// bytes per byte read plus 1 MiB (real bodies need 3 to 8), so the memory of
+// one request or response is proportional to the bytes read whatever they
+// hold: with the default caps a response can never take more than about 8
+// GiB and a request about 513 MiB, and real ones take 3 to 8 times their
+// size (lower [WithMaxResponseBytes] for a webhook you do not trust, and
+// [WithMaxRequestBytes] or [WithMaxConcurrentRequests] for a server that
+// must stay small). The
+// server handles at most [DefaultMaxConcurrentRequests] requests
+// at once (see [WithMaxConcurrentRequests]) and answers the others 503, so
+// its memory is bounded by that count times the per-request bound.
 //
 // # Concurrency
 //

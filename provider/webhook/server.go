@@ -22,6 +22,14 @@ const MediaType = "application/external.dns.webhook+json;version=1"
 // (32 MiB, as external-dns).
 const DefaultMaxBodyBytes = 32 << 20
 
+// DefaultMaxConcurrentRequests is how many requests the handler of
+// [NewHandler] serves at once unless [WithMaxConcurrentRequests] says
+// otherwise. external-dns sends one request at a time, a zonesync client
+// may apply zones in parallel (the conformance suite sends 8 at once); the
+// cap bounds the server's memory to that many requests, each bounded by
+// the body cap and [MaxDecodedBytesPerByte].
+const DefaultMaxConcurrentRequests = 16
+
 // Routes, relative to the base URL.
 const (
 	routeRecords = "/records"
@@ -37,8 +45,9 @@ const maxErrorBody = 512
 type ServerOption func(*serverOptions)
 
 type serverOptions struct {
-	maxBody int64
-	metrics http.Handler
+	maxBody       int64
+	maxConcurrent int
+	metrics       http.Handler
 }
 
 // WithMaxRequestBytes caps the request bodies the handler reads; a larger
@@ -46,6 +55,16 @@ type serverOptions struct {
 // removes the cap.
 func WithMaxRequestBytes(n int64) ServerOption {
 	return func(o *serverOptions) { o.maxBody = n }
+}
+
+// WithMaxConcurrentRequests caps how many requests the handler serves at
+// once (default [DefaultMaxConcurrentRequests]); a request beyond the cap
+// is answered at once with 503 Service Unavailable, a Retry-After of one
+// second and a one-line body, without reading its body (a webhook client
+// treats 503 as a soft error and retries at its next cycle). GET /healthz
+// is never refused. n ≤ 0 removes the cap.
+func WithMaxConcurrentRequests(n int) ServerOption {
+	return func(o *serverOptions) { o.maxConcurrent = n }
 }
 
 // WithMetricsHandler serves h on GET /metrics (for example a Prometheus
@@ -58,6 +77,7 @@ type handler struct {
 	p    provider.Provider
 	opts serverOptions
 	mux  *http.ServeMux
+	busy chan struct{} // one token per request being served; nil: no cap
 }
 
 // NewHandler returns an http.Handler that serves p over the external-dns
@@ -74,7 +94,9 @@ type handler struct {
 //
 // A provider error gives 500 (a [provider.SoftError] too), a body that does
 // not decode (or holds a nil endpoint, or unpaired updates) 400, a body over
-// the cap 413, a method a route does not serve 405, a POST whose
+// the cap or one that decodes to too much memory ([ErrBodyTooDense]) 413, a
+// request beyond the concurrency cap 503 (see [WithMaxConcurrentRequests]),
+// a method a route does not serve 405, a POST whose
 // Content-Type is neither [MediaType] nor application/json 415, and any
 // other path 404. Error bodies are one short line of text. The whole change
 // set is decoded before ApplyChanges is called, so a body that fails to
@@ -85,9 +107,12 @@ type handler struct {
 // To serve the protocol under a path prefix, wrap the handler in
 // [http.StripPrefix].
 func NewHandler(p provider.Provider, opts ...ServerOption) http.Handler {
-	h := &handler{p: p, opts: serverOptions{maxBody: DefaultMaxBodyBytes}}
+	h := &handler{p: p, opts: serverOptions{maxBody: DefaultMaxBodyBytes, maxConcurrent: DefaultMaxConcurrentRequests}}
 	for _, o := range opts {
 		o(&h.opts)
+	}
+	if h.opts.maxConcurrent > 0 {
+		h.busy = make(chan struct{}, h.opts.maxConcurrent)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", h.negotiate)
@@ -105,6 +130,21 @@ func NewHandler(p provider.Provider, opts ...ServerOption) http.Handler {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.busy != nil && r.URL.Path != routeHealth {
+		select {
+		case h.busy <- struct{}{}:
+			defer func() { <-h.busy }()
+		default:
+			logr.FromContextOrDiscard(r.Context()).V(1).Info("webhook request refused: too many at once", "method", r.Method, "path", r.URL.Path, "max", h.opts.maxConcurrent)
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Connection", "close")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("too many concurrent requests, retry later\n"))
+			return
+		}
+	}
 	h.mux.ServeHTTP(w, r)
 }
 
@@ -171,10 +211,11 @@ func (h *handler) body(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// decodeStatus classifies a body decoding error: 413 over the cap, else 400.
+// decodeStatus classifies a body decoding error: 413 over the cap or
+// decoding to too much memory ([ErrBodyTooDense]), else 400.
 func decodeStatus(err error) int {
 	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	if errors.As(err, &tooLarge) || errors.Is(err, ErrBodyTooDense) {
 		return http.StatusRequestEntityTooLarge
 	}
 	return http.StatusBadRequest
