@@ -171,7 +171,7 @@ func runInMemory(t *testing.T, mode memMode) {
 	seed := chaosSeed(t)
 	mem := inmemory.New(inmemory.WithZone(zone))
 	var on atomic.Bool
-	h := newHarness(t, seed, harnessConfig{direct: mem, raceRate: 0.15})
+	h := newHarness(t, seed, harnessConfig{direct: mem, raceRate: 0.15, nonAtomic: mode == singleChanges})
 	h.fillers(4)
 
 	// Faults, outermost first: a failure before anything is applied, a
