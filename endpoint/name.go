@@ -350,8 +350,13 @@ func ValidateDNSName(name string) error {
 // its first label. The rules are those of [ValidateDNSName], except that a
 // "*" may also appear inside a label, where DNS reads it as an ordinary
 // character: external-dns names the ownership TXT of the wildcard record
-// "*.example.com" "a-*.example.com". [Endpoint.Validate] applies it to TXT
-// endpoints that carry the [OwnedRecordLabelKey] label.
+// "*.example.com" "a-*.example.com" (and, with a prefix ending in a dot,
+// "a-own.*.example.com"); and a label that starts with "xn--" need not be
+// a valid A-label: external-dns appends a suffix to the A-label of an IDN
+// ("xn--caf-dma-cname.example.com"). Neither relaxation lets an escape or
+// zone-file syntax through. [Endpoint.Validate] applies it to every TXT
+// endpoint, since TXT records written by external-dns (or by zonesync for
+// external-dns) carry such names.
 func ValidateOwnershipTXTName(name string) error {
 	return validateDNSName(name, true)
 }
@@ -419,7 +424,8 @@ func labelAt(name string, i int) string {
 // label, and labels starting with "xn--" valid A-labels. Non-ASCII bytes
 // are left to the caller with allowNonASCII (ascii reports whether there
 // were none) and refused otherwise. Offsets in errors are offsets in name.
-// With literalAsterisk, "*" is allowed anywhere in a label.
+// With literalAsterisk (ownership TXT names), "*" is allowed anywhere in a
+// label and "xn--" labels are not checked.
 func checkLabels(name, trimmed string, literalAsterisk, allowNonASCII bool) (ascii bool, err error) {
 	ascii = true
 	start := 0
@@ -453,7 +459,7 @@ func checkLabels(name, trimmed string, literalAsterisk, allowNonASCII bool) (asc
 			return false, fmt.Errorf("DNS name %q has label %q of %d octets (at most %d allowed)",
 				name, label, len(label), maxLabelLength)
 		}
-		if hasPrefixFold(label, acePrefix) && isASCII(label) {
+		if !literalAsterisk && hasPrefixFold(label, acePrefix) && isASCII(label) {
 			// A valid A-label converts to itself (up to case); "xn--"
 			// alone converts to nothing without an error.
 			if a, err := idnaProfile.ToASCII(label); err != nil {

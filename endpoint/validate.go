@@ -13,9 +13,8 @@ import (
 // Validate reports what is wrong with the endpoint: an invalid DNS name (see
 // [ValidateDNSName]: a character other than letters, digits, "-", "_", dots
 // and a leading "*" label, an empty or over-long label, ...; one trailing
-// dot is accepted, [CanonicalDNSName] removes it; for an ownership TXT
-// record, one with the [OwnedRecordLabelKey] label, see
-// [ValidateOwnershipTXTName]), a
+// dot is accepted, [CanonicalDNSName] removes it; for a TXT record, which
+// may be an ownership record, see [ValidateOwnershipTXTName]), a
 // missing record type, no targets, or targets that do not fit the record type
 // (see [ValidateTarget]), or labels that cannot be written into an ownership
 // TXT record as they are (see [ValidateLabels]). All problems are reported
@@ -27,7 +26,7 @@ func (e *Endpoint) Validate() error {
 	}
 	var errs []error
 	validateName := ValidateDNSName
-	if _, ok := e.Labels[OwnedRecordLabelKey]; ok && e.RecordType == RecordTypeTXT {
+	if e.RecordType == RecordTypeTXT {
 		validateName = ValidateOwnershipTXTName
 	}
 	if err := validateName(e.DNSName); err != nil {

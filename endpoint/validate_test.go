@@ -284,7 +284,8 @@ func TestRegression_LabelsValidated(t *testing.T) {
 // keeps its "*" inside a label, an ordinary character there; everything
 // else follows ValidateDNSName.
 func TestValidateOwnershipTXTName(t *testing.T) {
-	for _, name := range []string{"a-*.example.com", "txt.a-*.example.com", "*.example.com", "a-app.example.com", "*-own.example.com"} {
+	for _, name := range []string{"a-*.example.com", "txt.a-*.example.com", "*.example.com", "a-app.example.com", "*-own.example.com",
+		"a-own.*.wild.example.com", "xn--caf-dma-cname.example.com"} {
 		assert.NoError(t, endpoint.ValidateOwnershipTXTName(name), name)
 	}
 	for _, name := range []string{`a-\042.example.com`, "a-*.ex/ample.com", "a b.example.com", "", "a..b"} {
@@ -295,6 +296,10 @@ func TestValidateOwnershipTXTName(t *testing.T) {
 	txt := endpoint.NewEndpoint("a-*.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=me"`).
 		WithLabel(endpoint.OwnedRecordLabelKey, "*.example.com")
 	assert.NoError(t, txt.Validate(), "an ownership TXT endpoint")
+	// TXT records read from a zone (external-dns's, or ours read back)
+	// carry no label: they follow the same rule.
 	plain := endpoint.NewEndpoint("a-*.example.com", endpoint.RecordTypeTXT, "x")
-	assert.ErrorContains(t, plain.Validate(), `"*" is allowed only as the whole leftmost label`)
+	assert.NoError(t, plain.Validate())
+	assert.ErrorContains(t, endpoint.NewEndpoint("a-*.example.com", endpoint.RecordTypeA, "192.0.2.1").Validate(),
+		`"*" is allowed only as the whole leftmost label`)
 }

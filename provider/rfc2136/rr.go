@@ -53,7 +53,7 @@ func toRRs(ep *endpoint.Endpoint, ttl uint32) ([]dns.RR, error) {
 	if !ok {
 		return nil, fmt.Errorf("record type %q is not supported (supported: A, AAAA, CNAME, TXT, MX, SRV, NS, PTR, NAPTR)", ep.RecordType)
 	}
-	ownershipTXT := ep.RecordType == endpoint.RecordTypeTXT && ep.Labels[endpoint.OwnedRecordLabelKey] != ""
+	ownershipTXT := ep.RecordType == endpoint.RecordTypeTXT // TXT names follow endpoint.ValidateOwnershipTXTName
 	name, err := ownerName(ep.DNSName, ownershipTXT)
 	if err != nil {
 		return nil, fmt.Errorf("field dnsName %q: %w", ep.DNSName, err)
