@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -664,26 +663,21 @@ const invalidKeyPrefix = "zonesync/invalid-endpoint/"
 // endpoints' resource label, so that the records of that object are
 // protected, or, for an endpoint without one, by a key of its own that no
 // current record carries, so that the planner holds every delete (see
-// [plan.Plan.Protected]). Each object's error is flat and bounded (see
-// [objectErrors]).
+// [plan.Plan.Protected]). Each object's error is flat and bounded
+// ([source.PartialError.Add]).
 func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoint.Endpoint) *source.PartialError {
-	out := &source.PartialError{Failed: map[string]error{}}
-	if partial != nil {
-		maps.Copy(out.Failed, partial.Failed)
-	}
+	out := (&source.PartialError{Failed: map[string]error{}}).Merge(partial)
 	var carried map[string]bool // resource labels of the current records
-	byKey := map[string][]error{}
-	var order []string
 	for i, ep := range v.eps {
 		key := ""
 		if ep != nil {
 			key = ep.Labels[endpoint.ResourceLabelKey]
 		}
-		name := "<nil>"
-		if ep != nil {
-			name = ep.Key().String()
-		}
 		if key == "" {
+			name := "<nil>"
+			if ep != nil {
+				name = ep.Key().String()
+			}
 			if carried == nil {
 				carried = map[string]bool{}
 				for _, cur := range current {
@@ -697,17 +691,7 @@ func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoi
 				key = invalidKeyPrefix + strconv.QuoteToASCII(name) + "#" + strconv.Itoa(n)
 			}
 		}
-		if _, ok := byKey[key]; !ok {
-			order = append(order, key)
-		}
-		byKey[key] = append(byKey[key], v.errs[i]) // Validate names the endpoint
-	}
-	for _, key := range order {
-		errs := byKey[key]
-		if prev := out.Failed[key]; prev != nil {
-			errs = append([]error{prev}, errs...)
-		}
-		out.Failed[key] = objectErrors(errs)
+		out = out.Add(key, v.errs[i]) // Validate names the endpoint; causes stay flat and bounded
 	}
 	return out
 }
