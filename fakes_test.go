@@ -98,7 +98,7 @@ func (r *fakeRegistry) ApplyChanges(_ context.Context, c *plan.Changes) error {
 	return nil
 }
 
-func (r *fakeRegistry) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (r *fakeRegistry) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return eps, nil
 }
 

@@ -119,7 +119,7 @@ type adjustSpy struct {
 	breakName   string // name whose targets AdjustEndpoints replaces by garbage
 }
 
-func (r *adjustSpy) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (r *adjustSpy) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]*endpoint.Endpoint, len(eps))
@@ -133,7 +133,7 @@ func (r *adjustSpy) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpo
 			out[i].Targets = endpoint.Targets{"garbage"}
 		}
 	}
-	return r.Registry.AdjustEndpoints(out)
+	return r.Registry.AdjustEndpoints(ctx, out)
 }
 
 // TestInvalidEndpointsAreObjectFailures: every desired endpoint is

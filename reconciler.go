@@ -526,7 +526,7 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 	// AdjustEndpoints copies the endpoints it changes: those it returns
 	// unchanged, at their place, were validated already.
 	checked := slices.Clone(desired)
-	desired, err = r.Registry.AdjustEndpoints(desired)
+	desired, err = r.Registry.AdjustEndpoints(ctx, desired)
 	if err != nil {
 		return calculation{end: t}, fmt.Errorf("zonesync: adjusting endpoints: %w", err)
 	}

@@ -94,7 +94,7 @@ func TestWebhookExternalDNSClientZonesyncServer(t *testing.T) {
 	in := []*xendpoint.Endpoint{xendpoint.NewEndpoint("New.Example.com", "A", "192.0.2.9"), xendpoint.NewEndpoint("c.example.com", "CNAME", "a.example.com.")}
 	adj, err := xc.AdjustEndpoints(in)
 	require.NoError(t, err)
-	wantAdj, err := zp.AdjustEndpoints(ToZonesyncAll(in))
+	wantAdj, err := zp.AdjustEndpoints(ctx, ToZonesyncAll(in))
 	require.NoError(t, err)
 	require.Equal(t, endpointLines(wantAdj), endpointLines(ToZonesyncAll(adj)))
 
@@ -138,7 +138,7 @@ func TestWebhookZonesyncClientExternalDNSServer(t *testing.T) {
 	require.Equal(t, endpointLines(ToZonesyncAll(want)), endpointLines(got))
 
 	in := []*endpoint.Endpoint{endpoint.NewEndpoint("new.example.com", "A", "192.0.2.9").WithSetIdentifier("x")}
-	adj, err := zc.AdjustEndpointsContext(ctx, in)
+	adj, err := zc.AdjustEndpoints(ctx, in)
 	require.NoError(t, err)
 	wantAdj, err := xp.AdjustEndpoints(FromZonesyncAll(in))
 	require.NoError(t, err)

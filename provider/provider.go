@@ -27,7 +27,7 @@ type Provider interface {
 	// before planning (e.g. set its default TTL, drop unsupported
 	// properties) so that plans converge. It must not modify the endpoints
 	// it is given; it copies those it changes.
-	AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
+	AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
 	// GetDomainFilter returns the names the provider can manage; it is
 	// combined (logical AND) with the user's filter. It never returns nil.
 	GetDomainFilter() endpoint.DomainFilterInterface
@@ -38,7 +38,7 @@ type Provider interface {
 type BaseProvider struct{}
 
 // AdjustEndpoints returns eps unchanged.
-func (BaseProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (BaseProvider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return eps, nil
 }
 

@@ -18,7 +18,7 @@ type plain struct{ owner string }
 
 func (*plain) Records(context.Context) ([]*endpoint.Endpoint, error) { return nil, nil }
 func (*plain) ApplyChanges(context.Context, *plan.Changes) error     { return nil }
-func (*plain) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (*plain) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return eps, nil
 }
 func (*plain) GetDomainFilter() endpoint.DomainFilterInterface { return &endpoint.DomainFilter{} }

@@ -21,7 +21,7 @@ type Registry interface {
 	ApplyChanges(ctx context.Context, changes *plan.Changes) error
 	// AdjustEndpoints passes desired endpoints to the provider's
 	// AdjustEndpoints.
-	AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
+	AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
 	// GetDomainFilter returns the provider's domain filter.
 	GetDomainFilter() endpoint.DomainFilterInterface
 	// OwnerID returns the id this registry writes as owner ("" = none).

@@ -158,7 +158,7 @@ func checkDomainFilter(s *session) {
 	for i, e := range in {
 		before[i] = e.DeepCopy()
 	}
-	out, err := s.p.AdjustEndpoints(in)
+	out, err := s.p.AdjustEndpoints(s.ctx, in)
 	if err != nil {
 		s.fail("AdjustEndpoints", keyOf(in[0]), "failed on valid endpoints", err)
 		return

@@ -467,7 +467,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			name: "AdjustEndpoints modifies its input",
 			wrap: func(p provider.Provider) provider.Provider {
 				return blueprinttest.Intercept(p, blueprinttest.Funcs{
-					AdjustEndpoints: func(_ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+					AdjustEndpoints: func(_ context.Context, _ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 						for _, e := range eps {
 							e.RecordTTL = 1
 						}

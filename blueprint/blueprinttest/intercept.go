@@ -24,7 +24,7 @@ var ErrInjected = errors.New("injected fault")
 type Funcs struct {
 	Records         func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error)
 	ApplyChanges    func(ctx context.Context, next provider.Provider, changes *plan.Changes) error
-	AdjustEndpoints func(next provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
+	AdjustEndpoints func(ctx context.Context, next provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error)
 	GetDomainFilter func(next provider.Provider) endpoint.DomainFilterInterface
 	// ListZones, when set, answers [provider.ZoneLister.ListZones], and
 	// the provider lists zones whether p does or not. When nil, the
@@ -72,11 +72,11 @@ func (i *interceptor) ApplyChanges(ctx context.Context, changes *plan.Changes) e
 	return i.next.ApplyChanges(ctx, changes)
 }
 
-func (i *interceptor) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (i *interceptor) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	if i.funcs.AdjustEndpoints != nil {
-		return i.funcs.AdjustEndpoints(i.next, eps)
+		return i.funcs.AdjustEndpoints(ctx, i.next, eps)
 	}
-	return i.next.AdjustEndpoints(eps)
+	return i.next.AdjustEndpoints(ctx, eps)
 }
 
 func (i *interceptor) ListZones(ctx context.Context) ([]string, error) {

@@ -29,7 +29,7 @@ func TestInterceptPassesThrough(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, recs, 1)
 	in := []*endpoint.Endpoint{endpoint.NewEndpoint("b.example.org", endpoint.RecordTypeA, "192.0.2.1")}
-	out, err := p.AdjustEndpoints(in)
+	out, err := p.AdjustEndpoints(context.Background(), in)
 	require.NoError(t, err)
 	assert.Equal(t, in, out)
 	assert.Same(t, base.GetDomainFilter(), p.GetDomainFilter())
@@ -49,7 +49,7 @@ func TestInterceptFuncs(t *testing.T) {
 			seen = append(seen, "ApplyChanges")
 			return next.ApplyChanges(ctx, c)
 		},
-		AdjustEndpoints: func(next provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+		AdjustEndpoints: func(_ context.Context, next provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 			seen = append(seen, "AdjustEndpoints")
 			return nil, nil
 		},
@@ -61,7 +61,7 @@ func TestInterceptFuncs(t *testing.T) {
 	_, err := p.Records(t.Context())
 	require.EqualError(t, err, "records down")
 	require.NoError(t, p.ApplyChanges(t.Context(), create("a.example.org")))
-	out, err := p.AdjustEndpoints([]*endpoint.Endpoint{endpoint.NewEndpoint("a.example.org", "A", "192.0.2.1")})
+	out, err := p.AdjustEndpoints(context.Background(), []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.org", "A", "192.0.2.1")})
 	require.NoError(t, err)
 	assert.Nil(t, out)
 	assert.Same(t, filter, p.GetDomainFilter())

@@ -88,8 +88,8 @@ func (l *LimitedProvider) Records(ctx context.Context) ([]*endpoint.Endpoint, er
 }
 
 // AdjustEndpoints passes through.
-func (l *LimitedProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	return l.next.AdjustEndpoints(eps)
+func (l *LimitedProvider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return l.next.AdjustEndpoints(ctx, eps)
 }
 
 // GetDomainFilter passes through.

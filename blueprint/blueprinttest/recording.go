@@ -83,9 +83,9 @@ func (r *RecordingProvider) ApplyChanges(ctx context.Context, changes *plan.Chan
 }
 
 // AdjustEndpoints records a copy of eps and calls the wrapped provider.
-func (r *RecordingProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (r *RecordingProvider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	in := endpoint.DeepCopyAll(eps)
-	out, err := r.next.AdjustEndpoints(eps)
+	out, err := r.next.AdjustEndpoints(ctx, eps)
 	r.record(Call{Method: MethodAdjustEndpoints, Endpoints: in, Err: err})
 	return out, err
 }

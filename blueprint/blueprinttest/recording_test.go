@@ -1,6 +1,7 @@
 package blueprinttest_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestRecordingProvider(t *testing.T) {
 	require.Error(t, r.ApplyChanges(t.Context(), changes), "duplicate create")
 	recs, err := r.Records(t.Context())
 	require.NoError(t, err)
-	_, err = r.AdjustEndpoints([]*endpoint.Endpoint{ep})
+	_, err = r.AdjustEndpoints(context.Background(), []*endpoint.Endpoint{ep})
 	require.NoError(t, err)
 	assert.NotNil(t, r.GetDomainFilter())
 

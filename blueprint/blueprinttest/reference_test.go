@@ -112,7 +112,7 @@ func (p *refProvider) ApplyChanges(ctx context.Context, c *plan.Changes) error {
 	return nil
 }
 
-func (p *refProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (p *refProvider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return eps, nil
 }
 

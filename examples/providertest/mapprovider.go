@@ -141,7 +141,7 @@ func (p *mapProvider) inZone(ep *endpoint.Endpoint) error {
 
 // AdjustEndpoints returns eps unchanged: this provider stores what it is
 // given.
-func (p *mapProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (p *mapProvider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return eps, nil
 }
 

@@ -232,7 +232,7 @@ func TestWebhookProviderCounts(t *testing.T) {
 	ctx := context.Background()
 	_, err = p.Records(ctx)
 	require.NoError(t, err)
-	_, err = p.AdjustEndpoints(nil)
+	_, err = p.AdjustEndpoints(context.Background(), nil)
 	require.NoError(t, err)
 	require.Error(t, p.ApplyChanges(ctx, &plan.Changes{}))
 	for name, want := range map[string]float64{

@@ -101,8 +101,8 @@ func (p *countingProvider) ApplyChanges(ctx context.Context, changes *plan.Chang
 	return err
 }
 
-func (p *countingProvider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	out, err := p.Provider.AdjustEndpoints(eps)
+func (p *countingProvider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	out, err := p.Provider.AdjustEndpoints(ctx, eps)
 	p.count(methodAdjustEndpoints, err)
 	return out, err
 }

@@ -81,8 +81,8 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 }
 
 // AdjustEndpoints calls the wrapped provider.
-func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	return p.next.AdjustEndpoints(eps)
+func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return p.next.AdjustEndpoints(ctx, eps)
 }
 
 // GetDomainFilter returns the wrapped provider's filter.

@@ -149,8 +149,8 @@ func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
 }
 
 // AdjustEndpoints calls the wrapped provider.
-func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	return p.next.AdjustEndpoints(eps)
+func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return p.next.AdjustEndpoints(ctx, eps)
 }
 
 // GetDomainFilter returns the wrapped provider's filter.

@@ -208,7 +208,7 @@ func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
 
 // AdjustEndpoints returns eps unchanged: the provider stores every record
 // type and property it is given (except [endpoint.ProviderSpecificForceUpdate]).
-func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return eps, nil
 }
 

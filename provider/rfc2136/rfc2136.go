@@ -187,7 +187,7 @@ func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
 
 // AdjustEndpoints raises configured TTLs below MinTTL to MinTTL (on
 // copies) and leaves everything else as it is.
-func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	if !p.minTTL.IsConfigured() {
 		return eps, nil
 	}

@@ -104,7 +104,7 @@ func TestDefaultAndMinimumTTL(t *testing.T) {
 	srv := bindtest.Start(t, bindtest.Config{})
 	p := newProvider(t, srv, func(c *rfc2136.Config) { c.DefaultTTL = 120; c.MinTTL = 60 })
 	in := []*endpoint.Endpoint{ep("short.example.org", "A", 10, "192.0.2.1"), ep("unset.example.org", "A", 0, "192.0.2.2")}
-	adjusted, err := p.AdjustEndpoints(in)
+	adjusted, err := p.AdjustEndpoints(context.Background(), in)
 	require.NoError(t, err)
 	assert.Equal(t, endpoint.TTL(10), in[0].RecordTTL, "input not modified")
 	assert.Equal(t, endpoint.TTL(60), adjusted[0].RecordTTL)

@@ -471,16 +471,10 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	return nil
 }
 
-// AdjustEndpoints calls [Provider.AdjustEndpointsContext] with a background
-// context (the Provider interface gives none); the request timeout still
-// applies.
-func (p *Provider) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	return p.AdjustEndpointsContext(context.Background(), eps)
-}
-
-// AdjustEndpointsContext posts eps to the webhook (POST /adjustendpoints,
-// exactly 200) and returns its answer. eps is not modified.
-func (p *Provider) AdjustEndpointsContext(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+// AdjustEndpoints posts eps to the webhook (POST /adjustendpoints,
+// exactly 200) and returns its answer. eps is not modified. The request
+// ends with ctx or after the request timeout, whichever comes first.
+func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	ctx, cancel := p.requestContext(ctx)
 	defer cancel()
 	body := streamBody(func(e *encoder) error { return e.endpointList(eps) })

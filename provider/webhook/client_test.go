@@ -148,7 +148,7 @@ func TestClientStatusCodes(t *testing.T) {
 			return err
 		}},
 		{"POST /adjustendpoints", 200, func(ctx context.Context, p *webhook.Provider) error {
-			_, err := p.AdjustEndpointsContext(ctx, []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")})
+			_, err := p.AdjustEndpoints(ctx, []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")})
 			return err
 		}},
 		{"POST /records", 204, func(ctx context.Context, p *webhook.Provider) error {
@@ -225,7 +225,7 @@ func TestClientRequests(t *testing.T) {
 	require.NoError(t, err)
 	_, err = p.Records(ctx)
 	require.NoError(t, err)
-	_, err = p.AdjustEndpoints(nil)
+	_, err = p.AdjustEndpoints(context.Background(), nil)
 	require.NoError(t, err)
 	require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{}))
 	assert.Equal(t, []seen{
@@ -285,7 +285,7 @@ func TestConnectionReuse(t *testing.T) {
 		case 0, 1:
 			_, err = p.Records(ctx)
 		case 2:
-			_, err = p.AdjustEndpoints([]*endpoint.Endpoint{endpoint.NewEndpoint("x.example.com", "A", "192.0.2.9")})
+			_, err = p.AdjustEndpoints(context.Background(), []*endpoint.Endpoint{endpoint.NewEndpoint("x.example.com", "A", "192.0.2.9")})
 		case 3:
 			// An error answer (the record exists) is drained too.
 			err = p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{endpoint.NewEndpoint("old.example.com", "A", "192.0.2.1")}})
@@ -319,7 +319,7 @@ func TestClientTimeout(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	err = p.ApplyChanges(context.Background(), &plan.Changes{})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	_, err = p.AdjustEndpoints(nil)
+	_, err = p.AdjustEndpoints(context.Background(), nil)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
@@ -330,7 +330,7 @@ func TestClientCancel(t *testing.T) {
 	for _, do := range []func(context.Context) error{
 		func(ctx context.Context) error { _, err := p.Records(ctx); return err },
 		func(ctx context.Context) error { return p.ApplyChanges(ctx, &plan.Changes{}) },
-		func(ctx context.Context) error { _, err := p.AdjustEndpointsContext(ctx, nil); return err },
+		func(ctx context.Context) error { _, err := p.AdjustEndpoints(ctx, nil); return err },
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)

@@ -96,7 +96,7 @@ func TestWorkedExchangeClient(t *testing.T) {
 	want := exRecordsValue()
 	assert.Equal(t, []*endpoint.Endpoint{want[1], want[0]}, recs, "sorted by name")
 
-	adjusted, err := p.AdjustEndpoints([]*endpoint.Endpoint{exDesired()})
+	adjusted, err := p.AdjustEndpoints(context.Background(), []*endpoint.Endpoint{exDesired()})
 	require.NoError(t, err)
 	wantAdjusted := exDesired()
 	wantAdjusted.RecordTTL = 300
@@ -118,7 +118,7 @@ func TestWorkedExchangeServer(t *testing.T) {
 	zone := blueprinttest.NewRecordingProvider(blueprinttest.Intercept(newZone(t), blueprinttest.Funcs{
 		Records:      func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) { return exRecordsValue(), nil },
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return nil },
-		AdjustEndpoints: func(_ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+		AdjustEndpoints: func(_ context.Context, _ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 			out := endpoint.DeepCopyAll(eps)
 			for _, ep := range out {
 				ep.RecordTTL = 300

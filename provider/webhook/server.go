@@ -335,7 +335,7 @@ func (h *handler) adjust(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, decodeStatus(err), fmt.Errorf("decoding endpoints: %w", err))
 		return
 	}
-	out, err := h.p.AdjustEndpoints(eps)
+	out, err := h.p.AdjustEndpoints(r.Context(), eps)
 	if err != nil {
 		fail(w, r, http.StatusInternalServerError, fmt.Errorf("provider adjust endpoints: %w", err))
 		return

@@ -56,7 +56,9 @@ var (
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error {
 			return provider.NewSoftError(errProvider)
 		},
-		AdjustEndpoints: func(provider.Provider, []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) { return nil, errProvider },
+		AdjustEndpoints: func(context.Context, provider.Provider, []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+			return nil, errProvider
+		},
 	}
 )
 

@@ -31,7 +31,7 @@ var clientCalls = []struct {
 		return p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")}})
 	}},
 	{"AdjustEndpoints", func(ctx context.Context, p *webhook.Provider) error {
-		_, err := p.AdjustEndpointsContext(ctx, []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")})
+		_, err := p.AdjustEndpoints(ctx, []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")})
 		return err
 	}},
 }

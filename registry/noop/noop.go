@@ -34,8 +34,8 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 }
 
 // AdjustEndpoints passes eps to the provider's AdjustEndpoints.
-func (r *Registry) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	return r.provider.AdjustEndpoints(eps)
+func (r *Registry) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return r.provider.AdjustEndpoints(ctx, eps)
 }
 
 // GetDomainFilter returns the provider's domain filter.

@@ -44,7 +44,7 @@ func TestPassThrough(t *testing.T) {
 	require.Len(t, calls, 1)
 	assert.Equal(t, want, calls[0].Changes, "changes reach the provider unchanged, no TXT added")
 
-	adjusted, err := reg.AdjustEndpoints([]*endpoint.Endpoint{endpoint.NewEndpoint("c.example.com", "A", "192.0.2.3")})
+	adjusted, err := reg.AdjustEndpoints(context.Background(), []*endpoint.Endpoint{endpoint.NewEndpoint("c.example.com", "A", "192.0.2.3")})
 	require.NoError(t, err)
 	assert.Len(t, adjusted, 1)
 	assert.Len(t, rp.CallsTo(blueprinttest.MethodAdjustEndpoints), 1)

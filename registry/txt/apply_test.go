@@ -429,9 +429,9 @@ func TestPassThrough(t *testing.T) {
 	reg := newRegistry(t, zone, txt.Config{})
 	assert.Same(t, zone.GetDomainFilter(), reg.GetDomainFilter())
 	in := []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")}
-	out, err := reg.AdjustEndpoints(in)
+	out, err := reg.AdjustEndpoints(context.Background(), in)
 	require.NoError(t, err)
-	want, err := zone.AdjustEndpoints([]*endpoint.Endpoint{a("x.example.com", "192.0.2.1")})
+	want, err := zone.AdjustEndpoints(context.Background(), []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")})
 	require.NoError(t, err)
 	assert.Equal(t, want, out)
 }

@@ -84,7 +84,7 @@ func (n noZones) Records(ctx context.Context) ([]*endpoint.Endpoint, error) { re
 func (n noZones) ApplyChanges(ctx context.Context, c *plan.Changes) error {
 	return n.p.ApplyChanges(ctx, c)
 }
-func (n noZones) AdjustEndpoints(eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	return n.p.AdjustEndpoints(eps)
+func (n noZones) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
+	return n.p.AdjustEndpoints(ctx, eps)
 }
 func (n noZones) GetDomainFilter() endpoint.DomainFilterInterface { return n.p.GetDomainFilter() }
