@@ -59,10 +59,10 @@
 //     library; tests drive it with clock/clocktest.
 //   - [github.com/zonesync/zonesync/blueprint]: helpers for provider
 //     authors that production code may import ([blueprint.ZoneCache]);
-//     [github.com/zonesync/zonesync/blueprint/blueprinttest] is the test
-//     kit beside it: the conformance suite (blueprinttest.TestProvider,
-//     blueprinttest.CheckProvider), fault injection (blueprinttest.Intercept,
-//     blueprinttest.FailRandomly) and a recording provider.
+//     [github.com/zonesync/zonesync/provider/providertest] is the test
+//     kit beside it: the conformance suite (providertest.TestProvider,
+//     providertest.CheckProvider), fault injection (providertest.Intercept,
+//     providertest.FailRandomly) and a recording provider.
 //
 // Runnable programs live in the examples directory: quickstart (this
 // package in thirty lines), customsource (a Source of one's own),

@@ -6,11 +6,11 @@ import (
 	"fmt"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/ratelimit"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -25,7 +25,7 @@ import (
 func ExampleReconciler_applyingAtScale() {
 	ctx := context.Background()
 	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org"))
-	api := blueprinttest.NewLimitedProvider(zone, blueprinttest.APILimits{MaxRecords: 4, Poisoned: []string{"bad.example.org"}})
+	api := providertest.NewLimitedProvider(zone, providertest.APILimits{MaxRecords: 4, Poisoned: []string{"bad.example.org"}})
 	limited := ratelimit.New(api, ratelimit.Options{Rate: 50, Burst: 10})
 	reg, err := txt.New(batch.New(limited, batch.Options{MaxRecords: 4}), txt.Config{OwnerID: "me"})
 	if err != nil {

@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
 )
@@ -93,18 +93,18 @@ func TestFaultInjectionConverges(t *testing.T) {
 		fewerSuccesses bool
 	}{
 		{name: "30% of calls fail", wrap: func(p provider.Provider, rng *rand.Rand, err error) provider.Provider {
-			return blueprinttest.FailRandomly(p, 0.3, rng, err)
+			return providertest.FailRandomly(p, 0.3, rng, err)
 		}},
 		{name: "30% of calls fail, 30% of applies lose their response", wrap: func(p provider.Provider, rng *rand.Rand, err error) provider.Provider {
-			return blueprinttest.FailRandomly(blueprinttest.FailAfterApplyRandomly(p, 0.3, rng, err), 0.3, rng, err)
+			return providertest.FailRandomly(providertest.FailAfterApplyRandomly(p, 0.3, rng, err), 0.3, rng, err)
 		}},
 		// With batching, each batch of at most six record values is a
 		// call of its own that may fail: a cycle stops part-way through.
 		{name: "batches of 6 values, 30% of calls fail", wrap: func(p provider.Provider, rng *rand.Rand, err error) provider.Provider {
-			return batch.New(blueprinttest.FailRandomly(p, 0.3, rng, err), batch.Options{MaxRecords: 6})
+			return batch.New(providertest.FailRandomly(p, 0.3, rng, err), batch.Options{MaxRecords: 6})
 		}, fewerSuccesses: true},
 		{name: "batches of 6 values, 30% fail, 30% lose their response", wrap: func(p provider.Provider, rng *rand.Rand, err error) provider.Provider {
-			return batch.New(blueprinttest.FailRandomly(blueprinttest.FailAfterApplyRandomly(p, 0.3, rng, err), 0.3, rng, err), batch.Options{MaxRecords: 6})
+			return batch.New(providertest.FailRandomly(providertest.FailAfterApplyRandomly(p, 0.3, rng, err), 0.3, rng, err), batch.Options{MaxRecords: 6})
 		}, fewerSuccesses: true},
 	}
 	for _, tt := range tests {

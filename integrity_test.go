@@ -17,11 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -460,7 +460,7 @@ func TestRecordStatusesUnicodeZone(t *testing.T) {
 // TXT registry applying per zone over an in-memory provider with an IDN zone.
 func TestRecordStatusesUnicodeZoneEndToEnd(t *testing.T) {
 	zone := inmemory.New(inmemory.WithZone("bücher.example"), inmemory.WithZone("example.com"))
-	p := blueprinttest.Intercept(zone, blueprinttest.Funcs{
+	p := providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			for _, e := range c.Create {
 				if strings.HasSuffix(e.DNSName, "xn--bcher-kva.example") {

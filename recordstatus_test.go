@@ -13,12 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -66,7 +66,7 @@ type statusHarness struct {
 func newStatusHarness(t *testing.T) *statusHarness {
 	t.Helper()
 	h := &statusHarness{zone: inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org")), obs: &lastCycle{}}
-	p := blueprinttest.Intercept(h.zone, blueprinttest.Funcs{
+	p := providertest.Intercept(h.zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if h.apply != nil {
 				return h.apply(ctx, next, c)

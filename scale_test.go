@@ -14,12 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/ratelimit"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -35,7 +35,7 @@ func TestScalePoisonedRecord(t *testing.T) {
 	const poisoned = "svc-12345.example.com"
 	ctx := context.Background()
 	zone := inmemory.New(inmemory.WithZone("example.com"))
-	api := blueprinttest.NewLimitedProvider(zone, blueprinttest.APILimits{
+	api := providertest.NewLimitedProvider(zone, providertest.APILimits{
 		MaxRecords: 1000, MaxValueBytes: 32000, ThrottleEvery: 5, Poisoned: []string{poisoned},
 	})
 	// Throttled calls are retried at once: the test does not wait.
@@ -56,7 +56,7 @@ func TestScalePoisonedRecord(t *testing.T) {
 		last = <-obs.finished
 		require.Error(t, err, "the poisoned record fails every cycle")
 		require.ErrorIs(t, err, provider.SoftError, "cycle %d: throttling and refusals are soft", cycle)
-		if len(changes.Create) == 1 && !errors.Is(err, blueprinttest.ErrThrottled) {
+		if len(changes.Create) == 1 && !errors.Is(err, providertest.ErrThrottled) {
 			assert.Equal(t, poisoned, changes.Create[0].DNSName)
 			break
 		}
@@ -65,7 +65,7 @@ func TestScalePoisonedRecord(t *testing.T) {
 	var rejected []string
 	for _, r := range last.Rejected {
 		rejected = append(rejected, r.Action+" "+r.Endpoint.Key().String())
-		assert.ErrorIs(t, r.Reason, blueprinttest.ErrPoisoned)
+		assert.ErrorIs(t, r.Reason, providertest.ErrPoisoned)
 	}
 	assert.Equal(t, []string{"create a-" + poisoned + "/TXT", "create " + poisoned + "/A"}, rejected, "the TXT goes before its record")
 	assert.Contains(t, last.Err.Error(), poisoned)
@@ -101,7 +101,7 @@ func TestScaleFailingZone(t *testing.T) {
 	raw := inmemory.New(inmemory.WithZone(zones[0]), inmemory.WithZone(zones[1]), inmemory.WithZone(zones[2]))
 	rng := rand.New(rand.NewPCG(3, 15))
 	faults := true
-	flaky := blueprinttest.Intercept(raw, blueprinttest.Funcs{
+	flaky := providertest.Intercept(raw, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			for _, list := range [][]*endpoint.Endpoint{c.Create, c.UpdateNew, c.Delete} {
 				for _, ep := range list {

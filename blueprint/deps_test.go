@@ -32,7 +32,7 @@ func TestBlueprintDoesNotLinkTesting(t *testing.T) {
 		forbidden string
 	}{
 		{name: "testing", forbidden: "testing"},
-		{name: "test kit", forbidden: "github.com/zonesync/zonesync/blueprint/blueprinttest"},
+		{name: "test kit", forbidden: "github.com/zonesync/zonesync/provider/providertest"},
 		{name: "fake clock", forbidden: "github.com/zonesync/zonesync/clock/clocktest"},
 	}
 	for _, tt := range tests {

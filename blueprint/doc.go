@@ -5,7 +5,7 @@
 //
 // Production code may import blueprint freely: it does not link package
 // testing. The conformance suite, the provider fakes and the fault
-// injectors live in the test kit [github.com/zonesync/zonesync/blueprint/blueprinttest],
+// injectors live in the test kit [github.com/zonesync/zonesync/provider/providertest],
 // as net/http/httptest sits beside net/http.
 //
 // # Usage

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -31,7 +31,7 @@ func TestFailedIDNZoneIsNamedInALabels(t *testing.T) {
 	for _, listed := range []string{"bücher.example", "Bücher.Example.", buecher, "XN--BCHER-KVA.example."} {
 		t.Run(listed, func(t *testing.T) {
 			zone := inmemory.New(inmemory.WithZone(buecher), inmemory.WithZone("example.com"))
-			p := blueprinttest.Intercept(zone, blueprinttest.Funcs{
+			p := providertest.Intercept(zone, providertest.Funcs{
 				ListZones: func(context.Context, provider.Provider) ([]string, error) {
 					return []string{"example.com", listed}, nil
 				},

@@ -30,7 +30,7 @@ type ZoneLister interface {
 // ErrZonesUnsupported is returned (wrapped) by the ListZones method of a
 // provider that implements [ZoneLister] but cannot list zones this time, or
 // of a wrapper that implements it whatever it wraps (the test doubles of
-// blueprinttest that keep their own type).
+// providertest that keep their own type).
 var ErrZonesUnsupported = errors.New("provider does not list zones")
 
 // ZonesOf returns the zones of p and true when p lists zones

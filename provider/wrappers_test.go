@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	zsprom "github.com/zonesync/zonesync/metrics/prometheus"
 	"github.com/zonesync/zonesync/plan"
@@ -20,6 +19,7 @@ import (
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/cache"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/ratelimit"
 	"github.com/zonesync/zonesync/registry/txt"
 )
@@ -45,17 +45,17 @@ func wrappers(t *testing.T) map[string]func(provider.Provider) provider.Provider
 		"prometheus.Cache": func(p provider.Provider) provider.Provider {
 			return m.Cache(p, cache.Options{TTL: time.Minute})
 		},
-		"blueprinttest.Intercept": func(p provider.Provider) provider.Provider {
-			return blueprinttest.Intercept(p, blueprinttest.Funcs{})
+		"providertest.Intercept": func(p provider.Provider) provider.Provider {
+			return providertest.Intercept(p, providertest.Funcs{})
 		},
-		"blueprinttest.FailRandomly": func(p provider.Provider) provider.Provider {
-			return blueprinttest.FailRandomly(p, 0, nil, nil)
+		"providertest.FailRandomly": func(p provider.Provider) provider.Provider {
+			return providertest.FailRandomly(p, 0, nil, nil)
 		},
-		"blueprinttest.FailAfterApplyRandomly": func(p provider.Provider) provider.Provider {
-			return blueprinttest.FailAfterApplyRandomly(p, 0, nil, nil)
+		"providertest.FailAfterApplyRandomly": func(p provider.Provider) provider.Provider {
+			return providertest.FailAfterApplyRandomly(p, 0, nil, nil)
 		},
-		"blueprinttest.WithLatency": func(p provider.Provider) provider.Provider {
-			return blueprinttest.WithLatency(p, 0)
+		"providertest.WithLatency": func(p provider.Provider) provider.Provider {
+			return providertest.WithLatency(p, 0)
 		},
 	}
 }

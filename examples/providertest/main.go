@@ -1,9 +1,9 @@
 // Command providertest shows how a provider author proves a provider with
 // zonesync's conformance suite, without any cloud account: it runs
-// blueprinttest.CheckProvider against mapProvider, a small provider written in
+// providertest.CheckProvider against mapProvider, a small provider written in
 // this example, and prints the result.
 //
-// In tests, use blueprinttest.TestProvider instead (see provider_test.go): it
+// In tests, use providertest.TestProvider instead (see provider_test.go): it
 // runs every behaviour as a subtest on a fresh provider.
 //
 // Run it from the repository root:
@@ -18,14 +18,14 @@ import (
 	"io"
 	"os"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 func run(ctx context.Context, w io.Writer) error {
 	p := newMapProvider("example.org")
-	err := blueprinttest.CheckProvider(ctx, p, blueprinttest.WithZone("example.org"))
+	err := providertest.CheckProvider(ctx, p, providertest.WithZone("example.org"))
 	if err != nil {
-		var v *blueprinttest.Violation
+		var v *providertest.Violation
 		n := 0
 		for _, e := range flatten(err) {
 			if errors.As(e, &v) {

@@ -9,18 +9,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 // TestConformance is what a provider author adds to their own repository:
 // one call runs the whole suite, one subtest per behaviour.
 func TestConformance(t *testing.T) {
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider {
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return newMapProvider("example.org")
-	}, blueprinttest.WithZone("example.org"))
+	}, providertest.WithZone("example.org"))
 }
 
 func TestRunPrintsResult(t *testing.T) {
@@ -33,7 +33,7 @@ func TestRunPrintsResult(t *testing.T) {
 // forgets to check for existing records on create must fail it.
 func TestSuiteCatchesBrokenProvider(t *testing.T) {
 	p := newMapProvider("example.org")
-	broken := blueprinttest.Intercept(p, blueprinttest.Funcs{
+	broken := providertest.Intercept(p, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			// Bug: a create of an existing record silently replaces it.
 			if len(c.Create) > 0 {
@@ -58,11 +58,11 @@ func TestSuiteCatchesBrokenProvider(t *testing.T) {
 			return next.ApplyChanges(ctx, c)
 		},
 	})
-	err := blueprinttest.CheckProvider(context.Background(), broken, blueprinttest.WithZone("example.org"))
+	err := providertest.CheckProvider(context.Background(), broken, providertest.WithZone("example.org"))
 	require.Error(t, err)
-	var v *blueprinttest.Violation
+	var v *providertest.Violation
 	require.True(t, errors.As(err, &v))
-	assert.Equal(t, blueprinttest.BehaviourCreateExisting, v.Behaviour)
+	assert.Equal(t, providertest.BehaviourCreateExisting, v.Behaviour)
 }
 
 func TestMapProviderErrors(t *testing.T) {

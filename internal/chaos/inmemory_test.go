@@ -8,12 +8,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 // inMemoryCycles is the number of faulty cycles over provider/inmemory: a
@@ -138,7 +138,7 @@ const (
 )
 
 // TestChaosInMemory runs the Reconciler with the TXT registry over
-// provider/inmemory behind blueprinttest's interceptors: calls that fail
+// provider/inmemory behind providertest's interceptors: calls that fail
 // before applying, that fail after applying (lost answer), and that apply
 // some of their record groups and then fail; a second writer changes
 // foreign records between cycles and, through an interceptor hook, between
@@ -179,7 +179,7 @@ func runInMemory(t *testing.T, mode memMode) {
 	// (not in batched mode, where the batches make the parts).
 	var counts [3]atomic.Int64
 	count := func(i int, p provider.Provider) provider.Provider {
-		return blueprinttest.Intercept(p, blueprinttest.Funcs{
+		return providertest.Intercept(p, providertest.Funcs{
 			ApplyChanges: func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
 				err := next.ApplyChanges(ctx, changes)
 				if errors.Is(err, errCut) {
@@ -191,12 +191,12 @@ func runInMemory(t *testing.T, mode memMode) {
 	}
 	var bottom provider.Provider = mem
 	if mode != batched {
-		bottom = blueprinttest.Intercept(mem, blueprinttest.Funcs{
+		bottom = providertest.Intercept(mem, providertest.Funcs{
 			ApplyChanges: failPartway(rand.New(rand.NewPCG(seed, 5)), 0.1, mode == atomicGroups, h),
 		})
 	}
-	var faulty provider.Provider = count(0, blueprinttest.FailRandomly(
-		count(1, blueprinttest.FailAfterApplyRandomly(
+	var faulty provider.Provider = count(0, providertest.FailRandomly(
+		count(1, providertest.FailAfterApplyRandomly(
 			count(2, bottom),
 			0.08, rand.New(rand.NewPCG(seed, 6)), errCut)),
 		0.08, rand.New(rand.NewPCG(seed, 7)), errCut))
@@ -204,7 +204,7 @@ func runInMemory(t *testing.T, mode memMode) {
 		faulty = batch.New(faulty, batch.Options{MaxRecords: 4})
 	}
 
-	switchable := blueprinttest.Intercept(mem, blueprinttest.Funcs{
+	switchable := providertest.Intercept(mem, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			if on.Load() {
 				return faulty.Records(ctx)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/internal/bindtest"
 	"github.com/zonesync/zonesync/internal/chaos"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/rfc2136"
 )
 
@@ -54,7 +54,7 @@ func TestChaosNamed(t *testing.T) {
 
 	h := newHarness(t, seed, harnessConfig{direct: direct, raceRate: 0.15})
 	h.fillers(namedFillers)
-	h.reconciler(blueprinttest.Intercept(viaProxy, blueprinttest.Funcs{ApplyChanges: h.racingApply}))
+	h.reconciler(providertest.Intercept(viaProxy, providertest.Funcs{ApplyChanges: h.racingApply}))
 
 	rng := rand.New(rand.NewPCG(seed, 4))
 	decide := func(req chaos.Request) chaos.Fault {

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	zsprom "github.com/zonesync/zonesync/metrics/prometheus"
@@ -20,6 +19,7 @@ import (
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/cache"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/noop"
 	"github.com/zonesync/zonesync/registry/txt"
@@ -44,7 +44,7 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, reg: prometheus.NewRegistry(), clk: clocktest.New(time.Unix(1_700_000_000, 0))}
 	h.zone = inmemory.New(inmemory.WithZone("example.com"))
-	p := blueprinttest.Intercept(h.zone, blueprinttest.Funcs{
+	p := providertest.Intercept(h.zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if h.fail.Load() {
 				return provider.NewSoftError(errors.New("injected outage"))
@@ -226,7 +226,7 @@ func TestWebhookProviderCounts(t *testing.T) {
 	m, err := zsprom.New(reg)
 	require.NoError(t, err)
 	zone := inmemory.New(inmemory.WithZone("example.com"))
-	p := m.WebhookProvider(blueprinttest.Intercept(zone, blueprinttest.Funcs{
+	p := m.WebhookProvider(providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("503") },
 	}))
 	ctx := context.Background()
@@ -329,7 +329,7 @@ func TestRegistryWrapperKeepsCapabilities(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := zsprom.New(reg)
 	require.NoError(t, err)
-	failing := blueprinttest.FailRandomly(inmemory.New(), 1, nil, nil)
+	failing := providertest.FailRandomly(inmemory.New(), 1, nil, nil)
 	tests := []struct {
 		name string
 		r    registry.Registry

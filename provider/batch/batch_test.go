@@ -13,13 +13,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 func rec(i int) *endpoint.Endpoint {
@@ -35,9 +35,9 @@ func owned(i int) (*endpoint.Endpoint, *endpoint.Endpoint) {
 	return r, t
 }
 
-func applyCalls(rp *blueprinttest.RecordingProvider) []*plan.Changes {
+func applyCalls(rp *providertest.RecordingProvider) []*plan.Changes {
 	var out []*plan.Changes
-	for _, c := range rp.CallsTo(blueprinttest.MethodApplyChanges) {
+	for _, c := range rp.CallsTo(providertest.MethodApplyChanges) {
 		out = append(out, c.Changes)
 	}
 	return out
@@ -74,7 +74,7 @@ func TestBatchLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			zone := inmemory.New(inmemory.WithZone("example.com"))
-			rp := blueprinttest.NewRecordingProvider(zone)
+			rp := providertest.NewRecordingProvider(zone)
 			require.NoError(t, batch.New(rp, tt.opts).ApplyChanges(context.Background(), changes))
 			calls := applyCalls(rp)
 			assert.Len(t, calls, tt.calls)
@@ -97,7 +97,7 @@ func TestBatchLimits(t *testing.T) {
 
 func TestDeletesFirst(t *testing.T) {
 	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(rec(1), rec(2)))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	err := batch.New(rp, batch.Options{MaxRecords: 1}).ApplyChanges(context.Background(), &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(3)},
 		Delete: []*endpoint.Endpoint{rec(1), rec(2)},
@@ -113,7 +113,7 @@ func TestDeletesFirst(t *testing.T) {
 // poison returns a provider that refuses, atomically, every change set that
 // holds one of the poisoned names.
 func poison(p provider.Provider, bad ...string) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			for _, list := range [][]*endpoint.Endpoint{c.Create, c.UpdateNew, c.Delete} {
 				for _, ep := range list {
@@ -137,7 +137,7 @@ func TestBisection(t *testing.T) {
 		creates = append(creates, r, x)
 	}
 	zone := inmemory.New(inmemory.WithZone("example.com"))
-	rp := blueprinttest.NewRecordingProvider(poison(zone, "r017.example.com", "own-r150.example.com"))
+	rp := providertest.NewRecordingProvider(poison(zone, "r017.example.com", "own-r150.example.com"))
 	err := batch.New(rp, batch.Options{MaxRecords: 100}).ApplyChanges(context.Background(), &plan.Changes{Create: creates})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, provider.SoftError, "rejected changes are retried next cycle")
@@ -162,7 +162,7 @@ func TestBisection(t *testing.T) {
 func TestSoftErrorIsNotSplit(t *testing.T) {
 	throttled := provider.NewSoftError(errors.New("Throttling: rate exceeded"))
 	calls := 0
-	p := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.com")), blueprinttest.Funcs{
+	p := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			calls++
 			if calls == 2 {
@@ -221,7 +221,7 @@ func TestForwardsZones(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, []string{"example.com"}, zones)
-	_, ok, err = provider.ZonesOf(ctx, batch.New(blueprinttest.Intercept(plainProvider{}, blueprinttest.Funcs{}), batch.Options{}))
+	_, ok, err = provider.ZonesOf(ctx, batch.New(providertest.Intercept(plainProvider{}, providertest.Funcs{}), batch.Options{}))
 	require.NoError(t, err)
 	assert.False(t, ok)
 }
@@ -235,7 +235,7 @@ func (plainProvider) ApplyChanges(context.Context, *plan.Changes) error     { re
 // with its TXT.
 func TestSetIdentifierGroups(t *testing.T) {
 	zone := inmemory.New(inmemory.WithZone("example.com"))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	var creates []*endpoint.Endpoint
 	for _, id := range []string{"", "eu", "us"} {
 		r, x := owned(1)

@@ -3,15 +3,15 @@ package batch_test
 import (
 	"testing"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 // The wrapper keeps the provider contract of what it wraps.
 func TestConformance(t *testing.T) {
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider {
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return batch.New(inmemory.New(inmemory.WithZone("example.org")), batch.Options{MaxRecords: 10})
 	})
 }

@@ -4,18 +4,18 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 func Example() {
 	ctx := context.Background()
 	zone := inmemory.New(inmemory.WithZone("example.com"))
-	rec := blueprinttest.NewRecordingProvider(zone)
+	rec := providertest.NewRecordingProvider(zone)
 	p := batch.New(rec, batch.Options{MaxRecords: 2})
 
 	err := p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
@@ -24,7 +24,7 @@ func Example() {
 		endpoint.NewEndpoint("c.example.com", "A", "192.0.2.3"),
 		endpoint.NewEndpoint("d.elsewhere.net", "A", "192.0.2.4"), // in no zone: refused
 	}})
-	fmt.Println("calls:", len(rec.CallsTo(blueprinttest.MethodApplyChanges)))
+	fmt.Println("calls:", len(rec.CallsTo(providertest.MethodApplyChanges)))
 	for _, r := range provider.Rejected(err) {
 		fmt.Println("rejected:", r.Action, r.Endpoint.Key())
 	}

@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/cache"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 type counting struct {
@@ -24,7 +24,7 @@ type counting struct {
 }
 
 func newCounted(zone *inmemory.Provider, c *counting) provider.Provider {
-	return blueprinttest.Intercept(zone, blueprinttest.Funcs{
+	return providertest.Intercept(zone, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			c.records.Add(1)
 			return next.Records(ctx)

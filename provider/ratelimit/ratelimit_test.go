@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/ratelimit"
 )
 
@@ -45,7 +45,7 @@ func TestTokenBucket(t *testing.T) {
 func TestWaitHonoursContext(t *testing.T) {
 	clk := clocktest.New(time.Unix(0, 0))
 	var calls atomic.Int32
-	inner := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.com")), blueprinttest.Funcs{
+	inner := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			calls.Add(1)
 			return next.Records(ctx)
@@ -85,7 +85,7 @@ func TestSoftErrorsBackOff(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clocktest.New(time.Unix(0, 0))
 			calls := 0
-			inner := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.com")), blueprinttest.Funcs{
+			inner := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
 				ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 					calls++
 					if calls <= len(tt.failures) {

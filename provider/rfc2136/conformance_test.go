@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/internal/bindtest"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/rfc2136"
 )
 
@@ -31,19 +31,19 @@ func newProvider(t *testing.T, srv *bindtest.Server, opts ...func(*rfc2136.Confi
 
 func TestConformance(t *testing.T) {
 	srv := bindtest.Start(t, bindtest.Config{Zones: []string{"example.org"}})
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider {
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return newProvider(t, srv)
-	}, blueprinttest.WithZone("example.org"), blueprinttest.WithoutSetIdentifier())
+	}, providertest.WithZone("example.org"), providertest.WithoutSetIdentifier())
 }
 
 func TestConformanceUDPSmallBatches(t *testing.T) {
 	srv := bindtest.Start(t, bindtest.Config{Zones: []string{"example.net"}})
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider {
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return newProvider(t, srv, func(c *rfc2136.Config) {
 			c.UDPUpdates = true
 			c.MaxChangesPerUpdate = 1
 			k := srv.Keys()[1]
 			c.TSIG = &rfc2136.TSIG{KeyName: k.Name, Algorithm: k.Algorithm, Secret: k.Secret}
 		})
-	}, blueprinttest.WithZone("example.net"), blueprinttest.WithoutSetIdentifier())
+	}, providertest.WithZone("example.net"), providertest.WithoutSetIdentifier())
 }

@@ -7,16 +7,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/webhook"
 )
 
 // TestConformance runs the conformance suite on client → handler →
 // inmemory: the protocol loses nothing a provider must keep.
 func TestConformance(t *testing.T) {
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider {
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		srv := httptest.NewServer(webhook.NewHandler(inmemory.New(inmemory.WithZone("example.org"))))
 		t.Cleanup(srv.Close)
 		p, err := webhook.NewProvider(context.Background(), srv.URL+"/", webhook.WithHTTPClient(srv.Client()))

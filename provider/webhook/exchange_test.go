@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/webhook"
 )
 
@@ -115,7 +115,7 @@ func TestWorkedExchangeClient(t *testing.T) {
 // TestWorkedExchangeServer sends the requests of §2.6 to the handler and
 // checks every byte of the answers and what reaches the provider.
 func TestWorkedExchangeServer(t *testing.T) {
-	zone := blueprinttest.NewRecordingProvider(blueprinttest.Intercept(newZone(t), blueprinttest.Funcs{
+	zone := providertest.NewRecordingProvider(providertest.Intercept(newZone(t), providertest.Funcs{
 		Records:      func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) { return exRecordsValue(), nil },
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return nil },
 		AdjustEndpoints: func(_ context.Context, _ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
@@ -147,10 +147,10 @@ func TestWorkedExchangeServer(t *testing.T) {
 		assert.Equal(t, ex.contentType, resp.Header().Get("Content-Type"), ex.req.method+" "+ex.req.path)
 		assert.Equal(t, ex.body, resp.Body.String(), ex.req.method+" "+ex.req.path)
 	}
-	applied := zone.CallsTo(blueprinttest.MethodApplyChanges)
+	applied := zone.CallsTo(providertest.MethodApplyChanges)
 	require.Len(t, applied, 1)
 	assert.Equal(t, exChanges(), applied[0].Changes)
-	adjusted := zone.CallsTo(blueprinttest.MethodAdjustEndpoints)
+	adjusted := zone.CallsTo(providertest.MethodAdjustEndpoints)
 	require.Len(t, adjusted, 1)
 	assert.Equal(t, []*endpoint.Endpoint{exDesired()}, adjusted[0].Endpoints)
 }

@@ -7,10 +7,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/webhook"
 )
 
@@ -33,7 +33,7 @@ func FuzzHandler(f *testing.F) {
 		}}); err != nil {
 			t.Fatal(err)
 		}
-		rec := blueprinttest.NewRecordingProvider(zone)
+		rec := providertest.NewRecordingProvider(zone)
 		h := webhook.NewHandler(rec, webhook.WithMaxRequestBytes(1<<16))
 		req, err := http.NewRequest(method, "http://127.0.0.1:8888"+path, bytes.NewReader(body))
 		if err != nil {
@@ -45,7 +45,7 @@ func FuzzHandler(f *testing.F) {
 		if w.Code < 200 || w.Code > 299 {
 			// The provider sees a change set only when the whole body
 			// decoded; then a failure can only be the provider's (500).
-			if applied := rec.CallsTo(blueprinttest.MethodApplyChanges); len(applied) > 0 {
+			if applied := rec.CallsTo(providertest.MethodApplyChanges); len(applied) > 0 {
 				var c plan.Changes
 				if w.Code != http.StatusInternalServerError || jsonUnmarshal(body, &c) != nil {
 					t.Fatalf("%s %s answered %d after passing %q to the provider", method, path, w.Code, body)

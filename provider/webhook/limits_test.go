@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/webhook"
 )
 
@@ -39,7 +39,7 @@ func TestServerConcurrencyCap(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			entered := make(chan struct{}, 100)
 			release := make(chan struct{})
-			p := blueprinttest.Intercept(newZone(t), blueprinttest.Funcs{
+			p := providertest.Intercept(newZone(t), providertest.Funcs{
 				Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 					entered <- struct{}{}
 					<-release
@@ -100,7 +100,7 @@ func TestServerConcurrencyUncapped(t *testing.T) {
 	const n = 20
 	entered := make(chan struct{}, n)
 	release := make(chan struct{})
-	p := blueprinttest.Intercept(newZone(t), blueprinttest.Funcs{
+	p := providertest.Intercept(newZone(t), providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			entered <- struct{}{}
 			<-release

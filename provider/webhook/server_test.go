@@ -16,11 +16,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/webhook"
 )
 
@@ -51,7 +51,7 @@ func serve(h http.Handler, r request) *httptest.ResponseRecorder {
 
 var (
 	errProvider = errors.New("backend down")
-	failing     = blueprinttest.Funcs{
+	failing     = providertest.Funcs{
 		Records: func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) { return nil, errProvider },
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error {
 			return provider.NewSoftError(errProvider)
@@ -107,10 +107,10 @@ func TestHandlerStatusCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := blueprinttest.NewRecordingProvider(newZone(t))
+			rec := providertest.NewRecordingProvider(newZone(t))
 			var p provider.Provider = rec
 			if tt.failing {
-				p = blueprinttest.Intercept(rec, failing)
+				p = providertest.Intercept(rec, failing)
 			}
 			var opts []webhook.ServerOption
 			if tt.maxBody > 0 {
@@ -132,7 +132,7 @@ func TestHandlerStatusCodes(t *testing.T) {
 				assert.Empty(t, resp.Body.String())
 			}
 			if tt.req.method == "POST" && tt.req.path == "/records" && resp.Code != 204 && !tt.failing {
-				assert.Empty(t, rec.CallsTo(blueprinttest.MethodApplyChanges), "a refused change set applies nothing")
+				assert.Empty(t, rec.CallsTo(providertest.MethodApplyChanges), "a refused change set applies nothing")
 			}
 		})
 	}
@@ -153,7 +153,7 @@ func TestHandlerAppliesDecodedChanges(t *testing.T) {
 }
 
 func TestHandlerNilRecordsEncodeAsNull(t *testing.T) {
-	p := blueprinttest.Intercept(newZone(t), blueprinttest.Funcs{
+	p := providertest.Intercept(newZone(t), providertest.Funcs{
 		Records: func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) { return nil, nil },
 	})
 	resp := serve(webhook.NewHandler(p), request{method: "GET", path: "/records"})
@@ -165,7 +165,7 @@ type ctxKey struct{}
 
 func TestHandlerPassesRequestContext(t *testing.T) {
 	var got any
-	p := blueprinttest.Intercept(newZone(t), blueprinttest.Funcs{
+	p := providertest.Intercept(newZone(t), providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			got = ctx.Value(ctxKey{})
 			return next.Records(ctx)
@@ -220,7 +220,7 @@ func TestServeLogsThroughContext(t *testing.T) {
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
-		done <- webhook.Serve(ctx, webhook.NewHandler(blueprinttest.Intercept(newZone(t), failing)), webhook.ServeConfig{Listener: ln})
+		done <- webhook.Serve(ctx, webhook.NewHandler(providertest.Intercept(newZone(t), failing)), webhook.ServeConfig{Listener: ln})
 	}()
 	p, err := webhook.NewProvider(context.Background(), "http://"+ln.Addr().String())
 	require.NoError(t, err)

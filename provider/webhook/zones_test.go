@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/webhook"
 )
 
@@ -31,7 +31,7 @@ func TestListZonesFromTheNegotiatedFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var p provider.Provider = inmemory.New(inmemory.WithZone("b.example"), inmemory.WithZone("A.example."))
 			if tt.filter != nil {
-				p = blueprinttest.Intercept(p, blueprinttest.Funcs{
+				p = providertest.Intercept(p, providertest.Funcs{
 					GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface { return tt.filter },
 				})
 			}

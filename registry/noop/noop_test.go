@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/noop"
 )
@@ -21,7 +21,7 @@ func TestPassThrough(t *testing.T) {
 		endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1"),
 		endpoint.NewEndpoint("a-a.example.com", "TXT", `"heritage=external-dns,external-dns/owner=default"`),
 	))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := noop.New(rp)
 	assert.Empty(t, reg.OwnerID())
 	assert.Same(t, zone.GetDomainFilter(), reg.GetDomainFilter())
@@ -40,21 +40,21 @@ func TestPassThrough(t *testing.T) {
 	want := &plan.Changes{Create: []*endpoint.Endpoint{changes.Create[0].DeepCopy()}, Delete: []*endpoint.Endpoint{recs[0].DeepCopy()}}
 	require.NoError(t, reg.ApplyChanges(ctx, changes))
 	assert.Equal(t, want, changes)
-	calls := rp.CallsTo(blueprinttest.MethodApplyChanges)
+	calls := rp.CallsTo(providertest.MethodApplyChanges)
 	require.Len(t, calls, 1)
 	assert.Equal(t, want, calls[0].Changes, "changes reach the provider unchanged, no TXT added")
 
 	adjusted, err := reg.AdjustEndpoints(context.Background(), []*endpoint.Endpoint{endpoint.NewEndpoint("c.example.com", "A", "192.0.2.3")})
 	require.NoError(t, err)
 	assert.Len(t, adjusted, 1)
-	assert.Len(t, rp.CallsTo(blueprinttest.MethodAdjustEndpoints), 1)
+	assert.Len(t, rp.CallsTo(providertest.MethodAdjustEndpoints), 1)
 }
 
 func TestErrorsPassThrough(t *testing.T) {
-	reg := noop.New(blueprinttest.FailRandomly(inmemory.New(), 1, nil, nil))
+	reg := noop.New(providertest.FailRandomly(inmemory.New(), 1, nil, nil))
 	_, err := reg.Records(context.Background())
-	require.ErrorIs(t, err, blueprinttest.ErrInjected)
-	require.ErrorIs(t, reg.ApplyChanges(context.Background(), &plan.Changes{}), blueprinttest.ErrInjected)
+	require.ErrorIs(t, err, providertest.ErrInjected)
+	require.ErrorIs(t, reg.ApplyChanges(context.Background(), &plan.Changes{}), providertest.ErrInjected)
 }
 
 // TestNoOwnershipReporter: the no-op registry has no ownership settings of

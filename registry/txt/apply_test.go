@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 )
@@ -24,7 +24,7 @@ func TestLegacyUpgradeThroughForceUpdate(t *testing.T) {
 	ctx := context.Background()
 	legacy := `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"`
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("app-own.example.com", legacy))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{Suffix: "-own"})
 	desired := []*endpoint.Endpoint{a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app")}
 
@@ -55,7 +55,7 @@ func TestOwnerMigration(t *testing.T) {
 	oldValue := `"heritage=external-dns,external-dns/owner=old,external-dns/resource=service/default/app"`
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", oldValue),
 		a("foreign.example.com", "192.0.2.9"), txtRecord("a-foreign.example.com", `"heritage=external-dns,external-dns/owner=third"`))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{OwnerID: "new", OldOwnerID: "old"})
 	desired := []*endpoint.Endpoint{
 		a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app"),
@@ -97,7 +97,7 @@ func TestCreateReusesExistingTXT(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			zone := newZone(txtRecord("a-app.example.com", tt.existing))
-			rp := blueprinttest.NewRecordingProvider(zone)
+			rp := providertest.NewRecordingProvider(zone)
 			reg := newRegistry(t, rp, txt.Config{})
 			desired := []*endpoint.Endpoint{a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app")}
 			_, err := cycle(ctx, reg, desired)
@@ -181,7 +181,7 @@ func TestApplyRefusesChangesToRecordsNotOwned(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			zone := newZone(zoneRecords...)
-			rp := blueprinttest.NewRecordingProvider(zone)
+			rp := providertest.NewRecordingProvider(zone)
 			reg := newRegistry(t, rp, txt.Config{OldOwnerID: "old"})
 			_, err := reg.Records(ctx)
 			require.NoError(t, err)
@@ -198,7 +198,7 @@ func TestApplyRefusesChangesToRecordsNotOwned(t *testing.T) {
 				assert.Contains(t, err.Error(), w)
 			}
 			assert.NotContains(t, err.Error(), "mine.example.com", "owned records are not named")
-			assert.Empty(t, rp.CallsTo(blueprinttest.MethodApplyChanges), "nothing reached the provider")
+			assert.Empty(t, rp.CallsTo(providertest.MethodApplyChanges), "nothing reached the provider")
 			assert.Equal(t, before, zoneDump(t, zone))
 		})
 	}
@@ -247,7 +247,7 @@ func TestApplySkipsRecordsWithoutUsableTXTName(t *testing.T) {
 
 func TestApplyProviderErrorIsReturned(t *testing.T) {
 	hard := errors.New("zone locked")
-	p := blueprinttest.Intercept(newZone(), blueprinttest.Funcs{
+	p := providertest.Intercept(newZone(), providertest.Funcs{
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return hard },
 	})
 	reg := newRegistry(t, p, txt.Config{})
@@ -263,7 +263,7 @@ func TestSharedWildcardTXT(t *testing.T) {
 	ctx := context.Background()
 	cfg := txt.Config{WildcardReplacement: "any"}
 	zone := newZone()
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, cfg)
 	both := []*endpoint.Endpoint{a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2")}
 
@@ -290,7 +290,7 @@ func TestDeleteOfLegacyOwnedRecordLeavesLegacyTXT(t *testing.T) {
 	ctx := context.Background()
 	legacy := `"heritage=external-dns,external-dns/owner=default"`
 	zone := newZone(endpoint.NewEndpoint("app.example.com", "MX", "10 mail.example.com"), txtRecord("app.example.com", legacy))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{})
 	recs, err := reg.Records(ctx)
 	require.NoError(t, err)
@@ -304,7 +304,7 @@ func TestDeleteOfLegacyOwnedRecordLeavesLegacyTXT(t *testing.T) {
 func TestApplyWithoutPrecedingRead(t *testing.T) {
 	ctx := context.Background()
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{})
 	// The caller built the changes itself: the TXT is rebuilt from labels.
 	old := a("app.example.com", "192.0.2.1").WithLabel("owner", "default").WithLabel("resource", "service/default/app")
@@ -345,9 +345,9 @@ func TestCache(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(time.Time{})
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{CacheInterval: time.Minute, Clock: clk})
-	reads := func() int { return len(rp.CallsTo(blueprinttest.MethodRecords)) }
+	reads := func() int { return len(rp.CallsTo(providertest.MethodRecords)) }
 
 	first, err := reg.Records(ctx)
 	require.NoError(t, err)
@@ -381,13 +381,13 @@ func TestCache(t *testing.T) {
 }
 
 func TestNoCacheByDefault(t *testing.T) {
-	rp := blueprinttest.NewRecordingProvider(newZone())
+	rp := providertest.NewRecordingProvider(newZone())
 	reg := newRegistry(t, rp, txt.Config{})
 	for range 3 {
 		_, err := reg.Records(context.Background())
 		require.NoError(t, err)
 	}
-	assert.Len(t, rp.CallsTo(blueprinttest.MethodRecords), 3)
+	assert.Len(t, rp.CallsTo(providertest.MethodRecords), 3)
 }
 
 func TestNewValidation(t *testing.T) {
@@ -441,7 +441,7 @@ func TestBogusNonceInPlainValue(t *testing.T) {
 	key := []byte("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY=")
 	bogus := `"heritage=external-dns,external-dns/owner=default,external-dns/txt-encryption-nonce=xyz"`
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", bogus))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{EncryptionKey: key})
 	_, err := cycle(ctx, reg, []*endpoint.Endpoint{a("app.example.com", "192.0.2.2")})
 	require.NoError(t, err)
@@ -482,7 +482,7 @@ func TestSeveralApplyCallsPerRead(t *testing.T) {
 
 	// After a failed call the registry forgets and falls back to
 	// external-dns's behaviour until the next read.
-	failing := blueprinttest.Intercept(zone, blueprinttest.Funcs{
+	failing := providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("boom") },
 	})
 	reg2 := newRegistry(t, failing, txt.Config{})
@@ -539,7 +539,7 @@ func TestNoForceUpdateWithoutUsableName(t *testing.T) {
 func TestUpdateRenamesTXT(t *testing.T) {
 	ctx := context.Background()
 	zone := newZone(a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"), txtRecord("cname-app.example.com", v1))
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{AliasTXTType: txt.AliasTXTTypeCNAME})
 	recs, err := reg.Records(ctx)
 	require.NoError(t, err)

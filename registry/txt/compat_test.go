@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -63,7 +63,7 @@ func TestWorkedExamples(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			zone := newZone()
-			rp := blueprinttest.NewRecordingProvider(zone)
+			rp := providertest.NewRecordingProvider(zone)
 			reg := newRegistry(t, rp, tt.cfg)
 			_, err := reg.Records(ctx)
 			require.NoError(t, err)
@@ -113,7 +113,7 @@ func TestWorkedExchange(t *testing.T) {
 		endpoint.NewEndpointWithTTL("old.example.com", "A", 300, "192.0.2.1"),
 		endpoint.NewEndpointWithTTL("a-old.example.com", "TXT", 300, oldValue),
 	)
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{})
 	current, err := reg.Records(ctx)
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestEncryptionVector(t *testing.T) {
 		t.Run(map[bool]string{true: "quoted", false: "unquoted"}[quoted], func(t *testing.T) {
 			ctx := context.Background()
 			zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", stored))
-			rp := blueprinttest.NewRecordingProvider(zone)
+			rp := providertest.NewRecordingProvider(zone)
 			reg := newRegistry(t, rp, txt.Config{OwnerID: "foo-owner", EncryptionKey: []byte(key)})
 
 			recs, err := reg.Records(ctx)

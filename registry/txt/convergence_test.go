@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -42,7 +42,7 @@ func TestConvergenceUnderFaults(t *testing.T) {
 				zone := newZone(foreign...)
 				faults := true
 				failures := 0
-				p := blueprinttest.Intercept(zone, blueprinttest.Funcs{
+				p := providertest.Intercept(zone, providertest.Funcs{
 					ApplyChanges: func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
 						if !faults || rng.Float64() >= 0.4 {
 							return next.ApplyChanges(ctx, changes)

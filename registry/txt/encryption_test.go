@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -104,7 +104,7 @@ func TestEncryptionRollOutAndBack(t *testing.T) {
 
 			for i, step := range tt.steps {
 				before := txtValues(t, zone)
-				rp := blueprinttest.NewRecordingProvider(zone)
+				rp := providertest.NewRecordingProvider(zone)
 				reg := newRegistry(t, rp, step.cfg)
 				changes, err := cycle(ctx, reg, step.desired)
 				require.NoError(t, err, "step %d", i)
@@ -153,7 +153,7 @@ func TestEncryptedOldValueWithoutRead(t *testing.T) {
 		recs, err := newRegistry(t, zone, txt.Config{EncryptionKey: []byte(testKey)}).Records(ctx)
 		require.NoError(t, err)
 
-		rp := blueprinttest.NewRecordingProvider(zone)
+		rp := providertest.NewRecordingProvider(zone)
 		reg := newRegistry(t, rp, txt.Config{EncryptionKey: []byte(testKey), EncryptionMode: mode})
 		require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs}))
 		got := lastApply(t, rp)

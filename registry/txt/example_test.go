@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -15,7 +15,7 @@ import (
 // the record after it.
 func ExampleNew() {
 	ctx := context.Background()
-	zone := blueprinttest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.com")))
+	zone := providertest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.com")))
 	reg, err := txt.New(zone, txt.Config{OwnerID: "default"})
 	if err != nil {
 		fmt.Println(err)
@@ -31,7 +31,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	calls := zone.CallsTo(blueprinttest.MethodApplyChanges)
+	calls := zone.CallsTo(providertest.MethodApplyChanges)
 	for _, ep := range calls[0].Changes.Create {
 		fmt.Println(ep.DNSName, ep.RecordType, ep.Targets[0])
 	}

@@ -9,11 +9,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -61,9 +61,9 @@ func zoneDump(t testing.TB, p provider.Provider) []string {
 }
 
 // lastApply returns the changes of the last ApplyChanges call recorded.
-func lastApply(t testing.TB, rp *blueprinttest.RecordingProvider) *plan.Changes {
+func lastApply(t testing.TB, rp *providertest.RecordingProvider) *plan.Changes {
 	t.Helper()
-	calls := rp.CallsTo(blueprinttest.MethodApplyChanges)
+	calls := rp.CallsTo(providertest.MethodApplyChanges)
 	require.NotEmpty(t, calls, "no ApplyChanges call reached the provider")
 	return calls[len(calls)-1].Changes
 }

@@ -8,16 +8,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
 // staticRecords is a provider whose Records returns copies of eps, for
 // record sets the in-memory provider refuses to hold.
 func staticRecords(eps ...*endpoint.Endpoint) provider.Provider {
-	return blueprinttest.Intercept(newZone(), blueprinttest.Funcs{
+	return providertest.Intercept(newZone(), providertest.Funcs{
 		Records: func(context.Context, provider.Provider) ([]*endpoint.Endpoint, error) {
 			out := make([]*endpoint.Endpoint, len(eps))
 			for i, e := range eps {
@@ -333,10 +333,10 @@ func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
 }
 
 func TestRecordsProviderError(t *testing.T) {
-	p := blueprinttest.FailRandomly(newZone(), 1, nil, provider.NewSoftError(nil))
+	p := providertest.FailRandomly(newZone(), 1, nil, provider.NewSoftError(nil))
 	reg := newRegistry(t, p, txt.Config{})
 	_, err := reg.Records(context.Background())
-	require.ErrorIs(t, err, blueprinttest.ErrInjected)
+	require.ErrorIs(t, err, providertest.ErrInjected)
 	assert.Contains(t, err.Error(), "txt registry")
 }
 

@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 )
@@ -78,7 +78,7 @@ type cutter struct {
 }
 
 func (c *cutter) provider(zone *inmemory.Provider) provider.Provider {
-	return blueprinttest.Intercept(zone, blueprinttest.Funcs{
+	return providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
 			all := steps(changes, c.order)
 			if !c.armed {
@@ -375,7 +375,7 @@ func TestOrphanRepairs(t *testing.T) {
 		a("cname-shop.example.com", "192.0.2.6"), txtRecord("cname-shop.example.com", ours), // reads as the CNAME of shop: kept
 		a("kept.example.com", "192.0.2.3"), txtRecord("a-kept.example.com", ours),
 	)
-	rp := blueprinttest.NewRecordingProvider(zone)
+	rp := providertest.NewRecordingProvider(zone)
 	reg := newRegistry(t, rp, txt.Config{})
 	ctx := context.Background()
 	_, err := reg.Records(ctx)
@@ -400,11 +400,11 @@ func TestOrphanRepairs(t *testing.T) {
 	}
 	_, err = repairCycle(ctx, reg, desired) // writes the typed TXT of legacy.example.com
 	require.NoError(t, err)
-	n := len(rp.CallsTo(blueprinttest.MethodApplyChanges))
+	n := len(rp.CallsTo(providertest.MethodApplyChanges))
 	changes, err := repairCycle(ctx, reg, desired)
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
-	assert.Len(t, rp.CallsTo(blueprinttest.MethodApplyChanges), n, "nothing left to repair")
+	assert.Len(t, rp.CallsTo(providertest.MethodApplyChanges), n, "nothing left to repair")
 	assert.Contains(t, zoneDump(t, zone), "a-theirs.example.com TXT "+other)
 	assert.Contains(t, zoneDump(t, zone), "mx-mail.example.com TXT "+ours)
 	assert.Contains(t, zoneDump(t, zone), "cname-shop.example.com TXT "+ours)

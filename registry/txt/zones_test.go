@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -26,7 +26,7 @@ func TestApplyPerZone(t *testing.T) {
 	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org"))
 	broken := true
 	errDown := errors.New("zone API down")
-	rec := blueprinttest.NewRecordingProvider(blueprinttest.Intercept(zone, blueprinttest.Funcs{
+	rec := providertest.NewRecordingProvider(providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			for _, ep := range c.Create {
 				if broken && strings.HasSuffix(ep.DNSName, "example.org") {
@@ -47,7 +47,7 @@ func TestApplyPerZone(t *testing.T) {
 	assert.Equal(t, "example.org", ze.Zone)
 	assert.Contains(t, err.Error(), "zone example.org")
 
-	calls := rec.CallsTo(blueprinttest.MethodApplyChanges)
+	calls := rec.CallsTo(providertest.MethodApplyChanges)
 	require.Len(t, calls, 2, "one call per zone")
 	assert.Equal(t, []string{
 		"own-a-x.example.com/TXT/" + `"heritage=external-dns,external-dns/owner=default"`, "x.example.com/A/192.0.2.1",
@@ -75,7 +75,7 @@ func TestApplyZoneListFails(t *testing.T) {
 	ctx := context.Background()
 	zone := inmemory.New(inmemory.WithZone("example.com"))
 	errList := errors.New("zone API down")
-	p := blueprinttest.Intercept(zone, blueprinttest.Funcs{
+	p := providertest.Intercept(zone, providertest.Funcs{
 		ListZones: func(context.Context, provider.Provider) ([]string, error) { return nil, errList },
 	})
 	reg := newRegistry(t, p, txt.Config{})

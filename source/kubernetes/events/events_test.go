@@ -13,12 +13,12 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/zonesync/zonesync"
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/clock/clocktest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -53,7 +53,7 @@ type harness struct {
 func newHarness(t *testing.T, opts events.Options) *harness {
 	t.Helper()
 	h := &harness{fake: record.NewFakeRecorder(100)}
-	zone := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.com")), blueprinttest.Funcs{
+	zone := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if h.fail.Load() {
 				return errors.New("connection refused")

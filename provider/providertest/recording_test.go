@@ -1,4 +1,4 @@
-package blueprinttest_test
+package providertest_test
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 func TestRecordingProvider(t *testing.T) {
-	r := blueprinttest.NewRecordingProvider(newInMemory())
+	r := providertest.NewRecordingProvider(newInMemory())
 	ep := endpoint.NewEndpoint("a.example.org", endpoint.RecordTypeA, "192.0.2.1")
 	changes := &plan.Changes{Create: []*endpoint.Endpoint{ep}}
 	require.NoError(t, r.ApplyChanges(t.Context(), changes))
@@ -31,13 +31,13 @@ func TestRecordingProvider(t *testing.T) {
 
 	calls := r.Calls()
 	require.Len(t, calls, 5)
-	methods := make([]blueprinttest.Method, len(calls))
+	methods := make([]providertest.Method, len(calls))
 	for i, c := range calls {
 		methods[i] = c.Method
 	}
-	assert.Equal(t, []blueprinttest.Method{
-		blueprinttest.MethodApplyChanges, blueprinttest.MethodApplyChanges, blueprinttest.MethodRecords,
-		blueprinttest.MethodAdjustEndpoints, blueprinttest.MethodGetDomainFilter,
+	assert.Equal(t, []providertest.Method{
+		providertest.MethodApplyChanges, providertest.MethodApplyChanges, providertest.MethodRecords,
+		providertest.MethodAdjustEndpoints, providertest.MethodGetDomainFilter,
 	}, methods)
 	assert.NoError(t, calls[0].Err)
 	assert.Equal(t, endpoint.Targets{"192.0.2.1"}, calls[0].Changes.Create[0].Targets)
@@ -50,13 +50,13 @@ func TestRecordingProvider(t *testing.T) {
 	calls[0].Changes.Create[0].Targets[0] = "x"
 	assert.Equal(t, endpoint.Targets{"192.0.2.1"}, r.Calls()[0].Changes.Create[0].Targets)
 
-	assert.Len(t, r.CallsTo(blueprinttest.MethodApplyChanges), 2)
+	assert.Len(t, r.CallsTo(providertest.MethodApplyChanges), 2)
 	r.Reset()
 	assert.Empty(t, r.Calls())
 }
 
 func TestRecordingProviderConcurrent(t *testing.T) {
-	r := blueprinttest.NewRecordingProvider(newInMemory())
+	r := providertest.NewRecordingProvider(newInMemory())
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -66,5 +66,5 @@ func TestRecordingProviderConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	assert.Len(t, r.CallsTo(blueprinttest.MethodRecords), 160)
+	assert.Len(t, r.CallsTo(providertest.MethodRecords), 160)
 }

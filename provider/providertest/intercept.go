@@ -1,4 +1,4 @@
-package blueprinttest
+package providertest
 
 import (
 	"context"
@@ -91,7 +91,7 @@ func (i *interceptor) ListZones(ctx context.Context) ([]string, error) {
 func forwardZones(ctx context.Context, p provider.Provider) ([]string, error) {
 	zl, ok := p.(provider.ZoneLister)
 	if !ok {
-		return nil, fmt.Errorf("blueprinttest: %w", provider.ErrZonesUnsupported)
+		return nil, fmt.Errorf("providertest: %w", provider.ErrZonesUnsupported)
 	}
 	return zl.ListZones(ctx)
 }
@@ -133,7 +133,7 @@ func injected(method string, err error) error {
 	if err == nil {
 		err = ErrInjected
 	}
-	return fmt.Errorf("blueprinttest: %s: %w", method, err)
+	return fmt.Errorf("providertest: %s: %w", method, err)
 }
 
 // FailRandomly returns a provider whose Records and ApplyChanges calls fail
@@ -196,7 +196,7 @@ func WithLatency(p provider.Provider, d time.Duration) provider.Provider {
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("blueprinttest: %s: waiting %v: %w", method, d, ctx.Err())
+			return fmt.Errorf("providertest: %s: waiting %v: %w", method, d, ctx.Err())
 		case <-t.C:
 			return nil
 		}

@@ -1,4 +1,4 @@
-package blueprinttest_test
+package providertest_test
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 func create(name string) *plan.Changes {
@@ -23,7 +23,7 @@ func create(name string) *plan.Changes {
 
 func TestInterceptPassesThrough(t *testing.T) {
 	base := newInMemory()
-	p := blueprinttest.Intercept(base, blueprinttest.Funcs{})
+	p := providertest.Intercept(base, providertest.Funcs{})
 	require.NoError(t, p.ApplyChanges(t.Context(), create("a.example.org")))
 	recs, err := p.Records(t.Context())
 	require.NoError(t, err)
@@ -39,7 +39,7 @@ func TestInterceptFuncs(t *testing.T) {
 	base := newInMemory()
 	var seen []string
 	filter := endpoint.NewDomainFilter([]string{"only.example.org"})
-	p := blueprinttest.Intercept(base, blueprinttest.Funcs{
+	p := providertest.Intercept(base, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			seen = append(seen, "Records")
 			assert.Same(t, base, next)
@@ -95,7 +95,7 @@ func TestFailRandomly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := blueprinttest.FailRandomly(newInMemory(), tt.rate, rand.New(rand.NewPCG(7, 8)), soft)
+			p := providertest.FailRandomly(newInMemory(), tt.rate, rand.New(rand.NewPCG(7, 8)), soft)
 			got := outcomes(t, p, 1000)
 			fails := 0
 			for _, f := range got {
@@ -105,7 +105,7 @@ func TestFailRandomly(t *testing.T) {
 			}
 			tt.wantFails(t, fails)
 			// Same seed, same sequence.
-			again := outcomes(t, blueprinttest.FailRandomly(newInMemory(), tt.rate, rand.New(rand.NewPCG(7, 8)), soft), 1000)
+			again := outcomes(t, providertest.FailRandomly(newInMemory(), tt.rate, rand.New(rand.NewPCG(7, 8)), soft), 1000)
 			assert.Equal(t, got, again)
 		})
 	}
@@ -114,7 +114,7 @@ func TestFailRandomly(t *testing.T) {
 func TestFailRandomlyErrors(t *testing.T) {
 	base := newInMemory()
 	soft := provider.NewSoftError(errors.New("rate limited"))
-	p := blueprinttest.FailRandomly(base, 1, nil, soft)
+	p := providertest.FailRandomly(base, 1, nil, soft)
 	err := p.ApplyChanges(t.Context(), create("a.example.org"))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, provider.SoftError)
@@ -126,12 +126,12 @@ func TestFailRandomlyErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, recs, "a failed ApplyChanges applies nothing")
 
-	p = blueprinttest.FailRandomly(base, 1, nil, nil)
-	assert.ErrorIs(t, p.ApplyChanges(t.Context(), create("a.example.org")), blueprinttest.ErrInjected)
+	p = providertest.FailRandomly(base, 1, nil, nil)
+	assert.ErrorIs(t, p.ApplyChanges(t.Context(), create("a.example.org")), providertest.ErrInjected)
 }
 
 func TestFailRandomlyConcurrent(t *testing.T) {
-	p := blueprinttest.FailRandomly(newInMemory(), 0.5, rand.New(rand.NewPCG(1, 1)), nil)
+	p := providertest.FailRandomly(newInMemory(), 0.5, rand.New(rand.NewPCG(1, 1)), nil)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	fails := 0
@@ -152,9 +152,9 @@ func TestFailRandomlyConcurrent(t *testing.T) {
 
 func TestFailAfterApplyRandomly(t *testing.T) {
 	base := newInMemory()
-	p := blueprinttest.FailAfterApplyRandomly(base, 1, nil, nil)
+	p := providertest.FailAfterApplyRandomly(base, 1, nil, nil)
 	err := p.ApplyChanges(t.Context(), create("a.example.org"))
-	require.ErrorIs(t, err, blueprinttest.ErrInjected)
+	require.ErrorIs(t, err, providertest.ErrInjected)
 	recs, err := p.Records(t.Context())
 	require.NoError(t, err)
 	assert.Len(t, recs, 1, "the change was applied although an error was reported")
@@ -162,15 +162,15 @@ func TestFailAfterApplyRandomly(t *testing.T) {
 	// Errors of the wrapped provider are returned as they are.
 	err = p.ApplyChanges(t.Context(), create("a.example.org"))
 	require.Error(t, err)
-	assert.NotErrorIs(t, err, blueprinttest.ErrInjected)
+	assert.NotErrorIs(t, err, providertest.ErrInjected)
 
-	p = blueprinttest.FailAfterApplyRandomly(newInMemory(), 0, nil, nil)
+	p = providertest.FailAfterApplyRandomly(newInMemory(), 0, nil, nil)
 	require.NoError(t, p.ApplyChanges(t.Context(), create("a.example.org")))
 }
 
 func TestWithLatency(t *testing.T) {
 	base := newInMemory()
-	p := blueprinttest.WithLatency(base, time.Hour)
+	p := providertest.WithLatency(base, time.Hour)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 	defer cancel()
 	err := p.ApplyChanges(ctx, create("a.example.org"))
@@ -181,13 +181,13 @@ func TestWithLatency(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, recs)
 
-	p = blueprinttest.WithLatency(base, time.Millisecond)
+	p = providertest.WithLatency(base, time.Millisecond)
 	require.NoError(t, p.ApplyChanges(t.Context(), create("a.example.org")))
 	recs, err = p.Records(t.Context())
 	require.NoError(t, err)
 	assert.Len(t, recs, 1)
 
-	p = blueprinttest.WithLatency(base, 0)
+	p = providertest.WithLatency(base, 0)
 	recs, err = p.Records(t.Context())
 	require.NoError(t, err)
 	assert.Len(t, recs, 1)

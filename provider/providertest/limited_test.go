@@ -1,4 +1,4 @@
-package blueprinttest_test
+package providertest_test
 
 import (
 	"context"
@@ -7,18 +7,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 func TestLimitedProvider(t *testing.T) {
 	ctx := context.Background()
 	a := func(name string) *endpoint.Endpoint { return endpoint.NewEndpoint(name, "A", "192.0.2.1") }
 	zone := inmemory.New(inmemory.WithZone("example.com"))
-	p := blueprinttest.NewLimitedProvider(zone, blueprinttest.APILimits{
+	p := providertest.NewLimitedProvider(zone, providertest.APILimits{
 		MaxRecords: 2, MaxValueBytes: 20, ThrottleEvery: 4, Poisoned: []string{"Bad.example.com."},
 	})
 	tests := []struct {
@@ -27,10 +27,10 @@ func TestLimitedProvider(t *testing.T) {
 		want    error
 	}{
 		{"within the limits", &plan.Changes{Create: []*endpoint.Endpoint{a("a.example.com"), a("b.example.com")}}, nil},
-		{"too many records", &plan.Changes{Create: []*endpoint.Endpoint{a("c.example.com"), a("d.example.com"), a("e.example.com")}}, blueprinttest.ErrBatchTooLarge},
-		{"too many bytes", &plan.Changes{Create: []*endpoint.Endpoint{endpoint.NewEndpoint("t.example.com", "TXT", "0123456789012345678901")}}, blueprinttest.ErrBatchTooLarge},
+		{"too many records", &plan.Changes{Create: []*endpoint.Endpoint{a("c.example.com"), a("d.example.com"), a("e.example.com")}}, providertest.ErrBatchTooLarge},
+		{"too many bytes", &plan.Changes{Create: []*endpoint.Endpoint{endpoint.NewEndpoint("t.example.com", "TXT", "0123456789012345678901")}}, providertest.ErrBatchTooLarge},
 		{"fourth call throttled", &plan.Changes{Create: []*endpoint.Endpoint{a("f.example.com")}}, provider.SoftError},
-		{"poisoned", &plan.Changes{Create: []*endpoint.Endpoint{a("f.example.com"), a("bad.example.com")}}, blueprinttest.ErrPoisoned},
+		{"poisoned", &plan.Changes{Create: []*endpoint.Endpoint{a("f.example.com"), a("bad.example.com")}}, providertest.ErrPoisoned},
 	}
 	for _, tt := range tests {
 		err := p.ApplyChanges(ctx, tt.changes)
@@ -43,6 +43,6 @@ func TestLimitedProvider(t *testing.T) {
 	recs, err := zone.Records(ctx)
 	require.NoError(t, err)
 	assert.Len(t, recs, 2, "refused calls apply nothing")
-	assert.Equal(t, blueprinttest.APIStats{Calls: 5, Applied: 1, Throttled: 1, TooLarge: 2, Poisoned: 1}, p.Stats())
+	assert.Equal(t, providertest.APIStats{Calls: 5, Applied: 1, Throttled: 1, TooLarge: 2, Poisoned: 1}, p.Stats())
 	assert.NotErrorIs(t, p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("bad.example.com")}}), provider.SoftError, "poison is hard")
 }

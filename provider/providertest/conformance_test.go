@@ -1,4 +1,4 @@
-package blueprinttest_test
+package providertest_test
 
 import (
 	"context"
@@ -14,11 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 func newInMemory() *inmemory.Provider {
@@ -26,25 +26,25 @@ func newInMemory() *inmemory.Provider {
 }
 
 func TestSuitePassesOnReference(t *testing.T) {
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return newReference() })
-	require.NoError(t, blueprinttest.CheckProvider(t.Context(), newReference()))
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return newReference() })
+	require.NoError(t, providertest.CheckProvider(t.Context(), newReference()))
 }
 
 func TestSuitePassesOnFakes(t *testing.T) {
 	fakes := map[string]func() provider.Provider{
-		"RecordingProvider":         func() provider.Provider { return blueprinttest.NewRecordingProvider(newReference()) },
-		"Intercept":                 func() provider.Provider { return blueprinttest.Intercept(newReference(), blueprinttest.Funcs{}) },
-		"FailRandomly(0)":           func() provider.Provider { return blueprinttest.FailRandomly(newReference(), 0, nil, nil) },
-		"FailAfterApplyRandomly(0)": func() provider.Provider { return blueprinttest.FailAfterApplyRandomly(newReference(), 0, nil, nil) },
-		"WithLatency":               func() provider.Provider { return blueprinttest.WithLatency(newReference(), time.Millisecond) },
+		"RecordingProvider":         func() provider.Provider { return providertest.NewRecordingProvider(newReference()) },
+		"Intercept":                 func() provider.Provider { return providertest.Intercept(newReference(), providertest.Funcs{}) },
+		"FailRandomly(0)":           func() provider.Provider { return providertest.FailRandomly(newReference(), 0, nil, nil) },
+		"FailAfterApplyRandomly(0)": func() provider.Provider { return providertest.FailAfterApplyRandomly(newReference(), 0, nil, nil) },
+		"WithLatency":               func() provider.Provider { return providertest.WithLatency(newReference(), time.Millisecond) },
 		"LimitedProvider": func() provider.Provider {
-			return blueprinttest.NewLimitedProvider(newReference(), blueprinttest.APILimits{})
+			return providertest.NewLimitedProvider(newReference(), providertest.APILimits{})
 		},
 	}
 	for name, newProvider := range fakes {
 		t.Run(name, func(t *testing.T) {
-			blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return newProvider() })
-			require.NoError(t, blueprinttest.CheckProvider(t.Context(), newProvider()))
+			providertest.TestProvider(t, func(t *testing.T) provider.Provider { return newProvider() })
+			require.NoError(t, providertest.CheckProvider(t.Context(), newProvider()))
 		})
 	}
 }
@@ -54,7 +54,7 @@ func TestCheckProviderCleansUp(t *testing.T) {
 	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
 		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1"),
 	}}))
-	require.NoError(t, blueprinttest.CheckProvider(t.Context(), p, blueprinttest.WithConcurrency(16)))
+	require.NoError(t, providertest.CheckProvider(t.Context(), p, providertest.WithConcurrency(16)))
 	recs, err := p.Records(t.Context())
 	require.NoError(t, err)
 	require.Len(t, recs, 1, "only the record that was there before remains")
@@ -63,9 +63,9 @@ func TestCheckProviderCleansUp(t *testing.T) {
 
 func TestCheckProviderOtherZone(t *testing.T) {
 	p := newRef("zone.test", refFlaws{})
-	require.NoError(t, blueprinttest.CheckProvider(t.Context(), p, blueprinttest.WithZone("Zone.Test."), blueprinttest.WithTimeout(10*time.Second)))
+	require.NoError(t, providertest.CheckProvider(t.Context(), p, providertest.WithZone("Zone.Test."), providertest.WithTimeout(10*time.Second)))
 	// The default zone is not served by this provider: creates fail.
-	err := blueprinttest.CheckProvider(t.Context(), p)
+	err := providertest.CheckProvider(t.Context(), p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Create: ApplyChanges(create)")
 }
@@ -73,7 +73,7 @@ func TestCheckProviderOtherZone(t *testing.T) {
 // noSetIdentifier rejects records with a set identifier, like a DNS API
 // without routing policies.
 func noSetIdentifier(p provider.Provider) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			for _, e := range slices.Concat(c.Create, c.UpdateNew) {
 				if e.SetIdentifier != "" {
@@ -86,12 +86,12 @@ func noSetIdentifier(p provider.Provider) provider.Provider {
 }
 
 func TestWithoutSetIdentifier(t *testing.T) {
-	err := blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newReference()))
+	err := providertest.CheckProvider(t.Context(), noSetIdentifier(newReference()))
 	require.Error(t, err)
-	assert.Equal(t, []string{blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourSortedRecords}, behaviours(err))
+	assert.Equal(t, []string{providertest.BehaviourSetIdentifier, providertest.BehaviourSortedRecords}, behaviours(err))
 
-	require.NoError(t, blueprinttest.CheckProvider(t.Context(), noSetIdentifier(newReference()), blueprinttest.WithoutSetIdentifier()))
-	blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newReference()) }, blueprinttest.WithoutSetIdentifier())
+	require.NoError(t, providertest.CheckProvider(t.Context(), noSetIdentifier(newReference()), providertest.WithoutSetIdentifier()))
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newReference()) }, providertest.WithoutSetIdentifier())
 }
 
 // behaviours returns the sorted, distinct behaviours of the violations in err.
@@ -99,7 +99,7 @@ func behaviours(err error) []string {
 	var out []string
 	var walk func(error)
 	walk = func(err error) {
-		var v *blueprinttest.Violation
+		var v *providertest.Violation
 		if errors.As(err, &v) && !slices.Contains(out, v.Behaviour) {
 			out = append(out, v.Behaviour)
 		}
@@ -117,7 +117,7 @@ func behaviours(err error) []string {
 // Deliberately broken providers, one broken behaviour each.
 
 func unsorted(p provider.Provider) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			recs, err := next.Records(ctx)
 			slices.Reverse(recs)
@@ -131,7 +131,7 @@ func unsorted(p provider.Provider) provider.Provider {
 func sharedSlices(p provider.Provider) provider.Provider {
 	var mu sync.Mutex
 	var cache []*endpoint.Endpoint
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -156,7 +156,7 @@ func sharedSlices(p provider.Provider) provider.Provider {
 // sharedTargets returns endpoints whose targets share one backing array
 // without a capacity limit.
 func sharedTargets(p provider.Provider) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			recs, err := next.Records(ctx)
 			var all []string
@@ -174,7 +174,7 @@ func sharedTargets(p provider.Provider) provider.Provider {
 }
 
 func swallowErrors(p provider.Provider, when func(*plan.Changes) bool) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			err := next.ApplyChanges(ctx, c)
 			if err != nil && when(c) {
@@ -186,7 +186,7 @@ func swallowErrors(p provider.Provider, when func(*plan.Changes) bool) provider.
 }
 
 func ignoresContext(p provider.Provider) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		Records: func(_ context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			return next.Records(context.Background())
 		},
@@ -198,7 +198,7 @@ func ignoresContext(p provider.Provider) provider.Provider {
 
 // rewrite applies fn to copies of the Create and UpdateNew endpoints.
 func rewrite(p provider.Provider, fn func(oldEp, newEp *endpoint.Endpoint)) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			out := &plan.Changes{UpdateOld: c.UpdateOld, Delete: c.Delete}
 			for _, e := range c.Create {
@@ -221,7 +221,7 @@ func rewrite(p provider.Provider, fn func(oldEp, newEp *endpoint.Endpoint)) prov
 // busy fails ApplyChanges calls that overlap another one.
 func busy(p provider.Provider) provider.Provider {
 	var inFlight atomic.Int32
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if inFlight.Add(1) > 1 {
 				inFlight.Add(-1)
@@ -236,7 +236,7 @@ func busy(p provider.Provider) provider.Provider {
 
 // mapTXT applies fn to every TXT target that Records returns.
 func mapTXT(p provider.Provider, fn func(string) string) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			recs, err := next.Records(ctx)
 			for _, r := range recs {
@@ -262,7 +262,7 @@ func mapNames(p provider.Provider, toProvider, fromProvider func(string) string)
 		}
 		return out
 	}
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			recs, err := next.Records(ctx)
 			for _, r := range recs {
@@ -284,7 +284,7 @@ func identity(s string) string { return s }
 // provider-specific property, as a provider that validates every property
 // it is given would.
 func rejectUnknownUpdateOld(p provider.Provider) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			for _, e := range c.UpdateOld {
 				for _, prop := range e.ProviderSpecific {
@@ -302,7 +302,7 @@ func staleReads(p provider.Provider) provider.Provider {
 	var mu sync.Mutex
 	var last []*endpoint.Endpoint
 	written := false
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -345,19 +345,19 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 		{
 			name:  "unsorted Records",
 			wrap:  unsorted,
-			wants: []string{blueprinttest.BehaviourSortedRecords},
+			wants: []string{providertest.BehaviourSortedRecords},
 			also:  "not sorted by (DNSName, SetIdentifier, RecordType)",
 		},
 		{
 			name:  "shared endpoints between Records calls",
 			wrap:  sharedSlices,
-			wants: []string{blueprinttest.BehaviourReturnedSlicesAreCopies},
+			wants: []string{providertest.BehaviourReturnedSlicesAreCopies},
 			also:  "after the caller mutated the previous result",
 		},
 		{
 			name:  "targets share a backing array",
 			wrap:  sharedTargets,
-			wants: []string{blueprinttest.BehaviourReturnedSlicesAreCopies},
+			wants: []string{providertest.BehaviourReturnedSlicesAreCopies},
 			also:  "returned endpoints share memory",
 		},
 		{
@@ -366,7 +366,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Create) > 0 })
 			},
 			// Swallowing create errors also hides the cancelled context.
-			wants: []string{blueprinttest.BehaviourContextCanceled, blueprinttest.BehaviourCreateExisting},
+			wants: []string{providertest.BehaviourContextCanceled, providertest.BehaviourCreateExisting},
 			also:  "creating an existing record succeeded",
 		},
 		{
@@ -374,7 +374,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Delete) > 0 })
 			},
-			wants: []string{blueprinttest.BehaviourChangeMissing},
+			wants: []string{providertest.BehaviourChangeMissing},
 			also:  "deleting a missing record succeeded",
 		},
 		{
@@ -382,13 +382,13 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.UpdateNew) > 0 })
 			},
-			wants: []string{blueprinttest.BehaviourChangeMissing},
+			wants: []string{providertest.BehaviourChangeMissing},
 			also:  "updating a missing record succeeded",
 		},
 		{
 			name:  "ignores cancelled context",
 			wrap:  ignoresContext,
-			wants: []string{blueprinttest.BehaviourContextCanceled},
+			wants: []string{providertest.BehaviourContextCanceled},
 			also:  "succeeded with a cancelled context",
 		},
 		{
@@ -400,7 +400,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					}
 				})
 			},
-			wants: []string{blueprinttest.BehaviourUpdateTTL},
+			wants: []string{providertest.BehaviourUpdateTTL},
 			also:  "TTL is 300 after update of the TTL from 300 to 600, want 600",
 		},
 		{
@@ -408,7 +408,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return rewrite(p, func(_, newEp *endpoint.Endpoint) { newEp.Targets = newEp.Targets[:1] })
 			},
-			wants: []string{blueprinttest.BehaviourMultiTarget, blueprinttest.BehaviourReturnedSlicesAreCopies},
+			wants: []string{providertest.BehaviourMultiTarget, providertest.BehaviourReturnedSlicesAreCopies},
 			also:  "create with three targets",
 		},
 		{
@@ -421,18 +421,18 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				})
 			},
 			wants: []string{
-				blueprinttest.BehaviourConcurrentApply, blueprinttest.BehaviourMultiTarget,
-				blueprinttest.BehaviourNameNormalisation, blueprinttest.BehaviourReadAfterWrite,
-				blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourTXTLongValues,
-				blueprinttest.BehaviourTXTQuotes, blueprinttest.BehaviourUnknownProviderSpecific,
-				blueprinttest.BehaviourUpdateTargets, blueprinttest.BehaviourWildcardNames,
+				providertest.BehaviourConcurrentApply, providertest.BehaviourMultiTarget,
+				providertest.BehaviourNameNormalisation, providertest.BehaviourReadAfterWrite,
+				providertest.BehaviourSetIdentifier, providertest.BehaviourTXTLongValues,
+				providertest.BehaviourTXTQuotes, providertest.BehaviourUnknownProviderSpecific,
+				providertest.BehaviourUpdateTargets, providertest.BehaviourWildcardNames,
 			},
 			also: `targets are ["192.0.2.20"] after update of the targets, want ["192.0.2.21"]`,
 		},
 		{
 			name: "deletes ignored",
 			wrap: func(p provider.Provider) provider.Provider {
-				return blueprinttest.Intercept(p, blueprinttest.Funcs{
+				return providertest.Intercept(p, providertest.Funcs{
 					ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 						if len(c.Create)+len(c.UpdateNew) == 0 {
 							return nil
@@ -442,11 +442,11 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				})
 			},
 			wants: []string{
-				blueprinttest.BehaviourChangeMissing, blueprinttest.BehaviourConcurrentApply,
-				blueprinttest.BehaviourDelete, blueprinttest.BehaviourNameNormalisation,
-				blueprinttest.BehaviourPunycodeNames, blueprinttest.BehaviourReadAfterWrite,
-				blueprinttest.BehaviourSetIdentifier, blueprinttest.BehaviourUnknownProviderSpecific,
-				blueprinttest.BehaviourWildcardNames,
+				providertest.BehaviourChangeMissing, providertest.BehaviourConcurrentApply,
+				providertest.BehaviourDelete, providertest.BehaviourNameNormalisation,
+				providertest.BehaviourPunycodeNames, providertest.BehaviourReadAfterWrite,
+				providertest.BehaviourSetIdentifier, providertest.BehaviourUnknownProviderSpecific,
+				providertest.BehaviourWildcardNames,
 			},
 			also:         "record present after delete",
 			keepsRecords: true,
@@ -454,19 +454,19 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 		{
 			name: "domain filter of another zone",
 			wrap: func(p provider.Provider) provider.Provider {
-				return blueprinttest.Intercept(p, blueprinttest.Funcs{
+				return providertest.Intercept(p, providertest.Funcs{
 					GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface {
 						return endpoint.NewDomainFilter([]string{"example.net"})
 					},
 				})
 			},
-			wants: []string{blueprinttest.BehaviourDomainFilter},
+			wants: []string{providertest.BehaviourDomainFilter},
 			also:  "filter does not match a name in the zone",
 		},
 		{
 			name: "AdjustEndpoints modifies its input",
 			wrap: func(p provider.Provider) provider.Provider {
-				return blueprinttest.Intercept(p, blueprinttest.Funcs{
+				return providertest.Intercept(p, providertest.Funcs{
 					AdjustEndpoints: func(_ context.Context, _ provider.Provider, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 						for _, e := range eps {
 							e.RecordTTL = 1
@@ -475,13 +475,13 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					},
 				})
 			},
-			wants: []string{blueprinttest.BehaviourDomainFilter},
+			wants: []string{providertest.BehaviourDomainFilter},
 			also:  "modified its input",
 		},
 		{
 			name:  "concurrent changes fail",
 			wrap:  busy,
-			wants: []string{blueprinttest.BehaviourConcurrentApply},
+			wants: []string{providertest.BehaviourConcurrentApply},
 			also:  "another change is in progress",
 		},
 		{
@@ -489,7 +489,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return mapTXT(p, func(v string) string { return strings.TrimSuffix(v, `"`) })
 			},
-			wants: []string{blueprinttest.BehaviourTXTQuotes},
+			wants: []string{providertest.BehaviourTXTQuotes},
 			also:  `value changed after create: got "zs-trailing-quote", want "zs-trailing-quote\""`,
 		},
 		{
@@ -497,7 +497,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return mapTXT(p, func(v string) string { return strings.ReplaceAll(v, `\`, "") })
 			},
-			wants: []string{blueprinttest.BehaviourTXTQuotes},
+			wants: []string{providertest.BehaviourTXTQuotes},
 			also:  `got "zs-backslash", want "zs-back\\slash"`,
 		},
 		{
@@ -511,13 +511,13 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					}
 				})
 			},
-			wants: []string{blueprinttest.BehaviourTXTLongValues},
+			wants: []string{providertest.BehaviourTXTLongValues},
 			also:  "value changed after create of a 256-byte value: got 255 bytes, want 256; first difference at byte 255",
 		},
 		{
 			name:  "fails on unknown provider-specific properties on UpdateOld",
 			wrap:  rejectUnknownUpdateOld,
-			wants: []string{blueprinttest.BehaviourUnknownProviderSpecific},
+			wants: []string{providertest.BehaviourUnknownProviderSpecific},
 			also:  "failed for an UpdateOld entry with unknown provider-specific properties (txt/force-update, webhook/foo) must be ignored: unknown provider-specific property txt/force-update",
 		},
 		{
@@ -525,13 +525,13 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: staleReads,
 			// Every behaviour that reads after it wrote sees stale data.
 			wants: []string{
-				blueprinttest.BehaviourConcurrentApply,
-				blueprinttest.BehaviourCreateExisting, blueprinttest.BehaviourDelete, blueprinttest.BehaviourDomainFilter,
-				blueprinttest.BehaviourMultiTarget, blueprinttest.BehaviourNameNormalisation, blueprinttest.BehaviourPunycodeNames,
-				blueprinttest.BehaviourReadAfterWrite, blueprinttest.BehaviourReturnedSlicesAreCopies, blueprinttest.BehaviourSetIdentifier,
-				blueprinttest.BehaviourSortedRecords, blueprinttest.BehaviourTXTLongValues, blueprinttest.BehaviourTXTQuotes,
-				blueprinttest.BehaviourUnknownProviderSpecific, blueprinttest.BehaviourUpdateTTL, blueprinttest.BehaviourUpdateTargets,
-				blueprinttest.BehaviourWildcardNames,
+				providertest.BehaviourConcurrentApply,
+				providertest.BehaviourCreateExisting, providertest.BehaviourDelete, providertest.BehaviourDomainFilter,
+				providertest.BehaviourMultiTarget, providertest.BehaviourNameNormalisation, providertest.BehaviourPunycodeNames,
+				providertest.BehaviourReadAfterWrite, providertest.BehaviourReturnedSlicesAreCopies, providertest.BehaviourSetIdentifier,
+				providertest.BehaviourSortedRecords, providertest.BehaviourTXTLongValues, providertest.BehaviourTXTQuotes,
+				providertest.BehaviourUnknownProviderSpecific, providertest.BehaviourUpdateTTL, providertest.BehaviourUpdateTargets,
+				providertest.BehaviourWildcardNames,
 			},
 			also: "after a create for which ApplyChanges returned nil; the next Records must show the change",
 		},
@@ -540,7 +540,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return mapNames(p, identity, func(n string) string { return n + "." })
 			},
-			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			wants: []string{providertest.BehaviourNameNormalisation},
 			also:  "is not lower case without a trailing dot",
 		},
 		{
@@ -548,7 +548,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return mapNames(p, identity, endpoint.NormalizeDNSName)
 			},
-			wants: []string{blueprinttest.BehaviourPunycodeNames},
+			wants: []string{providertest.BehaviourPunycodeNames},
 			also:  `name came back as "zs-conformance-`,
 		},
 		{
@@ -568,14 +568,14 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 						return n
 					})
 			},
-			wants: []string{blueprinttest.BehaviourWildcardNames},
+			wants: []string{providertest.BehaviourWildcardNames},
 			also:  `name came back as "\\052.zs-conformance-`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := newReference()
-			err := blueprinttest.CheckProvider(t.Context(), tt.wrap(base))
+			err := providertest.CheckProvider(t.Context(), tt.wrap(base))
 			require.Error(t, err)
 			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
 			assert.Contains(t, err.Error(), tt.also)
@@ -598,45 +598,45 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 }
 
 func TestCheckProviderNamesRecords(t *testing.T) {
-	err := blueprinttest.CheckProvider(t.Context(), ignoresContext(newReference()))
+	err := providertest.CheckProvider(t.Context(), ignoresContext(newReference()))
 	require.Error(t, err)
-	var v *blueprinttest.Violation
+	var v *providertest.Violation
 	require.ErrorAs(t, err, &v)
-	assert.Equal(t, blueprinttest.BehaviourContextCanceled, v.Behaviour)
-	assert.Contains(t, err.Error(), blueprinttest.NamePrefix)
+	assert.Equal(t, providertest.BehaviourContextCanceled, v.Behaviour)
+	assert.Contains(t, err.Error(), providertest.NamePrefix)
 	assert.Contains(t, err.Error(), "-canceled.example.org/A")
 }
 
 func TestCheckProviderStopsWhenContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	err := blueprinttest.CheckProvider(ctx, newReference())
+	err := providertest.CheckProvider(ctx, newReference())
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "stopped before Create")
-	require.Error(t, blueprinttest.CheckProvider(t.Context(), nil))
+	require.Error(t, providertest.CheckProvider(t.Context(), nil))
 }
 
 func TestCheckProviderTimeout(t *testing.T) {
-	slow := blueprinttest.WithLatency(newReference(), time.Second)
-	err := blueprinttest.CheckProvider(t.Context(), slow, blueprinttest.WithTimeout(20*time.Millisecond))
+	slow := providertest.WithLatency(newReference(), time.Second)
+	err := providertest.CheckProvider(t.Context(), slow, providertest.WithTimeout(20*time.Millisecond))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
 func TestViolationError(t *testing.T) {
 	cause := errors.New("boom")
-	v := &blueprinttest.Violation{Behaviour: "Create", Op: "Records", Record: "a.example.org/A", Msg: "record missing", Err: cause}
+	v := &providertest.Violation{Behaviour: "Create", Op: "Records", Record: "a.example.org/A", Msg: "record missing", Err: cause}
 	assert.Equal(t, "Create: Records a.example.org/A: record missing: boom", v.Error())
 	assert.ErrorIs(t, v, cause)
-	v = &blueprinttest.Violation{Behaviour: "SortedRecords", Op: "Records", Msg: "not sorted"}
+	v = &providertest.Violation{Behaviour: "SortedRecords", Op: "Records", Msg: "not sorted"}
 	assert.Equal(t, "SortedRecords: Records: not sorted", v.Error())
 }
 
 func TestCheckProviderRecoversPanics(t *testing.T) {
-	p := blueprinttest.Intercept(newReference(), blueprinttest.Funcs{
+	p := providertest.Intercept(newReference(), providertest.Funcs{
 		GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface { panic("no filter") },
 	})
-	err := blueprinttest.CheckProvider(t.Context(), p)
+	err := providertest.CheckProvider(t.Context(), p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DomainFilter: (calling the provider): panic: no filter")
 }
@@ -644,7 +644,7 @@ func TestCheckProviderRecoversPanics(t *testing.T) {
 // swallowExists hides "exists" errors of creates: the create of an existing
 // record succeeds and changes nothing.
 func swallowExists(p provider.Provider) provider.Provider {
-	return blueprinttest.Intercept(p, blueprinttest.Funcs{
+	return providertest.Intercept(p, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			err := next.ApplyChanges(ctx, c)
 			if err != nil && strings.Contains(err.Error(), ": exists") {
@@ -661,61 +661,61 @@ func TestSuiteOnProviderVariants(t *testing.T) {
 	tests := []struct {
 		name  string
 		p     func() provider.Provider
-		opts  []blueprinttest.SuiteOption
+		opts  []providertest.SuiteOption
 		wants []string // nil: the provider passes
 		also  string
 	}{
 		{
 			name: "upsert provider declared WithUpsert",
 			p:    func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
-			opts: []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
+			opts: []providertest.SuiteOption{providertest.WithUpsert()},
 		},
 		{
 			name:  "upsert provider not declared",
 			p:     func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
-			wants: []string{blueprinttest.BehaviourChangeMissing, blueprinttest.BehaviourCreateExisting},
+			wants: []string{providertest.BehaviourChangeMissing, providertest.BehaviourCreateExisting},
 			also:  "creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)",
 		},
 		{
 			name:  "strict provider declared WithUpsert",
 			p:     newReference,
-			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
-			wants: []string{blueprinttest.BehaviourCreateExisting},
+			opts:  []providertest.SuiteOption{providertest.WithUpsert()},
+			wants: []string{providertest.BehaviourCreateExisting},
 			also:  "creating an existing record failed; a provider declared WithUpsert must replace it",
 		},
 		{
 			name:  "create of an existing record ignored, declared WithUpsert",
 			p:     func() provider.Provider { return swallowExists(newReference()) },
-			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
-			wants: []string{blueprinttest.BehaviourCreateExisting},
+			opts:  []providertest.SuiteOption{providertest.WithUpsert()},
+			wants: []string{providertest.BehaviourCreateExisting},
 			also:  `targets are ["192.0.2.70"] after an upsert create of an existing record, want ["192.0.2.71"]`,
 		},
 		{
 			name:  "create of an existing record ignored",
 			p:     func() provider.Provider { return swallowExists(newReference()) },
-			wants: []string{blueprinttest.BehaviourCreateExisting},
+			wants: []string{providertest.BehaviourCreateExisting},
 			also:  "creating an existing record succeeded; it must fail",
 		},
 		{
 			name:  "does not lower-case names",
 			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true}) },
-			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			wants: []string{providertest.BehaviourNameNormalisation},
 			also:  `is not lower case without a trailing dot after create of Zs-cOnFoRmAnCe-`,
 		},
 		{
 			name:  "does not lower-case names, declared WithUpsert",
 			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true, upsert: true}) },
-			opts:  []blueprinttest.SuiteOption{blueprinttest.WithUpsert()},
-			wants: []string{blueprinttest.BehaviourNameNormalisation},
+			opts:  []providertest.SuiteOption{providertest.WithUpsert()},
+			wants: []string{providertest.BehaviourNameNormalisation},
 			also:  "record returned 2 times after update addressed as ZS-CONFORMANCE-",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := blueprinttest.CheckProvider(t.Context(), tt.p(), tt.opts...)
+			err := providertest.CheckProvider(t.Context(), tt.p(), tt.opts...)
 			if tt.wants == nil {
 				require.NoError(t, err)
-				blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider { return tt.p() }, tt.opts...)
+				providertest.TestProvider(t, func(t *testing.T) provider.Provider { return tt.p() }, tt.opts...)
 				return
 			}
 			require.Error(t, err)
@@ -734,14 +734,14 @@ func TestZonesBehaviour(t *testing.T) {
 		{"the zone of the records", nil, nil},
 		{"a parent zone", func(context.Context, provider.Provider) ([]string, error) { return []string{"org"}, nil }, nil},
 		{"another zone", func(context.Context, provider.Provider) ([]string, error) { return []string{"example.com"}, nil },
-			[]string{blueprinttest.BehaviourZones}},
+			[]string{providertest.BehaviourZones}},
 		{"listing fails", func(context.Context, provider.Provider) ([]string, error) { return nil, errors.New("down") },
-			[]string{blueprinttest.BehaviourZones}},
+			[]string{providertest.BehaviourZones}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := blueprinttest.Intercept(newInMemory(), blueprinttest.Funcs{ListZones: tt.zones})
-			err := blueprinttest.CheckProvider(t.Context(), p)
+			p := providertest.Intercept(newInMemory(), providertest.Funcs{ListZones: tt.zones})
+			err := providertest.CheckProvider(t.Context(), p)
 			assert.Equal(t, tt.wants, behaviours(err))
 		})
 	}

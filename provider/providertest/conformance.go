@@ -1,4 +1,4 @@
-package blueprinttest
+package providertest
 
 import (
 	"context"
@@ -222,13 +222,13 @@ func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider
 // It stops early only when ctx is done.
 func CheckProvider(ctx context.Context, p provider.Provider, opts ...SuiteOption) error {
 	if p == nil {
-		return errors.New("blueprinttest: CheckProvider: provider is nil")
+		return errors.New("providertest: CheckProvider: provider is nil")
 	}
 	cfg := newSuiteConfig(opts)
 	var errs []error
 	for _, b := range behaviours() {
 		if err := ctx.Err(); err != nil {
-			errs = append(errs, fmt.Errorf("blueprinttest: CheckProvider stopped before %s: %w", b.name, err))
+			errs = append(errs, fmt.Errorf("providertest: CheckProvider stopped before %s: %w", b.name, err))
 			break
 		}
 		if b.skip != nil && b.skip(cfg) != "" {

@@ -1,4 +1,4 @@
-package blueprinttest
+package providertest
 
 import (
 	"context"
@@ -129,7 +129,7 @@ func (l *LimitedProvider) ApplyChanges(ctx context.Context, changes *plan.Change
 func (l *LimitedProvider) check(n int, changes *plan.Changes) error {
 	if l.limits.ThrottleEvery > 0 && n%l.limits.ThrottleEvery == 0 {
 		l.stats.Throttled++
-		return provider.NewSoftError(fmt.Errorf("blueprinttest: call %d: %w", n, ErrThrottled))
+		return provider.NewSoftError(fmt.Errorf("providertest: call %d: %w", n, ErrThrottled))
 	}
 	records, size := 0, 0
 	var poisoned []string
@@ -151,12 +151,12 @@ func (l *LimitedProvider) check(n int, changes *plan.Changes) error {
 	}
 	if (l.limits.MaxRecords > 0 && records > l.limits.MaxRecords) || (l.limits.MaxValueBytes > 0 && size > l.limits.MaxValueBytes) {
 		l.stats.TooLarge++
-		return fmt.Errorf("blueprinttest: call %d: %w: %d record values and %d bytes (limits %d and %d)",
+		return fmt.Errorf("providertest: call %d: %w: %d record values and %d bytes (limits %d and %d)",
 			n, ErrBatchTooLarge, records, size, l.limits.MaxRecords, l.limits.MaxValueBytes)
 	}
 	if len(poisoned) > 0 {
 		l.stats.Poisoned++
-		return fmt.Errorf("blueprinttest: call %d: %w: %v", n, ErrPoisoned, poisoned)
+		return fmt.Errorf("providertest: call %d: %w: %v", n, ErrPoisoned, poisoned)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package blueprinttest_test
+package providertest_test
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zonesync/zonesync/blueprint/blueprinttest"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 )
 
 // CheckProvider returns every violation of the provider contract, each a
@@ -21,7 +21,7 @@ import (
 func ExampleCheckProvider() {
 	ctx := context.Background()
 	// A provider that forgets TTL changes.
-	broken := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.org")), blueprinttest.Funcs{
+	broken := providertest.Intercept(inmemory.New(inmemory.WithZone("example.org")), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			fixed := &plan.Changes{Create: c.Create, UpdateOld: c.UpdateOld, Delete: c.Delete}
 			for i, e := range c.UpdateNew {
@@ -32,8 +32,8 @@ func ExampleCheckProvider() {
 			return next.ApplyChanges(ctx, fixed)
 		},
 	})
-	err := blueprinttest.CheckProvider(ctx, broken, blueprinttest.WithZone("example.org"))
-	var v *blueprinttest.Violation
+	err := providertest.CheckProvider(ctx, broken, providertest.WithZone("example.org"))
+	var v *providertest.Violation
 	if errors.As(err, &v) {
 		fmt.Println(v.Behaviour, v.Op, "-", v.Msg)
 	}
@@ -46,7 +46,7 @@ func ExampleCheckProvider() {
 // an existing record replaces it, instead of requiring it to fail.
 func ExampleWithUpsert() {
 	ctx := context.Background()
-	upsert := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.org")), blueprinttest.Funcs{
+	upsert := providertest.Intercept(inmemory.New(inmemory.WithZone("example.org")), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			recs, err := next.Records(ctx)
 			if err != nil {
@@ -66,15 +66,15 @@ func ExampleWithUpsert() {
 		},
 	})
 	for _, declared := range []bool{false, true} {
-		var opts []blueprinttest.SuiteOption
+		var opts []providertest.SuiteOption
 		if declared {
-			opts = append(opts, blueprinttest.WithUpsert())
+			opts = append(opts, providertest.WithUpsert())
 		}
-		err := blueprinttest.CheckProvider(ctx, upsert, opts...)
+		err := providertest.CheckProvider(ctx, upsert, opts...)
 		found := false
-		var v *blueprinttest.Violation
+		var v *providertest.Violation
 		for _, e := range unjoin(err) {
-			if errors.As(e, &v) && v.Behaviour == blueprinttest.BehaviourCreateExisting {
+			if errors.As(e, &v) && v.Behaviour == providertest.BehaviourCreateExisting {
 				fmt.Printf("WithUpsert %v: %s\n", declared, v.Msg)
 				found = true
 			}
@@ -104,7 +104,7 @@ func unjoin(err error) []error {
 func ExampleIntercept() {
 	ctx := context.Background()
 	calls := 0
-	p := blueprinttest.Intercept(inmemory.New(inmemory.WithZone("example.org")), blueprinttest.Funcs{
+	p := providertest.Intercept(inmemory.New(inmemory.WithZone("example.org")), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			calls++
 			if calls%2 == 0 {
@@ -132,7 +132,7 @@ func ExampleIntercept() {
 // failures.
 func ExampleFailRandomly() {
 	ctx := context.Background()
-	p := blueprinttest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")), 0.5,
+	p := providertest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")), 0.5,
 		rand.New(rand.NewPCG(1, 2)), provider.NewSoftError(errors.New("timeout")))
 	failed := 0
 	for range 100 {
@@ -148,16 +148,16 @@ func ExampleFailRandomly() {
 // RecordingProvider shows what a caller asked of its provider.
 func ExampleRecordingProvider() {
 	ctx := context.Background()
-	p := blueprinttest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.org")))
+	p := providertest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.org")))
 	_ = p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
 		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1"),
 	}})
 	_, _ = p.Records(ctx)
 	for _, c := range p.Calls() {
 		switch c.Method {
-		case blueprinttest.MethodApplyChanges:
+		case providertest.MethodApplyChanges:
 			fmt.Println(c.Method, "create", c.Changes.Create[0].Key(), c.Err)
-		case blueprinttest.MethodRecords:
+		case providertest.MethodRecords:
 			fmt.Println(c.Method, len(c.Endpoints), c.Err)
 		}
 	}
@@ -168,7 +168,7 @@ func ExampleRecordingProvider() {
 
 // WithLatency slows a provider down; a context deadline still ends the call.
 func ExampleWithLatency() {
-	p := blueprinttest.WithLatency(inmemory.New(inmemory.WithZone("example.org")), time.Hour)
+	p := providertest.WithLatency(inmemory.New(inmemory.WithZone("example.org")), time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
 	_, err := p.Records(ctx)

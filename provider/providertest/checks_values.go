@@ -1,4 +1,4 @@
-package blueprinttest
+package providertest
 
 import (
 	"fmt"

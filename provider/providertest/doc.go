@@ -1,4 +1,4 @@
-// Package blueprinttest is the test kit for provider authors and for code
+// Package providertest is the test kit for provider authors and for code
 // that calls providers: the conformance suite ([TestProvider],
 // [CheckProvider]) that proves a [provider.Provider] keeps its contract,
 // and provider fakes ([Intercept], [FailRandomly], [FailAfterApplyRandomly],
@@ -21,20 +21,20 @@
 // A provider author proves an implementation in one test:
 //
 //	func TestConformance(t *testing.T) {
-//		blueprinttest.TestProvider(t, func(t *testing.T) provider.Provider {
+//		providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 //			return myprovider.New(...)
-//		}, blueprinttest.WithZone("test.example.net"))
+//		}, providertest.WithZone("test.example.net"))
 //	}
 //
 // Fault injection wraps any provider:
 //
-//	p := blueprinttest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")),
+//	p := providertest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")),
 //		0.2, rand.New(rand.NewPCG(1, 2)), provider.NewSoftError(errors.New("rate limited")))
 //
 // A fake API refuses batches over its limits, throttles, and rejects a
 // poisoned record with the whole batch it came in:
 //
-//	api := blueprinttest.NewLimitedProvider(zone, blueprinttest.APILimits{
+//	api := providertest.NewLimitedProvider(zone, providertest.APILimits{
 //		MaxRecords: 1000, MaxValueBytes: 32000, ThrottleEvery: 5,
 //		Poisoned: []string{"bad.example.org"},
 //	})
@@ -124,4 +124,4 @@
 // The fakes and [RecordingProvider] are safe for concurrent use (as far as
 // the wrapped provider is). [CheckProvider] may be called from several
 // goroutines on different providers.
-package blueprinttest
+package providertest
