@@ -131,9 +131,28 @@ func cost(ep *endpoint.Endpoint) (records, size int) {
 // others, each in the order of its first change. The groups and their
 // changes live in two slabs: a few allocations per call, not per group.
 func groups(changes *plan.Changes) []*group {
-	type gk struct{ name, setID string }
-	n := len(changes.Create) + len(changes.UpdateNew) + len(changes.Delete)
-	all := make([]change, 0, n)
+	all := flatten(changes)
+	slab, of := assignGroups(all)
+	fillGroups(slab, of, all)
+	out := make([]*group, len(slab))
+	for i := range slab {
+		out[i] = &slab[i]
+	}
+	slices.SortStableFunc(out, func(a, b *group) int {
+		if a.deletesOnly != b.deletesOnly {
+			if a.deletesOnly {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.first, b.first)
+	})
+	return out
+}
+
+// flatten lists the changes in the order deletes, updates, creates.
+func flatten(changes *plan.Changes) []change {
+	all := make([]change, 0, len(changes.Create)+len(changes.UpdateNew)+len(changes.Delete))
 	for _, ep := range changes.Delete {
 		all = append(all, change{action: actDelete, ep: ep})
 	}
@@ -143,19 +162,26 @@ func groups(changes *plan.Changes) []*group {
 	for _, ep := range changes.Create {
 		all = append(all, change{action: actCreate, ep: ep})
 	}
-	// First pass: the group of each change, and the size of each group.
-	// Most changes have no set identifier: their groups are found by name
-	// in a map with string keys, the fast kind.
-	byName := make(map[string]int32, n/2+1)
-	var byKey map[gk]int32
-	slab := make([]group, 0, n/2+1)
-	of := make([]int32, len(all))
+	return all
+}
+
+// groupKey is the key of a group with a set identifier.
+type groupKey struct{ name, setID string }
+
+// assignGroups finds the group of each change (of[i] indexes slab) and
+// sums each group's size. Most changes have no set identifier: their groups
+// are found by name in a map with string keys, the fast kind.
+func assignGroups(all []change) (slab []group, of []int32) {
+	byName := make(map[string]int32, len(all)/2+1)
+	var byKey map[groupKey]int32
+	slab = make([]group, 0, len(all)/2+1)
+	of = make([]int32, len(all))
 	for i, ch := range all {
 		keyEp := ch.ep
 		if keyEp == nil {
 			keyEp = ch.old
 		}
-		var k gk
+		var k groupKey
 		if keyEp != nil {
 			k.name, k.setID = provider.GroupKey(keyEp)
 		}
@@ -172,26 +198,34 @@ func groups(changes *plan.Changes) []*group {
 				byName[k.name] = gi
 			} else {
 				if byKey == nil {
-					byKey = map[gk]int32{}
+					byKey = map[groupKey]int32{}
 				}
 				byKey[k] = gi
 			}
 			slab = append(slab, group{name: k.name, setID: k.setID, first: i, deletesOnly: true})
 		}
 		of[i] = gi
-		g := &slab[gi]
-		g.count++
-		r, sz := cost(ch.ep)
-		g.records, g.size = g.records+r, g.size+sz
-		if ch.action == actUpdate {
-			r, sz = cost(ch.old)
-			g.records, g.size = g.records+r, g.size+sz
-		}
-		if ch.action != actDelete {
-			g.deletesOnly = false
-		}
+		slab[gi].add(ch)
 	}
-	// Second pass: each group's changes, in order, from one slab.
+	return slab, of
+}
+
+// add counts ch in the group's size; its changes are filled in later.
+func (g *group) add(ch change) {
+	g.count++
+	r, sz := cost(ch.ep)
+	g.records, g.size = g.records+r, g.size+sz
+	if ch.action == actUpdate {
+		r, sz = cost(ch.old)
+		g.records, g.size = g.records+r, g.size+sz
+	}
+	if ch.action != actDelete {
+		g.deletesOnly = false
+	}
+}
+
+// fillGroups gives each group its changes, in order, from one slab.
+func fillGroups(slab []group, of []int32, all []change) {
 	ordered := make([]change, len(all))
 	off := 0
 	for i := range slab {
@@ -202,20 +236,6 @@ func groups(changes *plan.Changes) []*group {
 		g := &slab[of[i]]
 		g.changes = append(g.changes, ch)
 	}
-	out := make([]*group, len(slab))
-	for i := range slab {
-		out[i] = &slab[i]
-	}
-	slices.SortStableFunc(out, func(a, b *group) int {
-		if a.deletesOnly != b.deletesOnly {
-			if a.deletesOnly {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.first, b.first)
-	})
-	return out
 }
 
 // toChanges builds the change set of gs.
