@@ -207,18 +207,17 @@ func (r *Reconciler) ownership() (registry.Ownership, error) {
 			return own, fmt.Errorf("the registry reports owner id %q in Ownership and %q in OwnerID", reported.OwnerID, own.OwnerID)
 		}
 		own = reported
-		own.ManagedRecordTypes = upperTypes(own.ManagedRecordTypes, nil)
+		if len(own.ManagedRecordTypes) > 0 {
+			// Empty or all-blank: the registry does not restrict them.
+			own.ManagedRecordTypes, _ = endpoint.ManagedTypes(own.ManagedRecordTypes, nil)
+		}
 	}
 	mine := len(r.ManagedRecordTypes) > 0 || len(r.ExcludeRecordTypes) > 0
 	var types []string
 	if mine {
-		base := r.ManagedRecordTypes
-		if len(base) == 0 {
-			base = endpoint.DefaultManagedRecordTypes()
-		}
-		types = upperTypes(base, r.ExcludeRecordTypes)
-		if len(types) == 0 {
-			return own, fmt.Errorf("ManagedRecordTypes %v minus ExcludeRecordTypes %v leaves no type to manage", r.ManagedRecordTypes, r.ExcludeRecordTypes)
+		var err error
+		if types, err = endpoint.ManagedTypes(r.ManagedRecordTypes, r.ExcludeRecordTypes); err != nil {
+			return own, fmt.Errorf("ManagedRecordTypes, ExcludeRecordTypes: %w", err)
 		}
 	}
 	switch {
@@ -231,20 +230,6 @@ func (r *Reconciler) ownership() (registry.Ownership, error) {
 			types, own.ManagedRecordTypes)
 	}
 	return own, nil
-}
-
-// upperTypes returns the upper-cased types minus the excluded ones (compared
-// case-insensitively), without duplicates or empty strings, in order.
-func upperTypes(types, exclude []string) []string {
-	out := make([]string, 0, len(types))
-	for _, t := range types {
-		t = strings.ToUpper(strings.TrimSpace(t))
-		if t == "" || slices.Contains(out, t) || slices.ContainsFunc(exclude, func(x string) bool { return strings.EqualFold(strings.TrimSpace(x), t) }) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
 }
 
 // sameTypes reports whether two upper-case type lists hold the same set.

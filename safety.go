@@ -162,6 +162,7 @@ type ownedTally struct {
 // (every record when there is no owner id); per zone too when m is not nil.
 func tallyOwned(current []*endpoint.Endpoint, own registry.Ownership, filter endpoint.DomainFilterInterface, m *provider.ZoneMatcher) ownedTally {
 	t := ownedTally{matcher: m}
+	owners := endpoint.Owners{OwnerID: own.OwnerID, OldOwnerID: own.OldOwnerID}
 	if m != nil {
 		t.zones = map[string]int{}
 	}
@@ -172,7 +173,7 @@ func tallyOwned(current []*endpoint.Endpoint, own registry.Ownership, filter end
 		if _, ok := ep.Labels[endpoint.OwnedRecordLabelKey]; ok {
 			continue
 		}
-		if own.OwnerID != "" && !ep.IsOwnedBy(own.OwnerID) && (own.OldOwnerID == "" || !ep.IsOwnedBy(own.OldOwnerID)) {
+		if !owners.Owns(ep) {
 			continue
 		}
 		if !filter.Match(ep.DNSName) {

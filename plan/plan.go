@@ -200,18 +200,9 @@ func (p *Plan) Calculate() *Plan {
 }
 
 func newPlanner(p *Plan) *planner {
-	managed := p.ManagedRecords
-	if len(managed) == 0 {
-		managed = endpoint.DefaultManagedRecordTypes()
-	}
-	types := make([]string, 0, len(managed))
-	for _, t := range managed {
-		t = upperASCII(t)
-		if t == "" || slices.Contains(types, t) || slices.ContainsFunc(p.ExcludeRecords, func(x string) bool { return strings.EqualFold(x, t) }) {
-			continue
-		}
-		types = append(types, t)
-	}
+	// With every type excluded the plan manages none: each desired
+	// endpoint is reported as unmanaged.
+	types, _ := endpoint.ManagedTypes(p.ManagedRecords, p.ExcludeRecords)
 	resolver := p.Resolver
 	if resolver == nil {
 		resolver = PerResource{}
@@ -268,17 +259,6 @@ func trimSpace(name string) string {
 		return name
 	}
 	return strings.TrimSpace(name)
-}
-
-// upperASCII upper-cases ASCII letters; it does not allocate when s has no
-// lower-case letter.
-func upperASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'a' && c <= 'z' {
-			return strings.ToUpper(s)
-		}
-	}
-	return s
 }
 
 // slot returns slot t of row r.
@@ -457,22 +437,10 @@ func (pl *planner) inScope(e *endpoint.Endpoint) bool {
 }
 
 // ownership reports whether the plan may update or delete the current record
-// e, and whether it must relabel it because it belongs to OldOwnerID.
+// e, and whether it must relabel it because it belongs to OldOwnerID
+// ([endpoint.Owners.Check]).
 func (pl *planner) ownership(e *endpoint.Endpoint) (owned, relabel bool) {
-	if pl.p.OwnerID == "" {
-		return true, false
-	}
-	owner, ok := e.Labels[endpoint.OwnerLabelKey]
-	if !ok {
-		return false, false
-	}
-	if owner == pl.p.OwnerID {
-		return true, false
-	}
-	if pl.p.OldOwnerID != "" && owner == pl.p.OldOwnerID {
-		return true, true
-	}
-	return false, false
+	return endpoint.Owners{OwnerID: pl.p.OwnerID, OldOwnerID: pl.p.OldOwnerID}.Check(e)
 }
 
 // indexCurrent puts every managed, in-scope current record into its slot.
@@ -754,6 +722,7 @@ func unattributedDetail(p *Plan) string {
 		return ""
 	}
 	carried := make(map[string]bool, len(p.Protected))
+	owners := endpoint.Owners{OwnerID: p.OwnerID, OldOwnerID: p.OldOwnerID}
 	for _, cur := range p.Current {
 		if cur == nil || len(cur.Labels) == 0 {
 			continue
@@ -765,11 +734,8 @@ func unattributedDetail(p *Plan) string {
 		if _, failed := p.Protected[res]; !failed || carried[res] {
 			continue
 		}
-		if p.OwnerID != "" {
-			owner := cur.Labels[endpoint.OwnerLabelKey]
-			if owner != p.OwnerID && (p.OldOwnerID == "" || owner != p.OldOwnerID) {
-				continue
-			}
+		if !owners.Owns(cur) {
+			continue
 		}
 		carried[res] = true
 	}
