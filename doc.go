@@ -160,6 +160,6 @@
 // context ends or on a configuration error ([ErrInvalidConfig]); a source's
 // partial error is logged and Run keeps its schedule. Error trees stay flat:
 // an object with many failures reports a few causes and counts the rest.
-// [ErrorParts] splits a joined error (several rejected records, per-zone
+// [provider.ErrorParts] splits a joined error (several rejected records, per-zone
 // failures) into its parts.
 package zonesync

@@ -500,12 +500,12 @@ func TestInvalidEndpointErrorsStayFlat(t *testing.T) {
 	require.Error(t, cause)
 	assert.Less(t, len(err.Error()), 2000, "the message is bounded")
 	assert.Contains(t, cause.Error(), fmt.Sprintf("and %d more", 2000-source.MaxCausesPerKey))
-	parts := zonesync.ErrorParts(cause)
+	parts := provider.ErrorParts(cause)
 	assert.Len(t, parts, source.MaxCausesPerKey)
 	for _, p := range parts {
 		_, nested := p.(interface{ Unwrap() []error })
 		if nested {
-			assert.LessOrEqual(t, len(zonesync.ErrorParts(p)), source.MaxCausesPerKey)
+			assert.LessOrEqual(t, len(provider.ErrorParts(p)), source.MaxCausesPerKey)
 		}
 	}
 }

@@ -300,7 +300,7 @@ func TestErrorParts(t *testing.T) {
 		{name: "soft error stays whole", err: soft, want: []error{soft}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, zonesync.ErrorParts(tc.err))
+			assert.Equal(t, tc.want, provider.ErrorParts(tc.err))
 		})
 	}
 }

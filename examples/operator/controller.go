@@ -23,7 +23,7 @@ import (
 // onlyPartial reports whether err holds nothing but a source's partial error
 // (the cycle applied everything else).
 func onlyPartial(err error) bool {
-	for _, part := range zonesync.ErrorParts(err) {
+	for _, part := range provider.ErrorParts(err) {
 		var pe *source.PartialError
 		if !errors.As(part, &pe) {
 			return false
