@@ -483,8 +483,9 @@ type calculation struct {
 // the records at their names, and they are reported as per-object failures
 // in the cycle's [*source.PartialError] (see [invalidEndpoints]). After
 // AdjustEndpoints only the endpoints it replaced are validated again (it
-// must not modify those it is given); the planner validates every endpoint
-// once more, so one modified in place is still never planned.
+// must not modify those it is given). The planner gets the verdict
+// ([plan.Plan.Validated]) instead of validating every endpoint once more, so
+// each desired endpoint is validated once per cycle.
 func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set settings, c *Cycle, countOwned bool) (calculation, error) {
 	t := clk.Now()
 	if !source.HasSynced(r.Source) {
@@ -549,6 +550,7 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 	if oc, ok := r.Registry.(registry.OwnabilityChecker); ok {
 		pl.Ownable = oc.CheckOwnable
 	}
+	pl.Validated = invalid.verdict()
 	p := pl.Calculate()
 	if p.Changes == nil {
 		p.Changes = &plan.Changes{}
@@ -637,6 +639,19 @@ func (v *invalidEndpoints) split(eps, checked []*endpoint.Endpoint) []*endpoint.
 		return eps
 	}
 	return valid
+}
+
+// verdict returns the validation error of a desired endpoint that split
+// kept as invalid, nil for every other endpoint (split validated them).
+func (v *invalidEndpoints) verdict() func(*endpoint.Endpoint) error {
+	if len(v.eps) == 0 {
+		return func(*endpoint.Endpoint) error { return nil }
+	}
+	errs := make(map[*endpoint.Endpoint]error, len(v.eps))
+	for i, ep := range v.eps {
+		errs[ep] = v.errs[i]
+	}
+	return func(ep *endpoint.Endpoint) error { return errs[ep] }
 }
 
 // invalidKeyPrefix starts the key under which an invalid endpoint without a

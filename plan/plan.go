@@ -86,6 +86,14 @@ type Plan struct {
 	// an apex record without a templated prefix). It must not modify the
 	// endpoint.
 	Ownable func(ep *endpoint.Endpoint) error
+	// Validated, when set, is the caller's verdict on the desired
+	// endpoints, which it validated already ([endpoint.Endpoint.Validate]):
+	// it returns the validation error of a desired endpoint, nil for a
+	// valid one, and the planner asks it instead of validating each
+	// endpoint a second time. A Reconciler sets it from the validation it
+	// runs on every desired endpoint before planning. Nil: the planner
+	// validates every desired endpoint itself.
+	Validated func(ep *endpoint.Endpoint) error
 	// Changes is set by Calculate: the changes to apply, after policies.
 	Changes *Changes
 	// Skipped is set by Calculate: every change not made, with its reason,
@@ -483,7 +491,7 @@ func (pl *planner) indexDesired() {
 			i := start + j
 			r := pl.rowFor(k.name, e.SetIdentifier)
 			s := pl.slot(r, k.t)
-			if err := e.Validate(); err != nil {
+			if err := pl.validate(e); err != nil {
 				if pl.rows[r].invalid == 0 {
 					pl.rows[r].invalid = int32(i + 1)
 				}
@@ -494,6 +502,15 @@ func (pl *planner) indexDesired() {
 			s.cand = int32(i + 1)
 		}
 	}
+}
+
+// validate returns the validation error of the desired endpoint e: the
+// caller's verdict when it gave one (Plan.Validated), else e.Validate().
+func (pl *planner) validate(e *endpoint.Endpoint) error {
+	if pl.p.Validated != nil {
+		return pl.p.Validated(e)
+	}
+	return e.Validate()
 }
 
 func (pl *planner) unmanagedDetail(recordType string) string {
@@ -669,7 +686,7 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 
 func (pl *planner) invalidDetail(rw *row) string {
 	bad := pl.p.Desired[rw.invalid-1]
-	return "held back: an invalid desired endpoint at this name protects its records: " + bad.Validate().Error()
+	return "held back: an invalid desired endpoint at this name protects its records: " + pl.validate(bad).Error()
 }
 
 // foreignDetail classifies a record that is not ours.
