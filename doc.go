@@ -121,12 +121,14 @@
 //
 // Ownership is enforced by the plan: with a TXT registry, records owned by
 // another owner id or by nobody are never updated or deleted. On top of
-// that, the [SafetyThreshold] (on by default) refuses a plan that would
+// that, the safety threshold ([Reconciler.Safety], a [plan.SafetyThreshold],
+// on by default) refuses a plan that would
 // delete or update more than 30% of the owned records once at least 10 are
 // owned, the classic accident of a source that briefly looks empty. When the
 // registry lists its zones the limit also holds in each zone, so that a
 // small zone is not emptied in the shadow of a large one. The error matches
-// [ErrUnsafePlan] and carries the counts, per zone too ([UnsafePlanError]).
+// [ErrUnsafePlan] and carries the counts, per zone too
+// ([plan.UnsafePlanError]).
 //
 // # Observability
 //

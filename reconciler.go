@@ -83,8 +83,12 @@ type Reconciler struct {
 	// [DefaultBackoffInitial] and Interval.
 	BackoffInitial, BackoffMax time.Duration
 
-	// Safety is the safety threshold, on by default; see [SafetyThreshold].
-	Safety SafetyThreshold
+	// Safety is the safety threshold, on by default; see
+	// [plan.SafetyThreshold]. The Reconciler counts the owned records in
+	// total and, when the registry lists its zones ([provider.ZoneLister],
+	// as the TXT registry forwards it), per zone, assigning each record to
+	// the most specific zone holding its name ([provider.ZoneMatcher]).
+	Safety plan.SafetyThreshold
 	// DryRun makes RunOnce compute and return the changes without
 	// applying them. The safety threshold is still checked, so a dry run
 	// also shows whether a real cycle would be refused.
@@ -186,7 +190,7 @@ func (r *Reconciler) validate() (settings, error) {
 	if r.Registry == nil {
 		return settings{}, fmt.Errorf("zonesync: %w: Registry is nil", ErrInvalidConfig)
 	}
-	if err := r.Safety.validate(); err != nil {
+	if err := r.Safety.Validate(); err != nil {
 		return settings{}, fmt.Errorf("zonesync: %w: %w", ErrInvalidConfig, err)
 	}
 	own, err := r.ownership()
@@ -294,7 +298,7 @@ var ErrSourceNotReady = errors.New("zonesync: source not ready")
 // ApplyChanges, with the empty changes, unless DryRun is set.
 //
 // The safety threshold applies in total and, when the registry lists its
-// zones, in each zone (see [SafetyThreshold]).
+// zones, in each zone (see [Reconciler.Safety]).
 //
 // Cycles never overlap: a call made while another cycle runs waits for it
 // (or for ctx). Errors name the step that failed and wrap the cause, so
@@ -373,11 +377,11 @@ type Preview struct {
 	// every change it skipped with the reason ([plan.Plan.Skipped]).
 	Plan *plan.Plan
 	// Owned is the number of current records the plan may change (see
-	// [SafetyThreshold]).
+	// [plan.SafetyThreshold]).
 	Owned int
 	// Unsafe is non-nil when the safety threshold would refuse the plan;
 	// a real cycle would then apply nothing and return it.
-	Unsafe *UnsafePlanError
+	Unsafe *plan.UnsafePlanError
 	// SourceErr is the partial error of the source (a
 	// [*source.PartialError], possibly wrapped), nil when the source built
 	// every object. The records of the objects it names are protected in
@@ -453,7 +457,7 @@ func (r *Reconciler) Preview(ctx context.Context) (*Preview, error) {
 		return nil, err
 	}
 	out := &Preview{Plan: calc.plan, Owned: c.Owned, SourceErr: calc.srcErr, Warnings: calc.warnings, Repairs: calc.repairs}
-	out.Unsafe = r.Safety.check(calc.tally, calc.plan.Changes)
+	out.Unsafe = r.Safety.Check(calc.plan.Changes, calc.tally)
 	return out, nil
 }
 
@@ -465,7 +469,7 @@ type calculation struct {
 	// endpoints that failed validation; nil when every object was built.
 	srcErr error
 	// tally counts the owned records, in total and per zone.
-	tally ownedTally
+	tally plan.Owned
 	// warnings are the registry's settings warnings ([registry.SettingsWarner]).
 	warnings []string
 	// repairs is the registry's pending repairs ([registry.Repairer]).
@@ -573,7 +577,7 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 			}
 		}
 		out.tally = tallyOwned(current, own, filter, matcher)
-		c.Owned = out.tally.total
+		c.Owned = out.tally.Total
 	}
 	if w, ok := r.Registry.(registry.SettingsWarner); ok {
 		out.warnings = w.SettingsWarnings()
@@ -738,8 +742,8 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 	if c.Unownable > 0 {
 		logUnownable(log, p.Skipped, c.Unownable)
 	}
-	if unsafe := r.Safety.check(calc.tally, changes); unsafe != nil {
-		return changes, joinErrs(unsafe, srcErr)
+	if unsafe := r.Safety.Check(changes, calc.tally); unsafe != nil {
+		return changes, joinErrs(fmt.Errorf("zonesync: %w", unsafe), srcErr)
 	}
 	if r.DryRun {
 		return changes, srcErr

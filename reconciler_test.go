@@ -184,7 +184,7 @@ func TestRunOnceSourceSuddenlyEmpty(t *testing.T) {
 	src.Set() // the source briefly looks empty
 	changes, err := rec.RunOnce(context.Background())
 	require.ErrorIs(t, err, zonesync.ErrUnsafePlan)
-	var unsafe *zonesync.UnsafePlanError
+	var unsafe *plan.UnsafePlanError
 	require.ErrorAs(t, err, &unsafe)
 	assert.Equal(t, 12, unsafe.Owned, "the foreign and manual records are not ours")
 	assert.Equal(t, 12, unsafe.Deletes)

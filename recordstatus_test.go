@@ -208,7 +208,7 @@ func TestRecordStatusesNotApplied(t *testing.T) {
 
 func TestRecordStatusesSafetyRefusal(t *testing.T) {
 	h := newStatusHarness(t)
-	h.r.Safety = zonesync.SafetyThreshold{MinOwned: 2, MaxChangeRatio: 0.5}
+	h.r.Safety = plan.SafetyThreshold{MinOwned: 2, MaxChangeRatio: 0.5}
 	require.NoError(t, h.run(rec("a.example.com", "192.0.2.1", ""), rec("b.example.com", "192.0.2.2", ""), rec("c.example.com", "192.0.2.3", "")))
 	err := h.run(rec("a.example.com", "192.0.2.10", ""), rec("b.example.com", "192.0.2.20", ""), rec("c.example.com", "192.0.2.3", ""))
 	require.ErrorIs(t, err, zonesync.ErrUnsafePlan)

@@ -279,7 +279,7 @@ func TestPreview(t *testing.T) {
 	assert.Equal(t, 9, pv.Unsafe.Deletes)
 	assert.Equal(t, 10, pv.Owned)
 	assert.Len(t, pv.Plan.Changes.Delete, 9)
-	assert.Contains(t, pv.String(), "safety: refused: zonesync: unsafe plan refused")
+	assert.Contains(t, pv.String(), "safety: refused: unsafe plan refused")
 	assert.Equal(t, before, zoneLines(t, p), "a preview writes nothing")
 }
 

@@ -62,7 +62,7 @@ func newHarness(t *testing.T) *harness {
 		Registry: m.Registry(r),
 		Observer: m,
 		Clock:    h.clk,
-		Safety:   zonesync.SafetyThreshold{MinOwned: 2, MaxChangeRatio: 0.5},
+		Safety:   plan.SafetyThreshold{MinOwned: 2, MaxChangeRatio: 0.5},
 	}
 	return h
 }
