@@ -10,12 +10,6 @@ import (
 	"github.com/zonesync/zonesync/registry"
 )
 
-// ErrUnsafePlan is matched (errors.Is) by the error [Reconciler.RunOnce]
-// returns when the safety threshold ([plan.SafetyThreshold]) refused a plan.
-// It is [plan.ErrUnsafePlan] under the name a Reconciler's users match; the
-// error is a [*plan.UnsafePlanError] carrying the counts.
-var ErrUnsafePlan = plan.ErrUnsafePlan
-
 // tallyOwned counts the current records the plan may change: managed type,
 // matched by the filter, and owned by the owner id or the old owner id
 // (every record when there is no owner id); per zone too when m is not nil.
