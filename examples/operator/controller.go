@@ -17,6 +17,7 @@ import (
 	crsource "sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/zonesync/zonesync"
+	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/source"
 )
 
