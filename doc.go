@@ -80,7 +80,7 @@
 //	rec := &zonesync.Reconciler{
 //		Source:   mySource,
 //		Registry: reg,
-//		Logger:   logger, // any logr.Logger; the zero value discards
+//		Logger:   logger, // any logr.Logger; unset: the context's logger
 //	}
 //
 // An operator calls [Reconciler.RunOnce] from its own reconcile loop; a
@@ -132,8 +132,11 @@
 //
 // # Observability
 //
-// Logs go to the Reconciler's [logr.Logger]: one line per cycle at V(0) and
-// one per change at V(1). The logger travels in the context of every call
+// Logs go to the Reconciler's [logr.Logger], or, when it is unset, to the
+// logger in the context given to RunOnce, Run or Preview (a
+// controller-runtime request logger, for instance): one line per cycle at
+// V(0), an error line (logr's Error) per failed cycle, and one line per
+// change at V(1). The logger travels in the context of every call
 // ([logr.NewContext]); the source, the registry and the provider log
 // through [logr.FromContextOrDiscard], so one logger covers them all.
 // Metrics go through an [Observer], called at the start and end of every
