@@ -139,6 +139,7 @@ type desInfo struct {
 // planner carries the state of one Calculate call.
 type planner struct {
 	p        *Plan
+	owners   endpoint.Owners // who may change current records
 	types    []string
 	cname    int // index of CNAME in types, or -1
 	resolver ConflictResolver
@@ -229,6 +230,7 @@ func newPlanner(p *Plan) *planner {
 	}
 	return &planner{
 		p:        p,
+		owners:   endpoint.Owners{OwnerID: p.OwnerID, OldOwnerID: p.OldOwnerID},
 		types:    types,
 		cname:    slices.Index(types, endpoint.RecordTypeCNAME),
 		resolver: resolver,
@@ -389,10 +391,10 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 	}
 	for j, e := range eps {
 		k := &keys[j]
-		if k.t < 0 || len(e.Labels) == 0 {
+		if k.t < 0 {
 			continue
 		}
-		if _, ok := e.Labels[endpoint.OwnedRecordLabelKey]; ok {
+		if _, ok := e.Labels.Get(endpoint.OwnedRecordLabelKey); ok {
 			if desired {
 				pl.skip(ActionCreate, e, SkipUnmanagedType, "ownership record of the registry (label "+endpoint.OwnedRecordLabelKey+")")
 			}
@@ -400,12 +402,7 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 			continue
 		}
 		if !desired {
-			k.owned, k.relabel = pl.ownership(e)
-		}
-	}
-	if !desired && pl.p.OwnerID == "" {
-		for j := range keys {
-			keys[j].owned = true
+			k.owned, k.relabel = pl.owners.Check(e)
 		}
 	}
 	for j, e := range eps {
@@ -442,13 +439,6 @@ func (pl *planner) admitType(e *endpoint.Endpoint, desired bool) int {
 
 func (pl *planner) inScope(e *endpoint.Endpoint) bool {
 	return pl.p.DomainFilter == nil || pl.p.DomainFilter.Match(e.DNSName)
-}
-
-// ownership reports whether the plan may update or delete the current record
-// e, and whether it must relabel it because it belongs to OldOwnerID
-// ([endpoint.Owners.Check]).
-func (pl *planner) ownership(e *endpoint.Endpoint) (owned, relabel bool) {
-	return endpoint.Owners{OwnerID: pl.p.OwnerID, OldOwnerID: pl.p.OldOwnerID}.Check(e)
 }
 
 // indexCurrent puts every managed, in-scope current record into its slot.
