@@ -74,7 +74,7 @@ func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoi
 	for i, ep := range v.eps {
 		key := ""
 		if ep != nil {
-			key = ep.Labels[endpoint.ResourceLabelKey]
+			key, _ = ep.Labels.Get(endpoint.ResourceLabelKey)
 		}
 		if key == "" {
 			name := "<nil>"
@@ -84,8 +84,11 @@ func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoi
 			if carried == nil {
 				carried = map[string]bool{}
 				for _, cur := range current {
-					if cur != nil && cur.Labels[endpoint.ResourceLabelKey] != "" {
-						carried[cur.Labels[endpoint.ResourceLabelKey]] = true
+					if cur == nil {
+						continue
+					}
+					if res, _ := cur.Labels.Get(endpoint.ResourceLabelKey); res != "" {
+						carried[res] = true
 					}
 				}
 			}

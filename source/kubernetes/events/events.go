@@ -267,7 +267,8 @@ func (o *Observer) record(log logr.Logger, c zonesync.Cycle, evs []event) {
 		if e == nil {
 			continue
 		}
-		k := seenKey{e.Labels[endpoint.ResourceLabelKey], e.Key()}
+		res, _ := e.Labels.Get(endpoint.ResourceLabelKey)
+		k := seenKey{res, e.Key()}
 		if s, ok := o.last[k]; ok {
 			next[k] = s
 		}
