@@ -19,6 +19,12 @@ var ErrInvalidConfig = errors.New("invalid Reconciler configuration")
 // error is soft (errors.Is(err, provider.SoftError)): Run retries.
 var ErrSourceNotReady = errors.New("zonesync: source not ready")
 
+// ErrUnsafePlan is matched (errors.Is) by the error [Reconciler.RunOnce]
+// returns when the safety threshold ([plan.SafetyThreshold]) refused a plan.
+// It is [plan.ErrUnsafePlan] under the name a Reconciler's users match; the
+// error is a [*plan.UnsafePlanError] carrying the counts.
+var ErrUnsafePlan = plan.ErrUnsafePlan
+
 // partialError marks the error of a cycle that planned and applied
 // everything but the objects a source could not read. Run keeps its regular
 // schedule after it.
@@ -40,9 +46,3 @@ func joinErrs(err, srcErr error) error {
 	}
 	return errors.Join(err, srcErr)
 }
-
-// ErrUnsafePlan is matched (errors.Is) by the error [Reconciler.RunOnce]
-// returns when the safety threshold ([plan.SafetyThreshold]) refused a plan.
-// It is [plan.ErrUnsafePlan] under the name a Reconciler's users match; the
-// error is a [*plan.UnsafePlanError] carrying the counts.
-var ErrUnsafePlan = plan.ErrUnsafePlan
