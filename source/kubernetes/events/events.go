@@ -185,8 +185,11 @@ type event struct {
 
 // CycleFinished records the Events of the cycle: one per changed record
 // whose resource label resolves to an object, unless the same Event was the
-// last one recorded for that record. Dry runs and cycles that failed before
-// planning record nothing.
+// last one recorded for that record. Whether a change succeeded is the
+// cycle's own classification ([zonesync.Cycle.RecordStatuses] for creates
+// and updates, [zonesync.Cycle.DeleteStatuses] for deletes): applied gives
+// RecordReady or RecordDeleted, rejected or failed gives RecordError. Dry
+// runs and cycles that failed before planning record nothing.
 func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
 	if c.Plan == nil || c.DryRun {
 		return
