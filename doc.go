@@ -80,7 +80,7 @@
 //	rec := &zonesync.Reconciler{
 //		Source:   mySource,
 //		Registry: reg,
-//		Logger:   logger, // any logr.Logger; the zero value discards
+//		Logger:   logger, // any logr.Logger; unset: the context's logger
 //	}
 //
 // An operator calls [Reconciler.RunOnce] from its own reconcile loop; a
@@ -121,17 +121,22 @@
 //
 // Ownership is enforced by the plan: with a TXT registry, records owned by
 // another owner id or by nobody are never updated or deleted. On top of
-// that, the [SafetyThreshold] (on by default) refuses a plan that would
+// that, the safety threshold ([Reconciler.Safety], a [plan.SafetyThreshold],
+// on by default) refuses a plan that would
 // delete or update more than 30% of the owned records once at least 10 are
 // owned, the classic accident of a source that briefly looks empty. When the
 // registry lists its zones the limit also holds in each zone, so that a
 // small zone is not emptied in the shadow of a large one. The error matches
-// [ErrUnsafePlan] and carries the counts, per zone too ([UnsafePlanError]).
+// [ErrUnsafePlan] and carries the counts, per zone too
+// ([plan.UnsafePlanError]).
 //
 // # Observability
 //
-// Logs go to the Reconciler's [logr.Logger]: one line per cycle at V(0) and
-// one per change at V(1). The logger travels in the context of every call
+// Logs go to the Reconciler's [logr.Logger], or, when it is unset, to the
+// logger in the context given to RunOnce, Run or Preview (a
+// controller-runtime request logger, for instance): one line per cycle at
+// V(0), an error line (logr's Error) per failed cycle, and one line per
+// change at V(1). The logger travels in the context of every call
 // ([logr.NewContext]); the source, the registry and the provider log
 // through [logr.FromContextOrDiscard], so one logger covers them all.
 // Metrics go through an [Observer], called at the start and end of every
@@ -160,6 +165,6 @@
 // context ends or on a configuration error ([ErrInvalidConfig]); a source's
 // partial error is logged and Run keeps its schedule. Error trees stay flat:
 // an object with many failures reports a few causes and counts the rest.
-// [ErrorParts] splits a joined error (several rejected records, per-zone
+// [provider.ErrorParts] splits a joined error (several rejected records, per-zone
 // failures) into its parts.
 package zonesync

@@ -1,33 +1,48 @@
 package zonesync
 
-// ErrorParts splits a joined error into its parts: an error made by
-// errors.Join, by fmt.Errorf with several %w verbs, or by anything else whose
-// Unwrap method returns []error, is replaced by its parts, recursively;
-// every other error is a part of its own, kept whole (with its message and
-// its wrapped cause). Use it on the errors that gather several independent
-// failures: conformance violations, per-zone apply errors, a registry's
-// rejected records. A nil err gives nil; the order is that of the joined
-// errors.
-func ErrorParts(err error) []error {
-	if err == nil {
-		return nil
+import (
+	"errors"
+
+	"github.com/zonesync/zonesync/plan"
+)
+
+// ErrInvalidConfig is matched (errors.Is) by the error of RunOnce, Run and
+// Preview when the Reconciler's fields are unusable: a missing Source or
+// Registry, a bad safety threshold, or ownership settings that contradict
+// the Registry's.
+var ErrInvalidConfig = errors.New("invalid Reconciler configuration")
+
+// ErrSourceNotReady is matched (errors.Is) by the error of a cycle whose
+// Source reported that it is not ready ([source.Syncer], e.g. informer
+// caches not synced yet): nothing was read or planned, since an incomplete
+// source would turn into a plan that deletes records still wanted. The
+// error is soft (errors.Is(err, provider.SoftError)): Run retries.
+var ErrSourceNotReady = errors.New("zonesync: source not ready")
+
+// ErrUnsafePlan is matched (errors.Is) by the error [Reconciler.RunOnce]
+// returns when the safety threshold ([plan.SafetyThreshold]) refused a plan.
+// It is [plan.ErrUnsafePlan] under the name a Reconciler's users match; the
+// error is a [*plan.UnsafePlanError] carrying the counts.
+var ErrUnsafePlan = plan.ErrUnsafePlan
+
+// partialError marks the error of a cycle that planned and applied
+// everything but the objects a source could not read. Run keeps its regular
+// schedule after it.
+type partialError struct{ err error }
+
+func (e *partialError) Error() string { return e.err.Error() }
+func (e *partialError) Unwrap() error { return e.err }
+
+// isPartial reports whether err is only a source's partial error.
+func isPartial(err error) bool {
+	_, ok := err.(*partialError)
+	return ok
+}
+
+// joinErrs returns err alone, or joined with the source's partial error.
+func joinErrs(err, srcErr error) error {
+	if srcErr == nil {
+		return err
 	}
-	var out []error
-	var walk func(error)
-	walk = func(e error) {
-		if e == nil {
-			return
-		}
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			if parts := j.Unwrap(); len(parts) > 0 {
-				for _, p := range parts {
-					walk(p)
-				}
-				return
-			}
-		}
-		out = append(out, e)
-	}
-	walk(err)
-	return out
+	return errors.Join(err, srcErr)
 }

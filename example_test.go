@@ -8,6 +8,7 @@ import (
 
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -141,7 +142,7 @@ func ExampleReconciler_Preview() {
 	// warning: 1 record(s) (e.g. "shop.example.com") are owned by "team-b" and none by "team-a": if "team-b" is what OwnerID used to be, set OwnerID back to it, or set OldOwnerID to "team-b" to take the records over
 }
 
-func ExampleUnsafePlanError() {
+func ExampleReconciler_RunOnce_unsafePlan() {
 	ctx := context.Background()
 	var seed []*endpoint.Endpoint
 	for i := range 10 {
@@ -160,7 +161,7 @@ func ExampleUnsafePlanError() {
 	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg}
 	_, err = rec.RunOnce(ctx)
 
-	var unsafe *zonesync.UnsafePlanError
+	var unsafe *plan.UnsafePlanError
 	if errors.As(err, &unsafe) {
 		fmt.Printf("refused: %d deletes of %d owned records\n", unsafe.Deletes, unsafe.Owned)
 	}

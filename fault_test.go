@@ -14,6 +14,7 @@ import (
 
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
@@ -120,7 +121,7 @@ func TestFaultInjectionConverges(t *testing.T) {
 			rec := &zonesync.Reconciler{
 				Source: src, Registry: reg,
 				// Random desired states change far more than 30% at once.
-				Safety: zonesync.SafetyThreshold{Disabled: true},
+				Safety: plan.SafetyThreshold{Disabled: true},
 			}
 			var failures, successes int
 			var desired []*endpoint.Endpoint

@@ -361,12 +361,12 @@ func TestSafetyThresholdPerZone(t *testing.T) {
 		name       string
 		zones      []string
 		desired    []*endpoint.Endpoint
-		wantZones  []zonesync.ZoneChanges
+		wantZones  []plan.ZoneChanges
 		wantUnsafe bool
 	}{
 		{
 			name: "small zone emptied", zones: []string{"big.example", "small.example"}, desired: big,
-			wantUnsafe: true, wantZones: []zonesync.ZoneChanges{{Zone: "small.example", Owned: 20, Deletes: 20}},
+			wantUnsafe: true, wantZones: []plan.ZoneChanges{{Zone: "small.example", Owned: 20, Deletes: 20}},
 		},
 		{
 			name: "small zone changed within the limit", zones: []string{"big.example", "small.example"},
@@ -400,7 +400,7 @@ func TestSafetyThresholdPerZone(t *testing.T) {
 				assert.Nil(t, pv.Unsafe)
 				return
 			}
-			var unsafe *zonesync.UnsafePlanError
+			var unsafe *plan.UnsafePlanError
 			require.ErrorAs(t, err, &unsafe)
 			assert.Equal(t, 120, unsafe.Owned)
 			assert.Equal(t, 20, unsafe.Deletes)
@@ -433,9 +433,9 @@ func TestSafetyThresholdPerZoneTXT(t *testing.T) {
 	require.NoError(t, err)
 	src.Set(all[:100]...)
 	_, err = rec.RunOnce(ctx)
-	var unsafe *zonesync.UnsafePlanError
+	var unsafe *plan.UnsafePlanError
 	require.ErrorAs(t, err, &unsafe)
-	assert.Equal(t, []zonesync.ZoneChanges{{Zone: "small.example", Owned: 20, Deletes: 20}}, unsafe.Zones)
+	assert.Equal(t, []plan.ZoneChanges{{Zone: "small.example", Owned: 20, Deletes: 20}}, unsafe.Zones)
 }
 
 // TestRecordStatusesUnicodeZone (issue 21, finding 12): a record in a failed
@@ -500,12 +500,12 @@ func TestInvalidEndpointErrorsStayFlat(t *testing.T) {
 	require.Error(t, cause)
 	assert.Less(t, len(err.Error()), 2000, "the message is bounded")
 	assert.Contains(t, cause.Error(), fmt.Sprintf("and %d more", 2000-source.MaxCausesPerKey))
-	parts := zonesync.ErrorParts(cause)
+	parts := provider.ErrorParts(cause)
 	assert.Len(t, parts, source.MaxCausesPerKey)
 	for _, p := range parts {
 		_, nested := p.(interface{ Unwrap() []error })
 		if nested {
-			assert.LessOrEqual(t, len(zonesync.ErrorParts(p)), source.MaxCausesPerKey)
+			assert.LessOrEqual(t, len(provider.ErrorParts(p)), source.MaxCausesPerKey)
 		}
 	}
 }

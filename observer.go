@@ -42,7 +42,7 @@ type Cycle struct {
 	// Records is the number of records the registry returned, Desired the
 	// number of endpoints after the registry adjusted them, and Owned the
 	// number of current records the plan may change (see
-	// [SafetyThreshold]). Owned is always counted for an Observer; it is
+	// [plan.SafetyThreshold]). Owned is always counted for an Observer; it is
 	// -1 when the cycle failed before planning.
 	Records, Desired, Owned int
 	// Creates, Updates and Deletes count the changes of the plan (an

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/zonesync/zonesync"
+	"github.com/zonesync/zonesync/plan"
 )
 
 type countingObserver struct{ started, finished int }
@@ -32,7 +33,7 @@ func TestCycleClassification(t *testing.T) {
 		succeeded, retryable bool
 	}{
 		{"ok", zonesync.Cycle{}, true, false},
-		{"unsafe", zonesync.Cycle{Err: &zonesync.UnsafePlanError{Owned: 10, Deletes: 9}}, false, true},
+		{"unsafe", zonesync.Cycle{Err: &plan.UnsafePlanError{Owned: 10, Deletes: 9}}, false, true},
 		{"hard", zonesync.Cycle{Err: zonesync.ErrInvalidConfig}, false, false},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package zonesync_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -184,7 +185,7 @@ func TestRunOnceSourceSuddenlyEmpty(t *testing.T) {
 	src.Set() // the source briefly looks empty
 	changes, err := rec.RunOnce(context.Background())
 	require.ErrorIs(t, err, zonesync.ErrUnsafePlan)
-	var unsafe *zonesync.UnsafePlanError
+	var unsafe *plan.UnsafePlanError
 	require.ErrorAs(t, err, &unsafe)
 	assert.Equal(t, 12, unsafe.Owned, "the foreign and manual records are not ours")
 	assert.Equal(t, 12, unsafe.Deletes)
@@ -491,7 +492,76 @@ func TestLoggingAtV1(t *testing.T) {
 	rec.Source = failingSource{err: fmt.Errorf("boom")}
 	_, err = rec.RunOnce(context.Background())
 	require.Error(t, err)
-	require.Len(t, lines, 1, "a failed cycle is logged once, at V(1): the caller handles the error")
-	assert.Contains(t, lines[0], `"level"=1 "msg"="reconcile cycle failed"`)
-	assert.Contains(t, lines[0], `"error"="zonesync: reading endpoints from the source: boom"`)
+	require.Len(t, lines, 1, "a failed cycle is logged once, as an error")
+	assert.Contains(t, lines[0], `"msg"="reconcile cycle failed" "error"="zonesync: reading endpoints from the source: boom"`)
+	assert.NotContains(t, lines[0], `"level"=`, "logr's Error has no verbosity")
 }
+
+// TestLoggerFromContext: without a Logger, a cycle logs through the logger
+// already in the context (a controller-runtime request logger) and hands it
+// on to the source; a Logger that is set wins.
+func TestLoggerFromContext(t *testing.T) {
+	tests := []struct {
+		name    string
+		own     bool // set Reconciler.Logger
+		wantCtx bool // lines reach the context's logger
+		wantOwn bool // lines reach Reconciler.Logger
+	}{
+		{name: "unset Logger uses the context's", wantCtx: true},
+		{name: "Logger wins over the context", own: true, wantOwn: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ctxLines, ownLines []string
+			ctxLog := funcr.New(func(_, args string) { ctxLines = append(ctxLines, args) }, funcr.Options{Verbosity: 1}).WithValues("request", "ns/obj")
+			_, reg := newZone(t)
+			var seen logr.Logger
+			rec := &zonesync.Reconciler{Source: loggerSpy{got: &seen}, Registry: reg}
+			if tt.own {
+				rec.Logger = funcr.New(func(_, args string) { ownLines = append(ownLines, args) }, funcr.Options{})
+			}
+			_, err := rec.RunOnce(logr.NewContext(context.Background(), ctxLog))
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantCtx, len(ctxLines) > 0, "context logger lines: %v", ctxLines)
+			assert.Equal(t, tt.wantOwn, len(ownLines) > 0, "own logger lines: %v", ownLines)
+			if tt.wantCtx {
+				assert.Contains(t, strings.Join(ctxLines, "\n"), `"request"="ns/obj" "ownerID"="me" "dryRun"=false "records"=`)
+			}
+			require.NotNil(t, seen.GetSink(), "the source gets the cycle's logger")
+			seen.Info("from the source")
+			if tt.wantCtx {
+				assert.Contains(t, ctxLines[len(ctxLines)-1], `"msg"="from the source" "request"="ns/obj"`)
+			} else {
+				assert.Contains(t, ownLines[len(ownLines)-1], `"msg"="from the source"`)
+			}
+		})
+	}
+}
+
+// TestFailedCycleLogsError: a failed cycle is logged with logr's Error,
+// carrying the error, through the context's logger when Logger is unset.
+func TestFailedCycleLogsError(t *testing.T) {
+	type entry struct {
+		msg string
+		err error
+	}
+	var got []entry
+	sink := &errorSink{record: func(msg string, err error) { got = append(got, entry{msg, err}) }}
+	_, reg := newZone(t)
+	rec := &zonesync.Reconciler{Source: failingSource{err: errors.New("boom")}, Registry: reg}
+	_, err := rec.RunOnce(logr.NewContext(context.Background(), logr.New(sink)))
+	require.Error(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "reconcile cycle failed", got[0].msg)
+	assert.Equal(t, err, got[0].err, "the error logged is the error returned")
+}
+
+// errorSink is a logr.LogSink that records Error calls only.
+type errorSink struct{ record func(msg string, err error) }
+
+func (s *errorSink) Init(logr.RuntimeInfo)                 {}
+func (s *errorSink) Enabled(int) bool                      { return true }
+func (s *errorSink) Info(int, string, ...any)              {}
+func (s *errorSink) Error(err error, msg string, _ ...any) { s.record(msg, err) }
+func (s *errorSink) WithValues(...any) logr.LogSink        { return s }
+func (s *errorSink) WithName(string) logr.LogSink          { return s }

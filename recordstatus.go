@@ -83,87 +83,40 @@ func (s RecordStatus) Ready() bool {
 // known about any record. It is computed on each call, from the plan, the
 // error, Rejected and Verified.
 func (c Cycle) RecordStatuses() []RecordStatus {
-	p := c.Plan
-	if p == nil {
+	if c.Plan == nil {
 		return nil
 	}
-	// Skips name the desired endpoint itself (a create or an update); an
-	// endpoint that lost a conflict shares its key with the winner, so the
-	// pointer decides first, and the key with the same resource second.
-	type resKey struct {
-		res string
-		key endpoint.Key
-	}
-	skipByPtr := map[*endpoint.Endpoint]plan.Skip{}
-	skipByKey := map[resKey]plan.Skip{}
-	for _, s := range p.Skipped {
-		if s.Endpoint == nil || s.Action == plan.ActionDelete {
-			continue
-		}
-		skipByPtr[s.Endpoint] = s
-		skipByKey[resKey{s.Endpoint.Labels[endpoint.ResourceLabelKey], s.Endpoint.Key()}] = s
-	}
-	changed := map[endpoint.Key]bool{}
-	if p.Changes != nil {
-		for _, list := range [][]*endpoint.Endpoint{p.Changes.Create, p.Changes.UpdateNew} {
-			for _, e := range list {
-				if e != nil {
-					changed[e.Key()] = true
-				}
-			}
+	cl := newClassifier(&c)
+	out := make([]RecordStatus, 0, len(c.Plan.Desired))
+	for _, e := range c.Plan.Desired {
+		if e != nil {
+			out = append(out, cl.desired(e))
 		}
 	}
-	rejected := map[endpoint.Key]string{}
-	for _, r := range c.Rejected {
-		if r.Endpoint != nil && r.Action != string(plan.ActionDelete) {
-			msg := "rejected by the provider"
-			if r.Reason != nil {
-				msg = r.Reason.Error()
-			}
-			rejected[r.Endpoint.Key()] = msg
-		}
-	}
-	verified := map[endpoint.Key]*result.Result{}
-	for i := range c.Verified {
-		if e := c.Verified[i].Endpoint; e != nil {
-			verified[e.Key()] = &c.Verified[i]
-		}
-	}
-	failedZones := provider.FailedZones(c.Err)
-	for i, z := range failedZones {
-		if z != "" && z != "." {
-			failedZones[i] = endpoint.CanonicalDNSName(z)
-		}
-	}
+	sortStatuses(out)
+	return out
+}
 
-	out := make([]RecordStatus, 0, len(p.Desired))
-	for _, e := range p.Desired {
-		if e == nil {
-			continue
-		}
-		st := RecordStatus{Resource: e.Labels[endpoint.ResourceLabelKey], Endpoint: e}
-		key := e.Key()
-		s, skipped := skipByPtr[e]
-		if !skipped {
-			s, skipped = skipByKey[resKey{st.Resource, key}]
-		}
-		switch {
-		case skipped:
-			st.State, st.Reason, st.Message = RecordSkipped, string(s.Reason), s.Detail
-		case !changed[key]:
-			st.State = RecordUnchanged
-		case rejected[key] != "":
-			st.State, st.Message = RecordRejected, rejected[key]
-		case c.Applied:
-			st.State = RecordApplied
-			st.Verification = verified[key]
-		case c.DryRun && c.Err == nil:
-			st.State = RecordPending
-		default:
-			st.State, st.Reason, st.Message = c.failure(key, failedZones)
-		}
-		out = append(out, st)
+// DeleteStatuses returns the outcome of every delete of the cycle's changes,
+// classified as [Cycle.RecordStatuses] classifies changed records: applied
+// (the record is gone), pending (dry run), rejected or failed. It is sorted
+// like RecordStatuses and nil when the cycle failed before planning.
+func (c Cycle) DeleteStatuses() []RecordStatus {
+	if c.Plan == nil || c.Plan.Changes == nil {
+		return nil
 	}
+	cl := newClassifier(&c)
+	out := make([]RecordStatus, 0, len(c.Plan.Changes.Delete))
+	for _, e := range c.Plan.Changes.Delete {
+		if e != nil {
+			out = append(out, cl.changed(plan.ActionDelete, e))
+		}
+	}
+	sortStatuses(out)
+	return out
+}
+
+func sortStatuses(out []RecordStatus) {
 	slices.SortStableFunc(out, func(a, b RecordStatus) int {
 		return cmp.Or(
 			strings.Compare(a.Resource, b.Resource),
@@ -172,11 +125,135 @@ func (c Cycle) RecordStatuses() []RecordStatus {
 			strings.Compare(a.Endpoint.RecordType, b.Endpoint.RecordType),
 		)
 	})
-	return out
+}
+
+// resKey identifies a desired endpoint by resource and record.
+type resKey struct {
+	res string
+	key endpoint.Key
+}
+
+// actionKey identifies a change by action and record.
+type actionKey struct {
+	delete bool
+	key    endpoint.Key
+}
+
+// classifier is the one home of the outcome of a record in a cycle: it
+// indexes the plan's skips and changes, the rejections, the verification
+// results and the failed zones of one cycle once.
+type classifier struct {
+	c         *Cycle
+	skipByPtr map[*endpoint.Endpoint]plan.Skip
+	skipByKey map[resKey]plan.Skip
+	changedKs map[endpoint.Key]bool
+	rejected  map[actionKey]string
+	verified  map[endpoint.Key]*result.Result
+	// zoneFailed is set when the error names failed zones
+	// ([provider.ZoneError]); failedZones holds them (the zone "", changes
+	// outside every zone, holds no name and is left out).
+	zoneFailed  bool
+	failedZones *provider.ZoneMatcher
+}
+
+func newClassifier(c *Cycle) *classifier {
+	p := c.Plan
+	cl := &classifier{
+		c:         c,
+		skipByPtr: map[*endpoint.Endpoint]plan.Skip{},
+		skipByKey: map[resKey]plan.Skip{},
+		changedKs: map[endpoint.Key]bool{},
+		rejected:  map[actionKey]string{},
+		verified:  map[endpoint.Key]*result.Result{},
+	}
+	// Skips name the desired endpoint itself (a create or an update); an
+	// endpoint that lost a conflict shares its key with the winner, so the
+	// pointer decides first, and the key with the same resource second.
+	for _, s := range p.Skipped {
+		if s.Endpoint == nil || s.Action == plan.ActionDelete {
+			continue
+		}
+		cl.skipByPtr[s.Endpoint] = s
+		cl.skipByKey[resKey{resource(s.Endpoint), s.Endpoint.Key()}] = s
+	}
+	if p.Changes != nil {
+		for _, list := range [][]*endpoint.Endpoint{p.Changes.Create, p.Changes.UpdateNew} {
+			for _, e := range list {
+				if e != nil {
+					cl.changedKs[e.Key()] = true
+				}
+			}
+		}
+	}
+	for _, r := range c.Rejected {
+		if r.Endpoint == nil {
+			continue
+		}
+		msg := "rejected by the provider"
+		if r.Reason != nil {
+			msg = r.Reason.Error()
+		}
+		cl.rejected[actionKey{r.Action == string(plan.ActionDelete), r.Endpoint.Key()}] = msg
+	}
+	for i := range c.Verified {
+		if e := c.Verified[i].Endpoint; e != nil {
+			cl.verified[e.Key()] = &c.Verified[i]
+		}
+	}
+	zones := provider.FailedZones(c.Err)
+	cl.zoneFailed = len(zones) > 0
+	cl.failedZones = provider.NewZoneMatcher(slices.DeleteFunc(zones, func(z string) bool { return z == "" })...)
+	return cl
+}
+
+func resource(e *endpoint.Endpoint) string {
+	res, _ := e.Labels.Get(endpoint.ResourceLabelKey)
+	return res
+}
+
+// desired classifies a desired endpoint: skipped, unchanged, or the outcome
+// of its change.
+func (cl *classifier) desired(e *endpoint.Endpoint) RecordStatus {
+	res, key := resource(e), e.Key()
+	s, skipped := cl.skipByPtr[e]
+	if !skipped {
+		s, skipped = cl.skipByKey[resKey{res, key}]
+	}
+	switch {
+	case skipped:
+		return RecordStatus{Resource: res, Endpoint: e, State: RecordSkipped, Reason: string(s.Reason), Message: s.Detail}
+	case !cl.changedKs[key]:
+		return RecordStatus{Resource: res, Endpoint: e, State: RecordUnchanged}
+	}
+	return cl.changed(plan.ActionCreate, e)
+}
+
+// changed classifies a change of the plan (a create or an update when
+// action is not [plan.ActionDelete]).
+func (cl *classifier) changed(action plan.Action, e *endpoint.Endpoint) RecordStatus {
+	c := cl.c
+	st := RecordStatus{Resource: resource(e), Endpoint: e}
+	key := e.Key()
+	msg, rejected := cl.rejected[actionKey{action == plan.ActionDelete, key}]
+	switch {
+	case rejected:
+		st.State, st.Message = RecordRejected, msg
+	case c.Applied:
+		st.State = RecordApplied
+		if action != plan.ActionDelete {
+			st.Verification = cl.verified[key]
+		}
+	case c.DryRun && c.Err == nil:
+		st.State = RecordPending
+	default:
+		st.State, st.Reason, st.Message = cl.failure(key)
+	}
+	return st
 }
 
 // failure classifies a changed record of a cycle that did not apply.
-func (c Cycle) failure(key endpoint.Key, failedZones []string) (RecordState, string, string) {
+func (cl *classifier) failure(key endpoint.Key) (RecordState, string, string) {
+	c := cl.c
 	msg := ""
 	if c.Err != nil {
 		msg = c.Err.Error()
@@ -184,13 +261,11 @@ func (c Cycle) failure(key endpoint.Key, failedZones []string) (RecordState, str
 	switch {
 	case errors.Is(c.Err, ErrUnsafePlan):
 		return RecordFailed, ReasonUnsafePlan, msg
-	case len(failedZones) > 0:
+	case cl.zoneFailed:
 		// The registry applied one zone per call: the other zones went
 		// through.
-		for _, z := range failedZones {
-			if inZone(key.DNSName, z) {
-				return RecordFailed, ReasonZoneFailed, msg
-			}
+		if _, failed := cl.failedZones.Zone(key.DNSName); failed {
+			return RecordFailed, ReasonZoneFailed, msg
 		}
 		return RecordApplied, "", ""
 	case len(c.Rejected) > 0 && c.Err != nil && errors.As(c.Err, new(*provider.RejectedError)):
@@ -203,24 +278,6 @@ func (c Cycle) failure(key endpoint.Key, failedZones []string) (RecordState, str
 	default:
 		return RecordFailed, ReasonError, msg
 	}
-}
-
-// inZone reports whether name is zone or below it. zone is in the one form
-// names take in memory, A-labels ([endpoint.CanonicalDNSName]: lower case,
-// no trailing dot; RecordStatuses converts the zones of
-// [provider.ZoneError], which may be in Unicode), and so is name once
-// canonicalised: "bücher.de" holds "www.xn--bcher-kva.de". The root zone
-// (".") holds every name; the zone "" (changes outside every zone) holds
-// none.
-func inZone(name, zone string) bool {
-	switch zone {
-	case "":
-		return false
-	case ".":
-		return true
-	}
-	name = endpoint.CanonicalDNSName(name)
-	return name == zone || strings.HasSuffix(name, "."+zone)
 }
 
 // ResourceStatus gathers the records of one object (one resource label).

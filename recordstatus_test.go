@@ -208,7 +208,7 @@ func TestRecordStatusesNotApplied(t *testing.T) {
 
 func TestRecordStatusesSafetyRefusal(t *testing.T) {
 	h := newStatusHarness(t)
-	h.r.Safety = zonesync.SafetyThreshold{MinOwned: 2, MaxChangeRatio: 0.5}
+	h.r.Safety = plan.SafetyThreshold{MinOwned: 2, MaxChangeRatio: 0.5}
 	require.NoError(t, h.run(rec("a.example.com", "192.0.2.1", ""), rec("b.example.com", "192.0.2.2", ""), rec("c.example.com", "192.0.2.3", "")))
 	err := h.run(rec("a.example.com", "192.0.2.10", ""), rec("b.example.com", "192.0.2.20", ""), rec("c.example.com", "192.0.2.3", ""))
 	require.ErrorIs(t, err, zonesync.ErrUnsafePlan)
@@ -311,4 +311,41 @@ func BenchmarkRecordStatuses(b *testing.B) {
 			}
 		})
 	}
+}
+
+func TestDeleteStatuses(t *testing.T) {
+	a, b, c := rec("a.example.com", "192.0.2.1", "crd/ns/a"), rec("b.example.org", "192.0.2.2", "crd/ns/b"), rec("c.xn--bcher-kva.example", "192.0.2.3", "")
+	p := &plan.Plan{Changes: &plan.Changes{Delete: []*endpoint.Endpoint{c, b, a}}}
+	rejectB := []provider.Rejection{{Action: "delete", Endpoint: b, Reason: errors.New("locked")}}
+	tests := []struct {
+		name  string
+		cycle zonesync.Cycle
+		want  map[string]zonesync.RecordState
+	}{
+		{"applied", zonesync.Cycle{Plan: p, Applied: true},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordApplied, "b.example.org/A": zonesync.RecordApplied, "c.xn--bcher-kva.example/A": zonesync.RecordApplied}},
+		{"dry run", zonesync.Cycle{Plan: p, DryRun: true},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordPending, "b.example.org/A": zonesync.RecordPending, "c.xn--bcher-kva.example/A": zonesync.RecordPending}},
+		{"one rejected", zonesync.Cycle{Plan: p, Rejected: rejectB, Err: &provider.RejectedError{Rejected: rejectB}},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordApplied, "b.example.org/A": zonesync.RecordRejected, "c.xn--bcher-kva.example/A": zonesync.RecordApplied}},
+		{"one zone failed", zonesync.Cycle{Plan: p, Err: errors.Join(&provider.ZoneError{Zone: "xn--bcher-kva.example", Err: errors.New("SERVFAIL")}, &provider.ZoneError{Zone: "", Err: errors.New("outside")})},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordApplied, "b.example.org/A": zonesync.RecordApplied, "c.xn--bcher-kva.example/A": zonesync.RecordFailed}},
+		{"root zone failed", zonesync.Cycle{Plan: p, Err: &provider.ZoneError{Zone: ".", Err: errors.New("SERVFAIL")}},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordFailed, "b.example.org/A": zonesync.RecordFailed, "c.xn--bcher-kva.example/A": zonesync.RecordFailed}},
+		{"unsafe plan", zonesync.Cycle{Plan: p, Err: fmt.Errorf("refused: %w", zonesync.ErrUnsafePlan)},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordFailed, "b.example.org/A": zonesync.RecordFailed, "c.xn--bcher-kva.example/A": zonesync.RecordFailed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sts := tt.cycle.DeleteStatuses()
+			got := map[string]zonesync.RecordState{}
+			for _, s := range sts {
+				got[s.Endpoint.Key().String()] = s.State
+			}
+			assert.Equal(t, tt.want, got)
+			require.Len(t, sts, 3)
+			assert.Equal(t, "", sts[0].Resource, "sorted by resource first")
+		})
+	}
+	assert.Nil(t, zonesync.Cycle{}.DeleteStatuses())
 }

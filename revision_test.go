@@ -279,30 +279,8 @@ func TestPreview(t *testing.T) {
 	assert.Equal(t, 9, pv.Unsafe.Deletes)
 	assert.Equal(t, 10, pv.Owned)
 	assert.Len(t, pv.Plan.Changes.Delete, 9)
-	assert.Contains(t, pv.String(), "safety: refused: zonesync: unsafe plan refused")
+	assert.Contains(t, pv.String(), "safety: refused: unsafe plan refused")
 	assert.Equal(t, before, zoneLines(t, p), "a preview writes nothing")
-}
-
-func TestErrorParts(t *testing.T) {
-	e1, e2, e3 := errors.New("one"), errors.New("two"), errors.New("three")
-	wrapped := fmt.Errorf("zone b: %w", e2)
-	soft := provider.NewSoftError(e3)
-	for _, tc := range []struct {
-		name string
-		err  error
-		want []error
-	}{
-		{name: "nil", err: nil, want: nil},
-		{name: "single", err: e1, want: []error{e1}},
-		{name: "joined", err: errors.Join(e1, wrapped), want: []error{e1, wrapped}},
-		{name: "nested", err: errors.Join(e1, errors.Join(wrapped, soft)), want: []error{e1, wrapped, soft}},
-		{name: "multi %w", err: fmt.Errorf("%w and %w", e1, e3), want: []error{e1, e3}},
-		{name: "soft error stays whole", err: soft, want: []error{soft}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, zonesync.ErrorParts(tc.err))
-		})
-	}
 }
 
 type txtConfig struct {

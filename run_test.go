@@ -3,11 +3,12 @@ package zonesync_test
 import (
 	"context"
 	"errors"
-	"github.com/zonesync/zonesync/clock/clocktest"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/zonesync/zonesync/clock/clocktest"
 
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/assert"

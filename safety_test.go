@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/source"
 )
 
@@ -45,14 +46,14 @@ func TestSafetyThreshold(t *testing.T) {
 		foreign     int
 		keep        int // desired = first keep owned records
 		change      int // of which the first change get a new target
-		safety      zonesync.SafetyThreshold
-		wantUnsafe  *zonesync.UnsafePlanError
+		safety      plan.SafetyThreshold
+		wantUnsafe  *plan.UnsafePlanError
 		wantDeletes int
 		wantUpdates int
 	}{
 		{
 			name: "source suddenly empty", owned: 20, keep: 0,
-			wantUnsafe: &zonesync.UnsafePlanError{Owned: 20, Deletes: 20, MaxChangeRatio: 0.3, MinOwned: 10},
+			wantUnsafe: &plan.UnsafePlanError{Owned: 20, Deletes: 20, MaxChangeRatio: 0.3, MinOwned: 10},
 		},
 		{
 			name: "exactly 30% deleted is allowed", owned: 20, keep: 14,
@@ -60,30 +61,30 @@ func TestSafetyThreshold(t *testing.T) {
 		},
 		{
 			name: "just over 30% deleted is refused", owned: 20, keep: 13,
-			wantUnsafe: &zonesync.UnsafePlanError{Owned: 20, Deletes: 7, MaxChangeRatio: 0.3, MinOwned: 10},
+			wantUnsafe: &plan.UnsafePlanError{Owned: 20, Deletes: 7, MaxChangeRatio: 0.3, MinOwned: 10},
 		},
 		{
 			name: "updates count too", owned: 20, keep: 16, change: 3,
-			wantUnsafe: &zonesync.UnsafePlanError{Owned: 20, Deletes: 4, Updates: 3, MaxChangeRatio: 0.3, MinOwned: 10},
+			wantUnsafe: &plan.UnsafePlanError{Owned: 20, Deletes: 4, Updates: 3, MaxChangeRatio: 0.3, MinOwned: 10},
 		},
 		{
 			name: "foreign records do not count as owned", owned: 10, foreign: 30, keep: 6,
-			wantUnsafe: &zonesync.UnsafePlanError{Owned: 10, Deletes: 4, MaxChangeRatio: 0.3, MinOwned: 10},
+			wantUnsafe: &plan.UnsafePlanError{Owned: 10, Deletes: 4, MaxChangeRatio: 0.3, MinOwned: 10},
 		},
 		{
 			name: "below the minimum any plan passes", owned: 9, keep: 0,
 			wantDeletes: 9,
 		},
 		{
-			name: "custom minimum", owned: 9, keep: 0, safety: zonesync.SafetyThreshold{MinOwned: 5},
-			wantUnsafe: &zonesync.UnsafePlanError{Owned: 9, Deletes: 9, MaxChangeRatio: 0.3, MinOwned: 5},
+			name: "custom minimum", owned: 9, keep: 0, safety: plan.SafetyThreshold{MinOwned: 5},
+			wantUnsafe: &plan.UnsafePlanError{Owned: 9, Deletes: 9, MaxChangeRatio: 0.3, MinOwned: 5},
 		},
 		{
-			name: "custom ratio", owned: 20, keep: 10, safety: zonesync.SafetyThreshold{MaxChangeRatio: 0.5},
+			name: "custom ratio", owned: 20, keep: 10, safety: plan.SafetyThreshold{MaxChangeRatio: 0.5},
 			wantDeletes: 10,
 		},
 		{
-			name: "disabled", owned: 50, keep: 0, safety: zonesync.SafetyThreshold{Disabled: true},
+			name: "disabled", owned: 50, keep: 0, safety: plan.SafetyThreshold{Disabled: true},
 			wantDeletes: 50,
 		},
 	}
@@ -99,7 +100,7 @@ func TestSafetyThreshold(t *testing.T) {
 			changes, err := rec.RunOnce(context.Background())
 			if tt.wantUnsafe != nil {
 				require.ErrorIs(t, err, zonesync.ErrUnsafePlan)
-				var unsafe *zonesync.UnsafePlanError
+				var unsafe *plan.UnsafePlanError
 				require.True(t, errors.As(err, &unsafe))
 				assert.Equal(t, tt.wantUnsafe, unsafe)
 				assert.Contains(t, err.Error(), fmt.Sprintf("delete %d and update %d of %d owned records", unsafe.Deletes, unsafe.Updates, unsafe.Owned))
@@ -127,12 +128,12 @@ func foreignRecords(n int) []*endpoint.Endpoint {
 func TestSafetyThresholdValidation(t *testing.T) {
 	tests := []struct {
 		name    string
-		safety  zonesync.SafetyThreshold
+		safety  plan.SafetyThreshold
 		wantErr string
 	}{
-		{name: "negative ratio", safety: zonesync.SafetyThreshold{MaxChangeRatio: -0.1}, wantErr: "MaxChangeRatio -0.1 is outside [0, 1]"},
-		{name: "ratio above one", safety: zonesync.SafetyThreshold{MaxChangeRatio: 1.5}, wantErr: "MaxChangeRatio 1.5 is outside [0, 1]"},
-		{name: "negative minimum", safety: zonesync.SafetyThreshold{MinOwned: -1}, wantErr: "MinOwned -1 is negative"},
+		{name: "negative ratio", safety: plan.SafetyThreshold{MaxChangeRatio: -0.1}, wantErr: "MaxChangeRatio -0.1 is outside [0, 1]"},
+		{name: "ratio above one", safety: plan.SafetyThreshold{MaxChangeRatio: 1.5}, wantErr: "MaxChangeRatio 1.5 is outside [0, 1]"},
+		{name: "negative minimum", safety: plan.SafetyThreshold{MinOwned: -1}, wantErr: "MinOwned -1 is negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,8 +145,8 @@ func TestSafetyThresholdValidation(t *testing.T) {
 }
 
 func TestUnsafePlanErrorMatching(t *testing.T) {
-	err := fmt.Errorf("wrapped: %w", &zonesync.UnsafePlanError{Owned: 10, Deletes: 5, MaxChangeRatio: 0.3, MinOwned: 10})
+	err := fmt.Errorf("wrapped: %w", &plan.UnsafePlanError{Owned: 10, Deletes: 5, MaxChangeRatio: 0.3, MinOwned: 10})
 	assert.ErrorIs(t, err, zonesync.ErrUnsafePlan)
 	assert.NotErrorIs(t, errors.New("other"), zonesync.ErrUnsafePlan)
-	assert.EqualError(t, err, "wrapped: zonesync: unsafe plan refused: it would delete 5 and update 0 of 10 owned records, more than the allowed 30% (threshold applies from 10 owned records, in total and in each zone)")
+	assert.EqualError(t, err, "wrapped: unsafe plan refused: it would delete 5 and update 0 of 10 owned records, more than the allowed 30% (threshold applies from 10 owned records, in total and in each zone)")
 }

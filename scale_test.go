@@ -116,7 +116,7 @@ func TestScaleFailingZone(t *testing.T) {
 	reg, err := txt.New(batch.New(flaky, batch.Options{MaxRecords: 6}), txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	src := source.NewInMemory()
-	rec := &zonesync.Reconciler{Source: src, Registry: reg, Safety: zonesync.SafetyThreshold{Disabled: true}}
+	rec := &zonesync.Reconciler{Source: src, Registry: reg, Safety: plan.SafetyThreshold{Disabled: true}}
 
 	want := func(desired []*endpoint.Endpoint, zone string) []string {
 		var out []string

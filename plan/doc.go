@@ -64,7 +64,9 @@
 // A desired record that fails [endpoint.Endpoint.Validate] is skipped with
 // [SkipInvalid], and if its row holds current records the whole row is left
 // untouched (no create, update or delete there): bad input never removes or
-// alters what is in DNS.
+// alters what is in DNS. A caller that validated the desired records
+// already passes its verdict in [Plan.Validated], and they are not validated
+// again. The managed types are normalised by [endpoint.ManagedTypes].
 //
 // # Ownership
 //
@@ -74,7 +76,8 @@
 // record that is not ours, whether another owner's ([SkipForeignOwner]) or
 // one without an owner ([SkipUnowned]). Records that are not ours and not
 // desired are not reported: they are simply not the plan's business. With an
-// empty OwnerID (the no-op registry) every record is ours.
+// empty OwnerID (the no-op registry) every record is ours. The rule is
+// [endpoint.Owners], which the registries and the Reconciler apply too.
 //
 // [Plan.OldOwnerID] takes over the records of a previous owner: they count as
 // ours and each gets an update, even when nothing else changed, whose new
@@ -113,6 +116,14 @@
 // policy has sync, upsert-only and create-only). Changes a policy drops are
 // reported with [SkipPolicy].
 //
+// # Safety threshold
+//
+// A [SafetyThreshold] judges calculated changes against the number of
+// records the plan may change ([Owned], counted by the caller, in total and
+// per zone): [SafetyThreshold.Check] returns an [*UnsafePlanError]
+// (errors.Is [ErrUnsafePlan]) when the deletes and data updates exceed the
+// allowed share. A Reconciler checks it before applying anything.
+//
 // # Order and performance
 //
 // Every list in the result, Skipped included, is sorted by (DNSName,
@@ -134,5 +145,6 @@
 //
 // Calculate does not fail: every problem with an individual record (invalid
 // data, foreign ownership, conflicts) becomes a [Skip] with a reason and a
-// detail naming the record and the cause, readable in a dry run.
+// detail naming the record and the cause, readable in a dry run. The only
+// error of the package is the safety threshold's [*UnsafePlanError].
 package plan

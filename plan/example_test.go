@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/zonesync/zonesync/endpoint"
@@ -71,4 +72,20 @@ func ExampleMergeTargets() {
 	fmt.Println(res.Changes.Create[0].Targets)
 	// Output:
 	// 192.0.2.10;192.0.2.20
+}
+
+func ExampleSafetyThreshold_Check() {
+	var changes plan.Changes
+	for i := range 8 {
+		changes.Delete = append(changes.Delete, endpoint.NewEndpoint(fmt.Sprintf("svc-%d.example.com", i), endpoint.RecordTypeA, "192.0.2.1"))
+	}
+	// 20 records are ours; deleting 8 of them is more than 30%.
+	unsafe := plan.SafetyThreshold{}.Check(&changes, plan.Owned{Total: 20})
+	fmt.Println(unsafe)
+	fmt.Println(errors.Is(unsafe, plan.ErrUnsafePlan))
+	fmt.Println(plan.SafetyThreshold{MaxChangeRatio: 0.5}.Check(&changes, plan.Owned{Total: 20}) == nil)
+	// Output:
+	// unsafe plan refused: it would delete 8 and update 0 of 20 owned records, more than the allowed 30% (threshold applies from 10 owned records, in total and in each zone)
+	// true
+	// true
 }

@@ -86,6 +86,14 @@ type Plan struct {
 	// an apex record without a templated prefix). It must not modify the
 	// endpoint.
 	Ownable func(ep *endpoint.Endpoint) error
+	// Validated, when set, is the caller's verdict on the desired
+	// endpoints, which it validated already ([endpoint.Endpoint.Validate]):
+	// it returns the validation error of a desired endpoint, nil for a
+	// valid one, and the planner asks it instead of validating each
+	// endpoint a second time. A Reconciler sets it from the validation it
+	// runs on every desired endpoint before planning. Nil: the planner
+	// validates every desired endpoint itself.
+	Validated func(ep *endpoint.Endpoint) error
 	// Changes is set by Calculate: the changes to apply, after policies.
 	Changes *Changes
 	// Skipped is set by Calculate: every change not made, with its reason,
@@ -131,6 +139,7 @@ type desInfo struct {
 // planner carries the state of one Calculate call.
 type planner struct {
 	p        *Plan
+	owners   endpoint.Owners // who may change current records
 	types    []string
 	cname    int // index of CNAME in types, or -1
 	resolver ConflictResolver
@@ -200,18 +209,9 @@ func (p *Plan) Calculate() *Plan {
 }
 
 func newPlanner(p *Plan) *planner {
-	managed := p.ManagedRecords
-	if len(managed) == 0 {
-		managed = endpoint.DefaultManagedRecordTypes()
-	}
-	types := make([]string, 0, len(managed))
-	for _, t := range managed {
-		t = upperASCII(t)
-		if t == "" || slices.Contains(types, t) || slices.ContainsFunc(p.ExcludeRecords, func(x string) bool { return strings.EqualFold(x, t) }) {
-			continue
-		}
-		types = append(types, t)
-	}
+	// With every type excluded the plan manages none: each desired
+	// endpoint is reported as unmanaged.
+	types, _ := endpoint.ManagedTypes(p.ManagedRecords, p.ExcludeRecords)
 	resolver := p.Resolver
 	if resolver == nil {
 		resolver = PerResource{}
@@ -230,6 +230,7 @@ func newPlanner(p *Plan) *planner {
 	}
 	return &planner{
 		p:        p,
+		owners:   endpoint.Owners{OwnerID: p.OwnerID, OldOwnerID: p.OldOwnerID},
 		types:    types,
 		cname:    slices.Index(types, endpoint.RecordTypeCNAME),
 		resolver: resolver,
@@ -268,17 +269,6 @@ func trimSpace(name string) string {
 		return name
 	}
 	return strings.TrimSpace(name)
-}
-
-// upperASCII upper-cases ASCII letters; it does not allocate when s has no
-// lower-case letter.
-func upperASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'a' && c <= 'z' {
-			return strings.ToUpper(s)
-		}
-	}
-	return s
 }
 
 // slot returns slot t of row r.
@@ -401,10 +391,10 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 	}
 	for j, e := range eps {
 		k := &keys[j]
-		if k.t < 0 || len(e.Labels) == 0 {
+		if k.t < 0 {
 			continue
 		}
-		if _, ok := e.Labels[endpoint.OwnedRecordLabelKey]; ok {
+		if _, ok := e.Labels.Get(endpoint.OwnedRecordLabelKey); ok {
 			if desired {
 				pl.skip(ActionCreate, e, SkipUnmanagedType, "ownership record of the registry (label "+endpoint.OwnedRecordLabelKey+")")
 			}
@@ -412,12 +402,7 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 			continue
 		}
 		if !desired {
-			k.owned, k.relabel = pl.ownership(e)
-		}
-	}
-	if !desired && pl.p.OwnerID == "" {
-		for j := range keys {
-			keys[j].owned = true
+			k.owned, k.relabel = pl.owners.Check(e)
 		}
 	}
 	for j, e := range eps {
@@ -454,25 +439,6 @@ func (pl *planner) admitType(e *endpoint.Endpoint, desired bool) int {
 
 func (pl *planner) inScope(e *endpoint.Endpoint) bool {
 	return pl.p.DomainFilter == nil || pl.p.DomainFilter.Match(e.DNSName)
-}
-
-// ownership reports whether the plan may update or delete the current record
-// e, and whether it must relabel it because it belongs to OldOwnerID.
-func (pl *planner) ownership(e *endpoint.Endpoint) (owned, relabel bool) {
-	if pl.p.OwnerID == "" {
-		return true, false
-	}
-	owner, ok := e.Labels[endpoint.OwnerLabelKey]
-	if !ok {
-		return false, false
-	}
-	if owner == pl.p.OwnerID {
-		return true, false
-	}
-	if pl.p.OldOwnerID != "" && owner == pl.p.OldOwnerID {
-		return true, true
-	}
-	return false, false
 }
 
 // indexCurrent puts every managed, in-scope current record into its slot.
@@ -515,7 +481,7 @@ func (pl *planner) indexDesired() {
 			i := start + j
 			r := pl.rowFor(k.name, e.SetIdentifier)
 			s := pl.slot(r, k.t)
-			if err := e.Validate(); err != nil {
+			if err := pl.validate(e); err != nil {
 				if pl.rows[r].invalid == 0 {
 					pl.rows[r].invalid = int32(i + 1)
 				}
@@ -526,6 +492,15 @@ func (pl *planner) indexDesired() {
 			s.cand = int32(i + 1)
 		}
 	}
+}
+
+// validate returns the validation error of the desired endpoint e: the
+// caller's verdict when it gave one (Plan.Validated), else e.Validate().
+func (pl *planner) validate(e *endpoint.Endpoint) error {
+	if pl.p.Validated != nil {
+		return pl.p.Validated(e)
+	}
+	return e.Validate()
 }
 
 func (pl *planner) unmanagedDetail(recordType string) string {
@@ -701,7 +676,7 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 
 func (pl *planner) invalidDetail(rw *row) string {
 	bad := pl.p.Desired[rw.invalid-1]
-	return "held back: an invalid desired endpoint at this name protects its records: " + bad.Validate().Error()
+	return "held back: an invalid desired endpoint at this name protects its records: " + pl.validate(bad).Error()
 }
 
 // foreignDetail classifies a record that is not ours.
@@ -754,6 +729,7 @@ func unattributedDetail(p *Plan) string {
 		return ""
 	}
 	carried := make(map[string]bool, len(p.Protected))
+	owners := endpoint.Owners{OwnerID: p.OwnerID, OldOwnerID: p.OldOwnerID}
 	for _, cur := range p.Current {
 		if cur == nil || len(cur.Labels) == 0 {
 			continue
@@ -765,11 +741,8 @@ func unattributedDetail(p *Plan) string {
 		if _, failed := p.Protected[res]; !failed || carried[res] {
 			continue
 		}
-		if p.OwnerID != "" {
-			owner := cur.Labels[endpoint.OwnerLabelKey]
-			if owner != p.OwnerID && (p.OldOwnerID == "" || owner != p.OldOwnerID) {
-				continue
-			}
+		if !owners.Owns(cur) {
+			continue
 		}
 		carried[res] = true
 	}

@@ -1,6 +1,6 @@
-// Package policy holds the built-in [plan.Policy] values, which decide what
-// kinds of change a plan may make, and [ByName] to pick one by its
-// external-dns name:
+// Package policy holds the built-in [plan.Policy] values, constants of type
+// [Name] that decide what kinds of change a plan may make, and [ByName] to
+// pick one by its external-dns name:
 //
 //   - [Sync] ("sync") keeps every change: records no source asks for any more
 //     are deleted.
@@ -23,7 +23,7 @@
 //
 // # Concurrency
 //
-// The policies are stateless values, safe for concurrent use.
+// The policies are constants, safe for concurrent use.
 //
 // # Errors
 //

@@ -8,68 +8,61 @@ import (
 	"github.com/zonesync/zonesync/plan"
 )
 
-// Policy names accepted by [ByName].
-const (
-	NameSync       = "sync"
-	NameUpsertOnly = "upsert-only"
-	NameCreateOnly = "create-only"
-)
+// Name is a built-in policy, named as external-dns spells it in --policy.
+// It implements [plan.Policy]; the constants below are the only valid
+// values, so a policy cannot be changed at run time.
+type Name string
 
-// The built-in policies. They are stateless values: sharing them between
-// plans and goroutines is safe.
-var (
+// The built-in policies, in order of permissiveness. They are constants:
+// sharing them between plans and goroutines is safe.
+const (
 	// Sync keeps every change: DNS follows the sources exactly.
-	Sync plan.Policy = listPolicy{name: NameSync, keepUpdates: true, keepDeletes: true}
+	Sync Name = "sync"
 	// UpsertOnly keeps creates and updates and drops deletes: records are
 	// never removed.
-	UpsertOnly plan.Policy = listPolicy{name: NameUpsertOnly, keepUpdates: true}
+	UpsertOnly Name = "upsert-only"
 	// CreateOnly keeps creates only: existing records are never touched.
-	CreateOnly plan.Policy = listPolicy{name: NameCreateOnly}
+	CreateOnly Name = "create-only"
 )
 
-// listPolicy keeps some of the lists of a Changes: creates always,
-// updates and deletes when asked to. It is the type of the built-in
-// policies.
-type listPolicy struct {
-	name                     string
-	keepUpdates, keepDeletes bool
-}
+var _ plan.Policy = Sync
 
-// Apply returns a copy of changes with the lists the policy keeps.
-func (p listPolicy) Apply(changes *plan.Changes) *plan.Changes {
-	if changes == nil {
+// Apply returns a copy of changes with the lists the policy keeps: creates
+// always, updates for Sync and UpsertOnly, deletes for Sync. A Name that is
+// none of the constants keeps nothing, so that a mistyped name never
+// deletes; check names with [ByName]. The endpoints are shared, the lists
+// are new.
+func (n Name) Apply(changes *plan.Changes) *plan.Changes {
+	if changes == nil || !n.valid() {
 		return &plan.Changes{}
 	}
 	out := &plan.Changes{Create: slices.Clone(changes.Create)}
-	if p.keepUpdates {
+	if n == Sync || n == UpsertOnly {
 		out.UpdateOld, out.UpdateNew = slices.Clone(changes.UpdateOld), slices.Clone(changes.UpdateNew)
 	}
-	if p.keepDeletes {
+	if n == Sync {
 		out.Delete = slices.Clone(changes.Delete)
 	}
 	return out
 }
 
-// String returns the policy's name, as ByName takes it.
-func (p listPolicy) String() string { return p.name }
+// String returns the policy's name, as [ByName] takes it.
+func (n Name) String() string { return string(n) }
+
+func (n Name) valid() bool { return n == Sync || n == UpsertOnly || n == CreateOnly }
 
 // Names returns the names [ByName] accepts, in order of permissiveness:
 // sync, upsert-only, create-only. The slice is new on every call.
 func Names() []string {
-	return []string{NameSync, NameUpsertOnly, NameCreateOnly}
+	return []string{string(Sync), string(UpsertOnly), string(CreateOnly)}
 }
 
 // ByName returns the built-in policy called name: "sync", "upsert-only" or
 // "create-only" (exactly, as external-dns spells them in --policy). Any
 // other name gives an error that quotes it and lists the valid names.
-func ByName(name string) (plan.Policy, error) {
-	switch name {
-	case NameSync:
-		return Sync, nil
-	case NameUpsertOnly:
-		return UpsertOnly, nil
-	case NameCreateOnly:
-		return CreateOnly, nil
+func ByName(name string) (Name, error) {
+	if n := Name(name); n.valid() {
+		return n, nil
 	}
-	return nil, fmt.Errorf("unknown policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
+	return "", fmt.Errorf("unknown policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
 }

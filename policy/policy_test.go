@@ -58,7 +58,7 @@ func TestPolicies(t *testing.T) {
 func TestByName(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		want    plan.Policy
+		want    policy.Name
 		wantErr string
 	}{
 		{name: "sync", want: policy.Sync},
@@ -73,7 +73,7 @@ func TestByName(t *testing.T) {
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)
-				assert.Nil(t, got)
+				assert.Empty(t, got)
 				return
 			}
 			require.NoError(t, err)
@@ -134,4 +134,14 @@ func TestPoliciesInPlan(t *testing.T) {
 			assert.Equal(t, tc.skips, skips)
 		})
 	}
+}
+
+// TestUnknownNameKeepsNothing: a Name that is not a constant changes
+// nothing rather than deleting.
+func TestUnknownNameKeepsNothing(t *testing.T) {
+	out := policy.Name("delete-all").Apply(sample())
+	require.NotNil(t, out)
+	assert.False(t, out.HasChanges())
+	var pol plan.Policy = policy.Sync // the SPEC's Policy: policy.Sync
+	assert.Equal(t, "sync", pol.(policy.Name).String())
 }

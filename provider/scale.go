@@ -288,7 +288,7 @@ func (e *RejectedError) Unwrap() []error {
 // tree (errors joined with [errors.Join], wrapped with %w), in order.
 func Rejected(err error) []Rejection {
 	var out []Rejection
-	walkErrors(err, func(e error) bool {
+	WalkErrors(err, func(e error) bool {
 		if r, ok := e.(*RejectedError); ok {
 			out = append(out, r.Rejected...)
 			return false // its Unwrap gives the reasons, not more rejections
@@ -303,27 +303,11 @@ func Rejected(err error) []Rejection {
 // applied, for metrics and status.
 func FailedZones(err error) []string {
 	var out []string
-	walkErrors(err, func(e error) bool {
+	WalkErrors(err, func(e error) bool {
 		if z, ok := e.(*ZoneError); ok && !slices.Contains(out, z.Zone) {
 			out = append(out, z.Zone)
 		}
 		return true
 	})
 	return out
-}
-
-// walkErrors calls visit on err and, while visit returns true, on the
-// errors it wraps, depth first.
-func walkErrors(err error, visit func(error) bool) {
-	if err == nil || !visit(err) {
-		return
-	}
-	switch e := err.(type) {
-	case interface{ Unwrap() []error }:
-		for _, inner := range e.Unwrap() {
-			walkErrors(inner, visit)
-		}
-	case interface{ Unwrap() error }:
-		walkErrors(e.Unwrap(), visit)
-	}
 }

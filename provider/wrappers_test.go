@@ -31,7 +31,7 @@ type hideZones struct{ provider.Provider }
 // wrappers are every provider wrapper of the module, each a function from
 // the wrapped provider to the wrapper.
 func wrappers(t *testing.T) map[string]func(provider.Provider) provider.Provider {
-	m, err := zsprom.New(prometheus.NewRegistry())
+	m, err := zsprom.New(prometheus.NewRegistry(), zsprom.Options{})
 	require.NoError(t, err)
 	return map[string]func(provider.Provider) provider.Provider{
 		"batch": func(p provider.Provider) provider.Provider { return batch.New(p, batch.Options{}) },
@@ -42,8 +42,8 @@ func wrappers(t *testing.T) map[string]func(provider.Provider) provider.Provider
 			return cache.New(p, cache.Options{TTL: time.Minute})
 		},
 		"prometheus.WebhookProvider": m.WebhookProvider,
-		"prometheus.Cache": func(p provider.Provider) provider.Provider {
-			return m.Cache(p, cache.Options{TTL: time.Minute})
+		"cache with prometheus.CacheObserver": func(p provider.Provider) provider.Provider {
+			return cache.New(p, cache.Options{TTL: time.Minute, Observer: m.CacheObserver()})
 		},
 		"providertest.Intercept": func(p provider.Provider) provider.Provider {
 			return providertest.Intercept(p, providertest.Funcs{})

@@ -17,13 +17,14 @@ import (
 	crsource "sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/zonesync/zonesync"
+	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/source"
 )
 
 // onlyPartial reports whether err holds nothing but a source's partial error
 // (the cycle applied everything else).
 func onlyPartial(err error) bool {
-	for _, part := range zonesync.ErrorParts(err) {
+	for _, part := range provider.ErrorParts(err) {
 		var pe *source.PartialError
 		if !errors.As(part, &pe) {
 			return false

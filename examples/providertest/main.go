@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/providertest"
 )
 
@@ -27,7 +28,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		var v *providertest.Violation
 		n := 0
-		for _, e := range flatten(err) {
+		for _, e := range provider.ErrorParts(err) {
 			if errors.As(e, &v) {
 				n++
 			}
@@ -42,14 +43,6 @@ func run(ctx context.Context, w io.Writer) error {
 	fmt.Fprintln(w, "mapProvider passes the zonesync conformance suite")
 	fmt.Fprintf(w, "records left behind by the suite: %d\n", len(recs))
 	return nil
-}
-
-// flatten unpacks the errors.Join of CheckProvider.
-func flatten(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 func main() {

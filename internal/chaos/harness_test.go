@@ -208,7 +208,7 @@ func newHarness(t *testing.T, seed uint64, cfg harnessConfig) *harness {
 func (h *harness) reconciler(p provider.Provider) {
 	reg, err := txt.New(p, txt.Config{OwnerID: ourOwner})
 	require.NoError(h.t, err)
-	h.rec = &zonesync.Reconciler{Source: h.src, Registry: reg, Safety: zonesync.SafetyThreshold{Disabled: true}}
+	h.rec = &zonesync.Reconciler{Source: h.src, Registry: reg, Safety: plan.SafetyThreshold{Disabled: true}}
 }
 
 // racingApply is an ApplyChanges interceptor: during the faulty phase the

@@ -30,7 +30,7 @@ func steadyCycle(n int) zonesync.Cycle {
 func BenchmarkCycleFinished(b *testing.B) {
 	for _, n := range []int{1_000, 10_000} {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			m, err := zsprom.New(prometheus.NewRegistry())
+			m, err := zsprom.New(prometheus.NewRegistry(), zsprom.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

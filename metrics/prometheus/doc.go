@@ -8,7 +8,7 @@
 // gives; the package never touches the default registry and keeps no
 // package-level state. Two Reconcilers with two registries share nothing;
 // two Reconcilers on one registry are told apart by a constant label
-// ([WithConstLabels]), and registering the same label set twice fails with
+// ([Options.ConstLabels]), and registering the same label set twice fails with
 // a [prometheus.AlreadyRegisteredError].
 //
 // The returned [*Metrics] is the Reconciler's [zonesync.Observer]: the
@@ -16,8 +16,9 @@
 // [zonesync.Cycle]. The error counters need the wrappers [Metrics.Registry]
 // and [Metrics.Source], because a Cycle does not say which of them failed;
 // the webhook request counters need [Metrics.WebhookProvider], the provider
-// cache counters [Metrics.Cache] and the deduplicated endpoints
-// [Metrics.Dedup].
+// cache counters a cache built with [Metrics.CacheObserver]
+// (cache.New(p, cache.Options{Observer: m.CacheObserver()})) and the
+// deduplicated endpoints [Metrics.Dedup].
 //
 // This is the only package of the module that imports
 // github.com/prometheus/client_golang.

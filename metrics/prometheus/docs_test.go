@@ -25,7 +25,7 @@ func TestDocsListEveryMetric(t *testing.T) {
 	}
 
 	reg := prometheus.NewRegistry()
-	_, err = zsprom.New(reg)
+	_, err = zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
 	// Gather leaves out vectors without series: describe instead.
 	mfs, err := reg.Gather()

@@ -23,7 +23,7 @@ import (
 func ExampleNew() {
 	ctx := context.Background()
 	reg := prometheus.NewRegistry() // never the default registry
-	m, err := zsprom.New(reg, zsprom.WithConstLabels(prometheus.Labels{"reconciler": "public"}))
+	m, err := zsprom.New(reg, zsprom.Options{ConstLabels: prometheus.Labels{"reconciler": "public"}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -29,25 +29,14 @@ const (
 	labelAction       = "action"
 )
 
-// Option configures [New].
-type Option func(*options)
-
-type options struct {
-	constLabels prometheus.Labels
-}
-
-// WithConstLabels adds constant labels to every metric, such as
-// {"reconciler": "public"}, so that several Reconcilers can share one
-// registry. Registering twice with the same labels on one registry fails.
-func WithConstLabels(l prometheus.Labels) Option {
-	return func(o *options) {
-		if o.constLabels == nil {
-			o.constLabels = prometheus.Labels{}
-		}
-		for k, v := range l {
-			o.constLabels[k] = v
-		}
-	}
+// Options configures [New]. The zero value is useful: metrics without
+// constant labels.
+type Options struct {
+	// ConstLabels are added to every metric, such as
+	// {"reconciler": "public"}, so that several Reconcilers can share one
+	// registry. Registering twice with the same labels on one registry
+	// fails.
+	ConstLabels prometheus.Labels
 }
 
 // Metrics holds the collectors of one Reconciler. It implements
@@ -110,16 +99,12 @@ const (
 // when a collector cannot be registered, for instance because the same
 // metrics with the same constant labels are already registered on reg; the
 // error then wraps a [prometheus.AlreadyRegisteredError].
-func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
+func New(reg prometheus.Registerer, opts Options) (*Metrics, error) {
 	if reg == nil {
 		return nil, errors.New("metrics/prometheus: New: the Registerer is nil")
 	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if len(o.constLabels) > 0 {
-		reg = prometheus.WrapRegistererWith(o.constLabels, reg)
+	if len(opts.ConstLabels) > 0 {
+		reg = prometheus.WrapRegistererWith(opts.ConstLabels, reg)
 	}
 	const ns = "external_dns"
 	gauge := func(sub, name, help string) prometheus.Gauge {

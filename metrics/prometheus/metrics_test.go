@@ -52,7 +52,7 @@ func newHarness(t *testing.T) *harness {
 			return next.ApplyChanges(ctx, c)
 		},
 	})
-	m, err := zsprom.New(h.reg)
+	m, err := zsprom.New(h.reg, zsprom.Options{})
 	require.NoError(t, err)
 	r, err := txt.New(p, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
@@ -62,7 +62,7 @@ func newHarness(t *testing.T) *harness {
 		Registry: m.Registry(r),
 		Observer: m,
 		Clock:    h.clk,
-		Safety:   zonesync.SafetyThreshold{MinOwned: 2, MaxChangeRatio: 0.5},
+		Safety:   plan.SafetyThreshold{MinOwned: 2, MaxChangeRatio: 0.5},
 	}
 	return h
 }
@@ -200,7 +200,7 @@ func (failingSource) Endpoints(context.Context) ([]*endpoint.Endpoint, error) {
 
 func TestSourceErrorsAndInvalid(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := zsprom.New(reg)
+	m, err := zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
 	zone := inmemory.New(inmemory.WithZone("example.com"))
 	r, err := txt.New(zone, txt.Config{OwnerID: "me"})
@@ -223,7 +223,7 @@ func TestSourceErrorsAndInvalid(t *testing.T) {
 
 func TestWebhookProviderCounts(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := zsprom.New(reg)
+	m, err := zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
 	zone := inmemory.New(inmemory.WithZone("example.com"))
 	p := m.WebhookProvider(providertest.Intercept(zone, providertest.Funcs{
@@ -248,25 +248,25 @@ func TestWebhookProviderCounts(t *testing.T) {
 
 func TestTwoReconcilersOneRegistry(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	_, err := zsprom.New(reg, zsprom.WithConstLabels(prometheus.Labels{"reconciler": "public"}))
+	_, err := zsprom.New(reg, zsprom.Options{ConstLabels: prometheus.Labels{"reconciler": "public"}})
 	require.NoError(t, err)
-	_, err = zsprom.New(reg, zsprom.WithConstLabels(prometheus.Labels{"reconciler": "private"}))
+	_, err = zsprom.New(reg, zsprom.Options{ConstLabels: prometheus.Labels{"reconciler": "private"}})
 	require.NoError(t, err, "a different constant label tells them apart")
 
-	_, err = zsprom.New(reg, zsprom.WithConstLabels(prometheus.Labels{"reconciler": "public"}))
+	_, err = zsprom.New(reg, zsprom.Options{ConstLabels: prometheus.Labels{"reconciler": "public"}})
 	var already prometheus.AlreadyRegisteredError
 	require.ErrorAs(t, err, &already)
 	assert.Contains(t, err.Error(), "external_dns_controller_last_sync_timestamp_seconds")
 
-	_, err = zsprom.New(nil)
+	_, err = zsprom.New(nil, zsprom.Options{})
 	require.Error(t, err)
 }
 
 func TestTwoRegistriesShareNothing(t *testing.T) {
 	r1, r2 := prometheus.NewRegistry(), prometheus.NewRegistry()
-	m1, err := zsprom.New(r1)
+	m1, err := zsprom.New(r1, zsprom.Options{})
 	require.NoError(t, err)
-	_, err = zsprom.New(r2)
+	_, err = zsprom.New(r2, zsprom.Options{})
 	require.NoError(t, err)
 	m1.CycleFinished(context.Background(), zonesync.Cycle{Start: time.Unix(100, 0)})
 	assert.Equal(t, 1.0, value(t, r1, "zonesync_cycles_total"))
@@ -276,11 +276,11 @@ func TestTwoRegistriesShareNothing(t *testing.T) {
 
 func TestCacheCounts(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := zsprom.New(reg)
+	m, err := zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
 	clk := clocktest.New(time.Unix(1_700_000_000, 0))
 	zone := inmemory.New(inmemory.WithZone("example.com"))
-	p := m.Cache(zone, cache.Options{TTL: time.Minute, Clock: clk})
+	p := cache.New(zone, cache.Options{TTL: time.Minute, Clock: clk, Observer: m.CacheObserver()})
 	ctx := context.Background()
 
 	for range 3 { // one miss, two hits
@@ -302,7 +302,7 @@ func TestCacheCounts(t *testing.T) {
 }
 
 func TestRegistryWrapperKeepsOwnership(t *testing.T) {
-	m, err := zsprom.New(prometheus.NewRegistry())
+	m, err := zsprom.New(prometheus.NewRegistry(), zsprom.Options{})
 	require.NoError(t, err)
 	r, err := txt.New(inmemory.New(inmemory.WithZone("example.com")), txt.Config{OwnerID: "me", OldOwnerID: "old"})
 	require.NoError(t, err)
@@ -327,7 +327,7 @@ func (allCapabilities) PendingRepairs() int                   { return 3 }
 // counts errors.
 func TestRegistryWrapperKeepsCapabilities(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := zsprom.New(reg)
+	m, err := zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
 	failing := providertest.FailRandomly(inmemory.New(), 1, nil, nil)
 	tests := []struct {
@@ -365,7 +365,7 @@ func TestRegistryWrapperKeepsCapabilities(t *testing.T) {
 
 func TestDedupCounts(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := zsprom.New(reg)
+	m, err := zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
 	web := func() *endpoint.Endpoint {
 		return a("www.example.com", "192.0.2.1").WithLabel(endpoint.ResourceLabelKey, "service/ns/web")
@@ -389,7 +389,7 @@ func TestDedupCounts(t *testing.T) {
 // safety threshold depends on them), and reports none when the registry
 // lists none.
 func TestRegistryWrapperKeepsZones(t *testing.T) {
-	m, err := zsprom.New(prometheus.NewRegistry())
+	m, err := zsprom.New(prometheus.NewRegistry(), zsprom.Options{})
 	require.NoError(t, err)
 	ctx := context.Background()
 	zoned, err := txt.New(inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org")), txt.Config{OwnerID: "me"})

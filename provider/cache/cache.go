@@ -14,6 +14,10 @@
 // The cache only sees changes made through it: changes made to the zone
 // by others show after the TTL. Records is one call for all zones, so the
 // cache is dropped as a whole, not per zone.
+//
+// [Options.Observer] is told about every call and whether the cache
+// answered it; metrics/prometheus supplies one that counts them under
+// external-dns's metric names.
 package cache
 
 import (
@@ -40,7 +44,27 @@ type Options struct {
 	ZonesTTL time.Duration
 	// Clock times the entries; nil means [clock.Real].
 	Clock clock.Clock
+	// Observer, when set, is told about every call (metrics such as
+	// metrics/prometheus count them); nil observes nothing.
+	Observer Observer
 }
+
+// Observer is told about the calls of a cache, for metrics. Its methods
+// must be safe for concurrent use and return quickly.
+type Observer interface {
+	// RecordsCalled reports a Records call: hit is true when the cache
+	// answered it, false when it read the wrapped provider (whatever the
+	// outcome).
+	RecordsCalled(hit bool)
+	// ApplyChangesCalled reports an ApplyChanges call.
+	ApplyChangesCalled()
+}
+
+// nopObserver observes nothing.
+type nopObserver struct{}
+
+func (nopObserver) RecordsCalled(bool)  {}
+func (nopObserver) ApplyChangesCalled() {}
 
 // Provider is a caching [provider.Provider]; see [New]. It is safe for
 // concurrent use when the wrapped provider is.
@@ -48,6 +72,7 @@ type Provider struct {
 	next          provider.Provider
 	ttl, zonesTTL time.Duration
 	clock         clock.Clock
+	obs           Observer
 
 	mu      sync.Mutex
 	zones   *blueprint.ZoneCache[[]string] // replaced by Invalidate
@@ -72,7 +97,12 @@ func New(p provider.Provider, opts Options) provider.Provider {
 	if zttl == 0 {
 		zttl = opts.TTL
 	}
-	return provider.Forward(&Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, zones: blueprint.NewZoneCacheWithClock[[]string](zttl, clk)}, p)
+	obs := opts.Observer
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	return provider.Forward(&Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, obs: obs,
+		zones: blueprint.NewZoneCacheWithClock[[]string](zttl, clk)}, p)
 }
 
 // Records returns a copy of the cached records while they are fresh, and
@@ -82,10 +112,12 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if p.valid && p.clock.Now().Before(p.expires) {
 		out := endpoint.DeepCopyAll(p.records)
 		p.mu.Unlock()
+		p.obs.RecordsCalled(true)
 		return out, nil
 	}
 	gen := p.gen
 	p.mu.Unlock()
+	p.obs.RecordsCalled(false)
 
 	eps, err := p.next.Records(ctx)
 	if err != nil || p.ttl <= 0 {
@@ -120,6 +152,7 @@ func (p *Provider) dropRecords() {
 // ApplyChanges calls the wrapped provider and drops the cached records,
 // whatever the outcome.
 func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
+	p.obs.ApplyChangesCalled()
 	p.dropRecords()
 	defer p.dropRecords()
 	return p.next.ApplyChanges(ctx, changes)

@@ -111,7 +111,7 @@ func (r *Registry) applyByZone(ctx context.Context, out *plan.Changes) error {
 // owns reports whether ep is ours to update or delete: owned by OwnerID, or
 // by OldOwnerID (taken over).
 func (r *Registry) owns(ep *endpoint.Endpoint) bool {
-	return ep.IsOwnedBy(r.ownerID) || ep.IsOwnedBy(r.oldOwnerID)
+	return endpoint.Owners{OwnerID: r.ownerID, OldOwnerID: r.oldOwnerID}.Owns(ep)
 }
 
 // checkOwned refuses changes that update or delete records the registry

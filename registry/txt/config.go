@@ -3,7 +3,6 @@ package txt
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -70,8 +69,9 @@ type Config struct {
 	// Reconciler), and a record of one of them whose typed ownership TXT is
 	// missing gets it rewritten (see "Format upgrade" in the package
 	// documentation). Types are compared case-insensitively and reported
-	// in upper case, duplicates removed. Empty: A, AAAA and CNAME, the
-	// planner's default.
+	// in upper case, blank entries and duplicates removed
+	// ([endpoint.ManagedTypes]). Empty: A, AAAA and CNAME, the planner's
+	// default.
 	ManagedRecordTypes []string
 
 	// ExcludeRecordTypes are removed from ManagedRecordTypes, compared
@@ -156,28 +156,9 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 	} else {
 		namer, _ = NewNamer(cfg.Prefix, cfg.Suffix, cfg.WildcardReplacement) // cannot fail: checked above
 	}
-	var managed []string
-	types := cfg.ManagedRecordTypes
-	if len(types) == 0 {
-		types = endpoint.DefaultManagedRecordTypes()
-	}
-	emptyType := false
-	for _, t := range types {
-		if t == "" {
-			emptyType = true
-			continue
-		}
-		t = strings.ToUpper(t)
-		excluded := slices.ContainsFunc(cfg.ExcludeRecordTypes, func(x string) bool { return strings.EqualFold(x, t) })
-		if !excluded && !slices.Contains(managed, t) {
-			managed = append(managed, t)
-		}
-	}
-	switch {
-	case emptyType:
-		errs = append(errs, errors.New("ManagedRecordTypes contains an empty type"))
-	case len(managed) == 0:
-		errs = append(errs, fmt.Errorf("ExcludeRecordTypes %q removes every managed record type %q", cfg.ExcludeRecordTypes, types))
+	managed, err := endpoint.ManagedTypes(cfg.ManagedRecordTypes, cfg.ExcludeRecordTypes)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("ManagedRecordTypes, ExcludeRecordTypes: %w", err))
 	}
 	if len(errs) > 0 {
 		return Namer{}, nil, nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, errors.Join(errs...))

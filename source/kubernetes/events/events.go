@@ -18,7 +18,6 @@ package events
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,8 +32,6 @@ import (
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
-	"github.com/zonesync/zonesync/plan"
-	"github.com/zonesync/zonesync/provider"
 )
 
 // Event reasons, as external-dns spells them.
@@ -188,8 +185,11 @@ type event struct {
 
 // CycleFinished records the Events of the cycle: one per changed record
 // whose resource label resolves to an object, unless the same Event was the
-// last one recorded for that record. Dry runs and cycles that failed before
-// planning record nothing.
+// last one recorded for that record. Whether a change succeeded is the
+// cycle's own classification ([zonesync.Cycle.RecordStatuses] for creates
+// and updates, [zonesync.Cycle.DeleteStatuses] for deletes): applied gives
+// RecordReady or RecordDeleted, rejected or failed gives RecordError. Dry
+// runs and cycles that failed before planning record nothing.
 func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
 	if c.Plan == nil || c.DryRun {
 		return
@@ -197,7 +197,7 @@ func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
 	log := logr.FromContextOrDiscard(ctx)
 	var evs []event
 	add := func(e *endpoint.Endpoint, action, reason, detail string) {
-		res := e.Labels[endpoint.ResourceLabelKey]
+		res, _ := e.Labels.Get(endpoint.ResourceLabelKey)
 		if res == "" {
 			return
 		}
@@ -241,52 +241,15 @@ func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
 			add(s.Endpoint, action, ReasonRecordError, s.Message)
 		}
 	}
-	if ch := c.Plan.Changes; ch != nil {
-		rejected := map[endpoint.Key]string{}
-		for _, r := range c.Rejected {
-			if r.Endpoint != nil && r.Action == string(plan.ActionDelete) && r.Reason != nil {
-				rejected[r.Endpoint.Key()] = r.Reason.Error()
-			}
-		}
-		for _, e := range ch.Delete {
-			if e == nil {
-				continue
-			}
-			if msg, ok := rejected[e.Key()]; ok {
-				add(e, "Deleted", ReasonRecordError, msg)
-			} else if c.Applied || c.Err != nil {
-				if failed := deleteFailed(c, e); failed {
-					add(e, "Deleted", ReasonRecordError, c.Err.Error())
-				} else {
-					add(e, "Deleted", ReasonRecordDeleted, "")
-				}
-			}
+	for _, s := range c.DeleteStatuses() {
+		switch s.State {
+		case zonesync.RecordApplied:
+			add(s.Endpoint, "Deleted", ReasonRecordDeleted, "")
+		case zonesync.RecordRejected, zonesync.RecordFailed:
+			add(s.Endpoint, "Deleted", ReasonRecordError, s.Message)
 		}
 	}
 	o.record(log, c, evs)
-}
-
-// deleteFailed reports whether the delete of e was not applied: the cycle
-// was applied as a whole, or its error says which zones or records failed.
-func deleteFailed(c zonesync.Cycle, e *endpoint.Endpoint) bool {
-	switch {
-	case c.Applied || c.Err == nil:
-		return false
-	case errors.Is(c.Err, zonesync.ErrUnsafePlan):
-		return true
-	}
-	if zones := provider.FailedZones(c.Err); len(zones) > 0 {
-		name := strings.ToLower(strings.TrimSuffix(e.DNSName, "."))
-		for _, z := range zones {
-			if name == z || strings.HasSuffix(name, "."+z) {
-				return true
-			}
-		}
-		return false // its zone was applied
-	}
-	// Only some records were rejected (handled by the caller): the rest
-	// was applied.
-	return !errors.As(c.Err, new(*provider.RejectedError))
 }
 
 // record emits evs, deduplicated and rate-limited, in a deterministic order,
@@ -307,7 +270,8 @@ func (o *Observer) record(log logr.Logger, c zonesync.Cycle, evs []event) {
 		if e == nil {
 			continue
 		}
-		k := seenKey{e.Labels[endpoint.ResourceLabelKey], e.Key()}
+		res, _ := e.Labels.Get(endpoint.ResourceLabelKey)
+		k := seenKey{res, e.Key()}
 		if s, ok := o.last[k]; ok {
 			next[k] = s
 		}

@@ -216,3 +216,47 @@ func (r rejecting) ApplyChanges(ctx context.Context, c *plan.Changes) error {
 	}
 	return nil
 }
+
+// TestDeletesFollowTheCycleClassification: whether a delete failed is the
+// cycle's own classification (zonesync.Cycle.DeleteStatuses), so the zone
+// of a record is found as the Reconciler finds it (provider.ZoneMatcher),
+// and a record outside the failed zone was deleted.
+func TestDeletesFollowTheCycleClassification(t *testing.T) {
+	inFailed := rec("a.xn--bcher-kva.example", "192.0.2.1", "service/ns/a")
+	elsewhere := rec("b.example.org", "192.0.2.2", "service/ns/b")
+	zoneErr := &provider.ZoneError{Zone: "xn--bcher-kva.example", Err: errors.New("SERVFAIL")}
+	tests := []struct {
+		name string
+		err  error
+		want []string
+	}{
+		{
+			name: "one zone failed",
+			err:  zoneErr,
+			want: []string{
+				"Warning RecordError Deleted record:a.xn--bcher-kva.example,type:A,ttl:0,targets:192.0.2.1: zone xn--bcher-kva.example: SERVFAIL",
+				"Normal RecordDeleted Deleted record:b.example.org,type:A,ttl:0,targets:192.0.2.2",
+			},
+		},
+		{
+			name: "unsafe plan",
+			err:  &plan.UnsafePlanError{Owned: 2, Deletes: 2},
+			want: []string{
+				"Warning RecordError Deleted record:a.xn--bcher-kva.example,type:A,ttl:0,targets:192.0.2.1: " + (&plan.UnsafePlanError{Owned: 2, Deletes: 2}).Error(),
+				"Warning RecordError Deleted record:b.example.org,type:A,ttl:0,targets:192.0.2.2: " + (&plan.UnsafePlanError{Owned: 2, Deletes: 2}).Error(),
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := record.NewFakeRecorder(10)
+			obs := events.New(fake, events.Options{})
+			c := zonesync.Cycle{
+				Plan: &plan.Plan{Changes: &plan.Changes{Delete: []*endpoint.Endpoint{elsewhere, inFailed}}},
+				Err:  tt.err,
+			}
+			obs.CycleFinished(context.Background(), c)
+			assert.Equal(t, tt.want, drain(fake))
+		})
+	}
+}
