@@ -132,7 +132,7 @@ func (c Cycle) RecordStatuses() []RecordStatus {
 	failedZones := provider.FailedZones(c.Err)
 	for i, z := range failedZones {
 		if z != "" && z != "." {
-			failedZones[i] = endpoint.CanonicalDNSName(z)
+			failedZones[i] = endpoint.ToALabel(z)
 		}
 	}
 
@@ -206,7 +206,7 @@ func (c Cycle) failure(key endpoint.Key, failedZones []string) (RecordState, str
 }
 
 // inZone reports whether name is zone or below it. zone is in the one form
-// names take in memory, A-labels ([endpoint.CanonicalDNSName]: lower case,
+// names take in memory, A-labels ([endpoint.ToALabel]: lower case,
 // no trailing dot; RecordStatuses converts the zones of
 // [provider.ZoneError], which may be in Unicode), and so is name once
 // canonicalised: "bücher.de" holds "www.xn--bcher-kva.de". The root zone
@@ -219,7 +219,7 @@ func inZone(name, zone string) bool {
 	case ".":
 		return true
 	}
-	name = endpoint.CanonicalDNSName(name)
+	name = endpoint.ToALabel(name)
 	return name == zone || strings.HasSuffix(name, "."+zone)
 }
 

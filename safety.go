@@ -227,7 +227,7 @@ type UnsafePlanError struct {
 // ZoneChanges counts the owned records of one zone and the changes a plan
 // would make to them, for [UnsafePlanError].
 type ZoneChanges struct {
-	// Zone is the zone's normalised name ([endpoint.NormalizeDNSName]).
+	// Zone is the zone's name in A-label form ([endpoint.ToALabel]).
 	Zone string
 	// Owned is the number of owned records in the zone; Deletes and
 	// Updates count the plan's deletes and data updates there.

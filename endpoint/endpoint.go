@@ -139,8 +139,9 @@ func NewEndpoint(dnsName, recordType string, targets ...string) *Endpoint {
 // targets. One trailing dot is removed from dnsName and, for record types
 // whose targets are host names or addresses (A, AAAA, CNAME, NS, PTR, DNAME,
 // MX), from every target; SRV, NAPTR, TLSA, TXT and unknown types keep their
-// targets verbatim. Nothing else is changed: the name is not normalised (see
-// [NormalizeDNSName] and [CanonicalDNSName]). The target slice is copied.
+// targets verbatim. Nothing else is changed: the name is not converted to
+// A-labels ([ToALabel]; the Reconciler does that for a source's endpoints).
+// The target slice is copied.
 //
 // It never returns nil and never fails: use [Endpoint.Validate] to check the
 // result.

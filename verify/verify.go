@@ -129,7 +129,7 @@ func (v *Verifier) verifyOne(ctx context.Context, ep *endpoint.Endpoint) Result 
 		res.Status, res.Err = NotAvailable, fmt.Errorf("verify: %s: record type %q is unknown", ep.Key(), ep.RecordType)
 		return res
 	}
-	name := dns.Fqdn(endpoint.CanonicalDNSName(ep.DNSName))
+	name := dns.Fqdn(endpoint.ToALabel(ep.DNSName))
 	r, err := v.query(ctx, name, qtype)
 	if err != nil {
 		res.Status, res.Err = NotAvailable, fmt.Errorf("verify: %s: %w", ep.Key(), err)

@@ -270,7 +270,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		// One spelling on the wire: the record and the TXT named after it
 		// use the canonical form (a trailing dot or upper case from a caller
 		// that did not canonicalise would otherwise give a second TXT).
-		rec.DNSName = endpoint.CanonicalDNSName(rec.DNSName)
+		rec.DNSName = endpoint.ToALabel(rec.DNSName)
 		if rec.Labels == nil {
 			rec.Labels = endpoint.Labels{}
 		}

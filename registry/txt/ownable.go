@@ -28,7 +28,7 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	}
 	// The record as ApplyChanges would write it: canonical name, our owner.
 	rec := ep.DeepCopy()
-	rec.DNSName = endpoint.CanonicalDNSName(rec.DNSName)
+	rec.DNSName = endpoint.ToALabel(rec.DNSName)
 	if rec.Labels == nil {
 		rec.Labels = endpoint.Labels{}
 	}

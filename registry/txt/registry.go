@@ -200,7 +200,7 @@ func (r *Registry) txtType(ep *endpoint.Endpoint) string {
 // TXTName returns the name of the ownership TXT record that the registry
 // writes for ep (see [Namer.TXTName] and [Config.AliasTXTType]).
 func (r *Registry) TXTName(ep *endpoint.Endpoint) string {
-	return r.namer.TXTName(endpoint.CanonicalDNSName(ep.DNSName), r.txtType(ep))
+	return r.namer.TXTName(endpoint.ToALabel(ep.DNSName), r.txtType(ep))
 }
 
 // OwnershipTXT returns the ownership TXT endpoint the registry writes for
