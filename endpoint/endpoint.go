@@ -90,7 +90,7 @@ func (ps ProviderSpecific) Same(other ProviderSpecific) bool {
 		}
 		// Order differs: fall back to counting.
 		for _, p := range ps {
-			if countProp(ps, p) != countProp(other, p) {
+			if ps.Count(p) != other.Count(p) {
 				return false
 			}
 		}
@@ -99,7 +99,10 @@ func (ps ProviderSpecific) Same(other ProviderSpecific) bool {
 	return true
 }
 
-func countProp(ps ProviderSpecific, p ProviderSpecificProperty) int {
+// Count returns how many times the (name, value) pair p occurs in ps, the
+// measure by which [ProviderSpecific.Same] compares lists in different
+// orders.
+func (ps ProviderSpecific) Count(p ProviderSpecificProperty) int {
 	n := 0
 	for _, q := range ps {
 		if q == p {
