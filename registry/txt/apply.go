@@ -142,7 +142,8 @@ func hasAny(c *plan.Changes) bool {
 	return len(c.Create)+len(c.UpdateOld)+len(c.UpdateNew)+len(c.Delete) > 0
 }
 
-// invalidate drops the cache after an ApplyChanges. After a success the
+// invalidate updates what the registry remembers after an ApplyChanges.
+// After a success the
 // TXT index of the last read is brought up to date with what was written,
 // and the suspects of every TXT the call wrote or deleted are dropped;
 // after a failure the zone state is unknown until the next read, and the
@@ -152,7 +153,6 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gen++
-	r.cache, r.cached = nil, false
 	r.suspects = b.suspects(r.suspects, ok)
 	if !ok || r.state == nil || b.st != r.state {
 		// Failed, no read before, or a read raced with this call: the

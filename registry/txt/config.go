@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
 )
 
@@ -99,21 +97,11 @@ type Config struct {
 	// a renamed owner). Empty: no migration.
 	OldOwnerID string
 
-	// CacheInterval keeps the result of a provider read for that long, so
-	// that several Records calls within one cycle list the zone once.
-	// Callers still get fresh copies. ApplyChanges drops the cache. Zero
-	// (or negative): every Records call reads the provider.
-	CacheInterval time.Duration
-
 	// AliasTXTType chooses the TXT name of A records with the alias
 	// provider-specific property set to "true" or "A": [AliasTXTTypeA]
 	// (also the meaning of "") or [AliasTXTTypeCNAME]. Both names are read
 	// whatever the choice, the chosen one first.
 	AliasTXTType string
-
-	// Clock is the clock of the read cache ([Config.CacheInterval]).
-	// Nil: the real clock ([clock.Real]).
-	Clock clock.Clock
 }
 
 // validate checks cfg and returns the derived settings.

@@ -187,9 +187,11 @@
 //
 // # Cache
 //
-// [Config.CacheInterval] keeps the last read so that several Records calls
-// within one cycle list the zone once; callers get deep copies of the cached
-// records, and ApplyChanges drops the cache.
+// The registry reads the provider on every Records call. To list a large
+// zone less often, wrap the provider in the records cache of
+// [github.com/zonesync/zonesync/provider/cache] before giving it to [New]:
+// the cache answers Records with deep copies for its TTL, and every
+// ApplyChanges the registry makes through it drops the cached records.
 //
 // # Logging
 //

@@ -308,9 +308,7 @@ func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
 				tt.wantOwner = "default"
 			}
 			for _, cache := range []time.Duration{0, time.Hour} {
-				cfg := tt.cfg
-				cfg.CacheInterval = cache
-				reg := newRegistry(t, staticRecords(tt.records...), cfg)
+				reg := newRegistry(t, withCache(staticRecords(tt.records...), cache), tt.cfg)
 				recs, err := reg.Records(context.Background())
 				require.NoError(t, err)
 				require.Len(t, recs, 2)

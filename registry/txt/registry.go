@@ -8,11 +8,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-logr/logr"
 
-	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/registry"
@@ -23,26 +21,21 @@ import (
 // the external-dns TXT registry. Create one with [New]; the zero value is
 // not usable. A Registry is safe for concurrent use.
 type Registry struct {
-	provider      provider.Provider
-	ownerID       string
-	oldOwnerID    string
-	namer         Namer
-	key           []byte   // decrypts values read; nil: plain only
-	encrypt       bool     // write values encrypted with key
-	managed       []string // upper case
-	aliasCNAME    bool
-	cacheInterval time.Duration
-	clock         clock.Clock
+	provider   provider.Provider
+	ownerID    string
+	oldOwnerID string
+	namer      Namer
+	key        []byte   // decrypts values read; nil: plain only
+	encrypt    bool     // write values encrypted with key
+	managed    []string // upper case
+	aliasCNAME bool
 
 	applyMu sync.Mutex // serialises ApplyChanges
 
-	mu      sync.Mutex
-	gen     uint64     // incremented by every ApplyChanges
-	state   *zoneState // ownership TXT records of the last read; nil: unknown
-	cache   []*endpoint.Endpoint
-	cacheAt time.Time
-	cached  bool
-	warned  map[string]bool // obsolete alias TXT names already reported
+	mu     sync.Mutex
+	gen    uint64          // incremented by every ApplyChanges
+	state  *zoneState      // ownership TXT records of the last read; nil: unknown
+	warned map[string]bool // obsolete alias TXT names already reported
 
 	// suspects holds, by txtKey, the ownership TXT records of ours whose
 	// record this registry cannot vouch for (see suspect). The map is
@@ -123,17 +116,15 @@ func New(p provider.Provider, cfg Config) (*Registry, error) {
 		return nil, err
 	}
 	return &Registry{
-		provider:      p,
-		ownerID:       cfg.OwnerID,
-		oldOwnerID:    cfg.OldOwnerID,
-		namer:         namer,
-		key:           key,
-		encrypt:       len(key) > 0 && cfg.EncryptionMode == EncryptionReadWrite,
-		managed:       managed,
-		aliasCNAME:    cfg.AliasTXTType == AliasTXTTypeCNAME,
-		cacheInterval: cfg.CacheInterval,
-		clock:         clock.OrReal(cfg.Clock),
-		warned:        map[string]bool{},
+		provider:   p,
+		ownerID:    cfg.OwnerID,
+		oldOwnerID: cfg.OldOwnerID,
+		namer:      namer,
+		key:        key,
+		encrypt:    len(key) > 0 && cfg.EncryptionMode == EncryptionReadWrite,
+		managed:    managed,
+		aliasCNAME: cfg.AliasTXTType == AliasTXTTypeCNAME,
+		warned:     map[string]bool{},
 	}, nil
 }
 
@@ -310,12 +301,6 @@ func txtProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	r.mu.Lock()
-	if r.cached && r.clock.Now().Sub(r.cacheAt) < r.cacheInterval {
-		out := endpoint.DeepCopyAll(r.cache)
-		r.mu.Unlock()
-		log.V(1).Info("using cached records", "records", len(out))
-		return out, nil
-	}
 	gen := r.gen
 	sus := r.suspects
 	r.mu.Unlock()
@@ -333,11 +318,6 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
 		r.state = st
 		r.suspects = rd.suspects
-		if r.cacheInterval > 0 {
-			r.cache = endpoint.DeepCopyAll(out)
-			r.cacheAt = r.clock.Now()
-			r.cached = true
-		}
 	}
 	return out, nil
 }
