@@ -168,10 +168,12 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	}
 	for key, w := range b.written {
 		if i, ok := idx[key]; ok {
-			st.txts[i].value = w.value
+			// Written by this registry: ours, with labels of records
+			// that hold them.
+			st.txts[i].value, st.txts[i].mine, st.txts[i].labels = w.value, true, nil
 			continue
 		}
-		st.txts = append(st.txts, txtInfo{name: w.name, lowerName: w.lowerName, setID: w.setID, value: w.value, users: w.users})
+		st.txts = append(st.txts, txtInfo{name: w.name, lowerName: w.lowerName, setID: w.setID, value: w.value, users: w.users, mine: true})
 	}
 	if len(b.removed) > 0 {
 		kept := st.txts[:0]
@@ -383,7 +385,7 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	}
 	b.touched[key] = true
 	if info, ok := b.st.lookup(key); ok {
-		if b.sameLabels(info.value, rec.Labels) {
+		if sameLabels(info, rec.Labels) {
 			b.log.V(1).Info("reusing existing ownership TXT", "record", rec.Key().String(), "txt", txt.DNSName)
 			return
 		}
@@ -398,25 +400,31 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	b.markWritten(key, txt)
 }
 
-// sameLabels reports whether a stored TXT value holds labels (the nonce
-// aside).
-func (b *changeBuilder) sameLabels(value string, labels endpoint.Labels) bool {
-	stored, err := endpoint.ParseLabelsWithKey(value, b.r.key)
-	if err != nil {
+// sameLabels reports whether the TXT read as info holds labels (the nonce
+// aside), from the labels parsed when it was read. A TXT whose labels a
+// record took at read time (info.labels is nil) counts as different: a
+// create meets it only when that record's row is planned oddly, and then
+// the TXT is rewritten, which is always correct.
+func sameLabels(info txtInfo, labels endpoint.Labels) bool {
+	if info.labels == nil {
 		return false
 	}
-	delete(stored, endpoint.TxtEncryptionNonceLabelKey)
-	n := 0
-	for k, v := range labels {
+	n, m := 0, 0
+	for k, v := range labels.All() {
 		if k == endpoint.TxtEncryptionNonceLabelKey {
 			continue
 		}
 		n++
-		if w, ok := stored[k]; !ok || w != v {
+		if w, ok := info.labels.Get(k); !ok || w != v {
 			return false
 		}
 	}
-	return n == len(stored)
+	for k := range info.labels.All() {
+		if k != endpoint.TxtEncryptionNonceLabelKey {
+			m++
+		}
+	}
+	return n == m
 }
 
 // updateTXT rewrites the ownership TXT of an updated record.
@@ -589,7 +597,7 @@ func (b *changeBuilder) deleteUnused() {
 			continue
 		}
 		b.touched[key] = true
-		if !b.ours(info.value) {
+		if !info.mine {
 			b.log.Info("not deleting an ownership TXT of another owner", "record", l.rec.Key().String(), "txt", info.name)
 			continue
 		}
@@ -649,17 +657,6 @@ func (b *changeBuilder) repair() {
 		}
 		b.log.V(1).Info("deleting an ownership TXT of ours as a repair", "txt", info.name, "record", rp.owned, "reason", reason)
 	}
-}
-
-// ours reports whether an ownership TXT value names OwnerID or OldOwnerID
-// as the owner.
-func (b *changeBuilder) ours(value string) bool {
-	labels, err := endpoint.ParseLabelsWithKey(value, b.r.key)
-	if err != nil {
-		return false
-	}
-	owner := labels[endpoint.OwnerLabelKey]
-	return owner == b.r.ownerID || (b.r.oldOwnerID != "" && owner == b.r.oldOwnerID)
 }
 
 // skippedError combines err (from the provider) with the records left out.

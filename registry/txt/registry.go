@@ -65,6 +65,15 @@ type txtInfo struct {
 	lowerName string // TXT name, lower-case
 	setID     string
 	value     string // first target, exactly as read
+	// mine: the value names OwnerID or OldOwnerID as the owner. The value
+	// is parsed once, when it is read; ApplyChanges decides from this
+	// whether a TXT left without record may be deleted.
+	mine bool
+	// labels parsed from the value, kept when no record took them at read
+	// time (nil otherwise: they belong to that record's caller), for
+	// ApplyChanges to tell whether a create may reuse the TXT. Never
+	// modified.
+	labels endpoint.Labels
 	// users counts the records whose ownership lookup consults this TXT
 	// under a typed key (COMPAT.md §3.5): records of its type, and A ALIAS
 	// records for both the "a-" and the "cname-" naming — whether or not
@@ -393,9 +402,9 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 		}
 		lower := lowerASCII(rec.DNSName)
 		i := int32(len(st.txts))
-		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0]})
-		owner := labels[endpoint.OwnerLabelKey]
+		owner, _ := labels.Get(endpoint.OwnerLabelKey)
 		mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
+		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
 		parsed = append(parsed, parsedTXT{labels: labels, mine: mine})
 		name, rtype, ok := r.namer.ParseTXTName(lower)
 		if !ok {
@@ -494,6 +503,11 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 		}
 		if ok {
 			check.owned(r, rec)
+		}
+	}
+	for i := range parsed {
+		if !parsed[i].given {
+			st.txts[i].labels = parsed[i].labels // nobody else holds them
 		}
 	}
 	rd := readResult{warnings: check.warnings(r)}
