@@ -170,10 +170,21 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 		if i, ok := idx[key]; ok {
 			// Written by this registry: ours, with labels of records
 			// that hold them.
-			st.txts[i].value, st.txts[i].mine, st.txts[i].labels = w.value, true, nil
+			st.txts[i].value, st.txts[i].mine = w.value, true
 			continue
 		}
 		st.txts = append(st.txts, txtInfo{name: w.name, lowerName: w.lowerName, setID: w.setID, value: w.value, users: w.users, mine: true})
+	}
+	st.unclaimed = r.state.unclaimed
+	cloned := false
+	for key := range b.written {
+		if _, ok := st.unclaimed[key]; ok {
+			// Rewritten with the labels of a record: no longer unclaimed.
+			if !cloned {
+				st.unclaimed, cloned = maps.Clone(st.unclaimed), true
+			}
+			delete(st.unclaimed, key)
+		}
 	}
 	if len(b.removed) > 0 {
 		kept := st.txts[:0]
@@ -373,7 +384,10 @@ func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
 
 // createTXT writes the ownership TXT of a created record: reused when the
 // last read saw it with the same labels, updated when it holds others,
-// created otherwise.
+// created otherwise. The labels compared are those parsed at read time
+// (zoneState.unclaimed); a TXT whose labels a record took then, which a
+// create meets only in an odd plan, counts as holding others and is
+// rewritten, which is always correct.
 func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	key := keyOf(txt)
 	if w, ok := b.written[key]; ok {
@@ -385,7 +399,7 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	}
 	b.touched[key] = true
 	if info, ok := b.st.lookup(key); ok {
-		if sameLabels(info, rec.Labels) {
+		if stored, ok := b.st.unclaimed[key]; ok && sameLabels(stored, rec.Labels) {
 			b.log.V(1).Info("reusing existing ownership TXT", "record", rec.Key().String(), "txt", txt.DNSName)
 			return
 		}
@@ -400,26 +414,20 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	b.markWritten(key, txt)
 }
 
-// sameLabels reports whether the TXT read as info holds labels (the nonce
-// aside), from the labels parsed when it was read. A TXT whose labels a
-// record took at read time (info.labels is nil) counts as different: a
-// create meets it only when that record's row is planned oddly, and then
-// the TXT is rewritten, which is always correct.
-func sameLabels(info txtInfo, labels endpoint.Labels) bool {
-	if info.labels == nil {
-		return false
-	}
+// sameLabels reports whether stored, the labels parsed from a TXT when it
+// was read, are labels (the nonce aside).
+func sameLabels(stored, labels endpoint.Labels) bool {
 	n, m := 0, 0
 	for k, v := range labels.All() {
 		if k == endpoint.TxtEncryptionNonceLabelKey {
 			continue
 		}
 		n++
-		if w, ok := info.labels.Get(k); !ok || w != v {
+		if w, ok := stored.Get(k); !ok || w != v {
 			return false
 		}
 	}
-	for k := range info.labels.All() {
+	for k := range stored.All() {
 		if k != endpoint.TxtEncryptionNonceLabelKey {
 			m++
 		}

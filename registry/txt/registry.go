@@ -56,6 +56,13 @@ type zoneState struct {
 	// in txts order.
 	repairs []repair
 
+	// unclaimed holds, by txtKey, the labels parsed from the TXT records
+	// whose labels no record took at read time (the others belong to that
+	// record's caller), for ApplyChanges to tell whether a create may
+	// reuse the TXT without parsing its value again. Never modified once
+	// published.
+	unclaimed map[string]endpoint.Labels
+
 	once sync.Once
 	idx  map[string]int32 // txtKey(lowerName, setID) -> txts index; see index
 }
@@ -65,21 +72,16 @@ type txtInfo struct {
 	lowerName string // TXT name, lower-case
 	setID     string
 	value     string // first target, exactly as read
-	// mine: the value names OwnerID or OldOwnerID as the owner. The value
-	// is parsed once, when it is read; ApplyChanges decides from this
-	// whether a TXT left without record may be deleted.
-	mine bool
-	// labels parsed from the value, kept when no record took them at read
-	// time (nil otherwise: they belong to that record's caller), for
-	// ApplyChanges to tell whether a create may reuse the TXT. Never
-	// modified.
-	labels endpoint.Labels
 	// users counts the records whose ownership lookup consults this TXT
 	// under a typed key (COMPAT.md §3.5): records of its type, and A ALIAS
 	// records for both the "a-" and the "cname-" naming — whether or not
 	// their labels came from it. A typed TXT is deleted when the last of
 	// them is.
 	users int32
+	// mine: the value names OwnerID or OldOwnerID as the owner. The value
+	// is parsed once, when it is read; ApplyChanges decides from this
+	// whether a TXT left without record may be deleted.
+	mine bool
 }
 
 // index returns the map from txtKey to txts, building it on first use: a
@@ -507,7 +509,11 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 	}
 	for i := range parsed {
 		if !parsed[i].given {
-			st.txts[i].labels = parsed[i].labels // nobody else holds them
+			if st.unclaimed == nil {
+				st.unclaimed = map[string]endpoint.Labels{}
+			}
+			t := &st.txts[i]
+			st.unclaimed[txtKey(t.lowerName, t.setID)] = parsed[i].labels // nobody else holds them
 		}
 	}
 	rd := readResult{warnings: check.warnings(r)}
