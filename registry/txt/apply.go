@@ -288,7 +288,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 			rec.Labels = endpoint.Labels{}
 		}
 		rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
-		txt, err := r.OwnershipTXT(rec)
+		txt, err := r.ownershipTXT(rec)
 		if err == nil {
 			err = b.checkFilter(rec, txt)
 		}
@@ -438,7 +438,7 @@ func sameLabels(stored, labels endpoint.Labels) bool {
 // updateTXT rewrites the ownership TXT of an updated record.
 func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 	r := b.r
-	newTXT, err := r.OwnershipTXT(newRec)
+	newTXT, err := r.ownershipTXT(newRec)
 	if err == nil {
 		err = b.checkFilter(newRec, newTXT)
 	}
@@ -516,7 +516,7 @@ func (b *changeBuilder) deleteRebuilt(txt *endpoint.Endpoint) {
 }
 
 // consulted returns the typed ownership TXT records of the zone state that
-// the ownership lookup of rec consults (COMPAT.md §3.5): the TXT named for
+// the ownership lookup of rec consults: the TXT named for
 // its own type and, for an A ALIAS record, the one of the other alias
 // naming — each only if the last read saw it and its name reads back as
 // owning rec. Legacy untyped TXT records are not among them: they are
@@ -541,7 +541,7 @@ func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [4]int32, n int)
 		if t == "" {
 			continue
 		}
-		names := [2]string{lowerASCII(r.namer.TXTName(rec.DNSName, t))}
+		names := [2]string{lowerASCII(r.namer.txtName(rec.DNSName, t))}
 		// external-dns's name for a record with a Unicode first label.
 		names[1], _ = r.namer.unicodeTXTName(rec.DNSName, t)
 		for _, name := range names {
@@ -555,7 +555,7 @@ func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [4]int32, n int)
 			// A name can read back as owning another record (a bare
 			// "%{record_type}" prefix reads "aaaafoo" as A "aaafoo"): such a
 			// TXT does not belong to rec.
-			if gotName, gotType, ok := r.namer.ParseTXTName(name); ok && gotName == owned && gotType == t {
+			if gotName, gotType, ok := r.namer.parseTXTName(name); ok && gotName == owned && gotType == t {
 				txts[n] = i
 				n++
 			}
@@ -626,7 +626,7 @@ func (b *changeBuilder) deleteUnused() {
 
 // recordKey is the txtKey of the typed ownership TXT of rec.
 func (b *changeBuilder) recordKey(rec *endpoint.Endpoint) string {
-	return txtKey(lowerASCII(b.r.TXTName(rec)), rec.SetIdentifier)
+	return txtKey(lowerASCII(b.r.txtName(rec)), rec.SetIdentifier)
 }
 
 // repair deletes, with the value read, the ownership TXT records that the

@@ -9,8 +9,8 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 )
 
-// ErrInvalidConfig is wrapped by every error [New] and [NewNamer] return
-// for a bad [Config]; the message names the field at fault.
+// ErrInvalidConfig is wrapped by every error [New] returns for a bad
+// [Config]; the message names the field at fault.
 var ErrInvalidConfig = errors.New("invalid TXT registry configuration")
 
 // Alias TXT types for [Config.AliasTXTType].
@@ -55,7 +55,7 @@ type Config struct {
 	// lower-cased. Either may contain "%{record_type}", replaced by the
 	// lower-case record type; without it the type is written as
 	// "<type>-" in front of the first label. Empty: "a-app.example.com"
-	// for app.example.com/A. See [Namer].
+	// for app.example.com/A. See the package documentation, "Naming".
 	Prefix, Suffix string
 
 	// WildcardReplacement replaces a leading "*" label in TXT names
@@ -77,8 +77,8 @@ type Config struct {
 	// Empty: none.
 	ExcludeRecordTypes []string
 
-	// EncryptionKey is the key of encrypted ownership values (AES-256-GCM,
-	// COMPAT.md §3.8): 32 bytes used verbatim, or the standard base64
+	// EncryptionKey is the key of encrypted ownership values (AES-256-GCM, as
+	// external-dns encrypts them): 32 bytes used verbatim, or the standard base64
 	// encoding of 32 bytes. With a key, encrypted values are decrypted
 	// when read (plain values are still read) and, by default, values are
 	// written encrypted: see EncryptionMode. Empty: plain text only.
@@ -105,7 +105,7 @@ type Config struct {
 }
 
 // validate checks cfg and returns the derived settings.
-func (cfg Config) validate() (Namer, []byte, []string, error) {
+func (cfg Config) validate() (txtNamer, []byte, []string, error) {
 	var errs []error
 	if cfg.OwnerID == "" {
 		errs = append(errs, errors.New("OwnerID must not be empty"))
@@ -138,11 +138,11 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 	default:
 		errs = append(errs, fmt.Errorf("EncryptionMode %d: want EncryptionReadWrite or EncryptionDecryptOnly", cfg.EncryptionMode))
 	}
-	var namer Namer
+	var namer txtNamer
 	if cfg.Prefix != "" && cfg.Suffix != "" {
 		errs = append(errs, fmt.Errorf("Prefix %q and Suffix %q are mutually exclusive", cfg.Prefix, cfg.Suffix))
 	} else {
-		namer, _ = NewNamer(cfg.Prefix, cfg.Suffix, cfg.WildcardReplacement) // cannot fail: checked above
+		namer, _ = newTXTNamer(cfg.Prefix, cfg.Suffix, cfg.WildcardReplacement) // cannot fail: checked above
 	}
 	var managed []string
 	types := cfg.ManagedRecordTypes
@@ -168,7 +168,7 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 		errs = append(errs, fmt.Errorf("ExcludeRecordTypes %q removes every managed record type %q", cfg.ExcludeRecordTypes, types))
 	}
 	if len(errs) > 0 {
-		return Namer{}, nil, nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, errors.Join(errs...))
+		return txtNamer{}, nil, nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, errors.Join(errs...))
 	}
 	return namer, key, managed, nil
 }

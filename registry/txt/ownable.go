@@ -33,7 +33,7 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 		rec.Labels = endpoint.Labels{}
 	}
 	rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
-	txt, err := r.OwnershipTXT(rec)
+	txt, err := r.ownershipTXT(rec)
 	if err == nil {
 		err = usableTXTName(r.provider.GetDomainFilter(), rec.DNSName, txt.DNSName)
 	}

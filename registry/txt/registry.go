@@ -24,7 +24,7 @@ type Registry struct {
 	provider   provider.Provider
 	ownerID    string
 	oldOwnerID string
-	namer      Namer
+	namer      txtNamer
 	key        []byte   // decrypts values read; nil: plain only
 	encrypt    bool     // write values encrypted with key
 	managed    []string // upper case
@@ -73,7 +73,7 @@ type txtInfo struct {
 	setID     string
 	value     string // first target, exactly as read
 	// users counts the records whose ownership lookup consults this TXT
-	// under a typed key (COMPAT.md §3.5): records of its type, and A ALIAS
+	// under a typed key: records of its type, and A ALIAS
 	// records for both the "a-" and the "cname-" naming — whether or not
 	// their labels came from it. A typed TXT is deleted when the last of
 	// them is.
@@ -168,9 +168,6 @@ func (r *Registry) manages(recordType string) bool {
 	return false
 }
 
-// Namer returns the TXT naming rules of the registry.
-func (r *Registry) Namer() Namer { return r.namer }
-
 // AdjustEndpoints passes eps to the provider's AdjustEndpoints.
 func (r *Registry) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return r.provider.AdjustEndpoints(ctx, eps)
@@ -199,22 +196,22 @@ func (r *Registry) txtType(ep *endpoint.Endpoint) string {
 	return ep.RecordType
 }
 
-// TXTName returns the name of the ownership TXT record that the registry
-// writes for ep (see [Namer.TXTName] and [Config.AliasTXTType]).
-func (r *Registry) TXTName(ep *endpoint.Endpoint) string {
-	return r.namer.TXTName(endpoint.ToALabel(ep.DNSName), r.txtType(ep))
+// txtName returns the name of the ownership TXT record that the registry
+// writes for ep (see txtNamer.txtName and [Config.AliasTXTType]).
+func (r *Registry) txtName(ep *endpoint.Endpoint) string {
+	return r.namer.txtName(endpoint.ToALabel(ep.DNSName), r.txtType(ep))
 }
 
-// OwnershipTXT returns the ownership TXT endpoint the registry writes for
-// ep: named by [Registry.TXTName], one target holding ep's labels (plain,
+// ownershipTXT returns the ownership TXT endpoint the registry writes for
+// ep: named by Registry.txtName, one target holding ep's labels (plain,
 // in quotes, or encrypted when values are written encrypted — see
 // [Config.EncryptionMode] — reusing the nonce label), TTL 0, ep's set
 // identifier and provider-specific properties (but "alias", which is not
 // valid on TXT records), and the single label ownedRecord = ep.DNSName. ep is not modified. The error
 // wraps [ErrTXTName] when no valid name can be built (a label longer than 63
 // octets, an empty label).
-func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
-	name := r.TXTName(ep)
+func (r *Registry) ownershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
+	name := r.txtName(ep)
 	if err := ValidateTXTName(name); err != nil {
 		return nil, fmt.Errorf("ownership TXT of %s: %w", ep.Key(), err)
 	}
@@ -232,13 +229,13 @@ func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, erro
 	}, nil
 }
 
-// oldOwnershipTXT is [Registry.OwnershipTXT] for the old side of an update
+// oldOwnershipTXT is Registry.ownershipTXT for the old side of an update
 // or delete when the last read did not give the value: a record whose
 // labels carry a valid nonce was read from an encrypted TXT, which is
 // rebuilt encrypted with that nonce; others are rebuilt in plain text
 // (whatever the mode: a fresh nonce could not match anything).
 func (r *Registry) oldOwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
-	txt, err := r.OwnershipTXT(ep)
+	txt, err := r.ownershipTXT(ep)
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +338,7 @@ type parsedTXT struct {
 	given  bool
 	// canonical: the TXT name is exactly the typed name the registry
 	// writes for the record it owns (or the one external-dns writes for a
-	// name whose first label is Unicode, see Namer.ParseTXTName), so
+	// name whose first label is Unicode, see txtNamer.parseTXTName), so
 	// finding a record through it proves that the record's typed TXT
 	// exists.
 	canonical bool
@@ -408,7 +405,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 		mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
 		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
 		parsed = append(parsed, parsedTXT{labels: labels, mine: mine})
-		name, rtype, ok := r.namer.ParseTXTName(lower)
+		name, rtype, ok := r.namer.parseTXTName(lower)
 		if !ok {
 			log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
 			if mine {
@@ -492,7 +489,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 			if force {
 				// A TXT that cannot be written would be asked for at every
 				// cycle in vain: report it instead.
-				if err := usableTXTName(filter, rec.DNSName, r.TXTName(rec)); err != nil {
+				if err := usableTXTName(filter, rec.DNSName, r.txtName(rec)); err != nil {
 					log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
 					force = false
 				}
@@ -555,7 +552,7 @@ func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zo
 		if !lends && (t.users != 0 || !p.canonical) {
 			continue // the common case, decided without parsing the name
 		}
-		owned, rtype, _ := r.namer.ParseTXTName(t.lowerName)
+		owned, rtype, _ := r.namer.parseTXTName(t.lowerName)
 		key := txtKey(t.lowerName, t.setID)
 		if lends {
 			repairs = append(repairs, repair{key: key, owned: owned, foreign: true})
@@ -654,14 +651,14 @@ func (r *Registry) findOwner(log logr.Logger, owners *ownerIndex, txts []txtInfo
 }
 
 func (r *Registry) warnObsoleteAlias(log logr.Logger, rec *endpoint.Endpoint) {
-	legacy := r.namer.TXTName(rec.DNSName, endpoint.RecordTypeCNAME)
+	legacy := r.namer.txtName(rec.DNSName, endpoint.RecordTypeCNAME)
 	r.mu.Lock()
 	done := r.warned[legacy]
 	r.warned[legacy] = true
 	r.mu.Unlock()
 	if !done {
 		log.Info("obsolete ownership TXT record of an A ALIAS record can be removed",
-			"txt", legacy, "record", rec.Key().String(), "current", r.namer.TXTName(rec.DNSName, endpoint.RecordTypeA))
+			"txt", legacy, "record", rec.Key().String(), "current", r.namer.txtName(rec.DNSName, endpoint.RecordTypeA))
 	}
 }
 
