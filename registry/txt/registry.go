@@ -362,23 +362,69 @@ type readResult struct {
 // repair. TXT records of ours without record become repairs (and
 // suspects) too.
 func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[string]*suspect) ([]*endpoint.Endpoint, *zoneState, readResult) {
+	rd := r.readTXTs(log, recs)
+	st, parsed, out := rd.st, rd.parsed, rd.out
+	for _, rec := range out {
+		i, typed, ok := r.findOwner(log, rd.owners, st.txts, rec)
+		if ok && len(sus) > 0 && parsed[i].mine {
+			ok = rd.vouch(log, sus, i, rec)
+		}
+		if ok {
+			parsed[i].giveLabels(rec, r.oldOwnerID)
+		}
+		migrated := false
+		if r.oldOwnerID != "" {
+			if owner, _ := rec.Labels.Get(endpoint.OwnerLabelKey); owner == r.oldOwnerID {
+				rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
+				migrated = true
+			}
+		}
+		if len(st.txts) > 0 && r.manages(rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
+			rd.buf = r.forceRewrite(log, rd, rec, migrated, ok && typed && parsed[i].canonical)
+		}
+		if ok {
+			rd.check.owned(r, rec)
+		}
+	}
+	st.unclaimed = unclaimedLabels(st, parsed)
+	res := readResult{warnings: rd.check.warnings(r)}
+	st.repairs, res.suspects = r.findRepairs(log, out, st, parsed, rd.filter, sus, rd.foreign, rd.confirmed)
+	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
+	return out, st, res
+}
+
+// reading is the work of one attach: what readTXTs found, and what the
+// pass over the records adds.
+type reading struct {
+	out    []*endpoint.Endpoint // the records, ownership TXT records left out
+	st     *zoneState
+	parsed []parsedTXT // in st.txts order
+	owners *ownerIndex
+	filter endpoint.DomainFilterInterface // the provider's; nil without TXT records
+	check  settingsCheck
+	buf    []byte
+
+	foreign   []int32  // TXT records lending ownership to a foreign record
+	confirmed []string // suspects whose record proved ours
+}
+
+// readTXTs parses every TXT record of recs once: ownership TXT records go
+// into the zone state (with whether they are ours) and the owner index,
+// everything else into out, sorted. out reuses recs' backing array.
+func (r *Registry) readTXTs(log logr.Logger, recs []*endpoint.Endpoint) *reading {
 	nTXT := 0
 	for _, rec := range recs {
 		if rec != nil && rec.RecordType == endpoint.RecordTypeTXT {
 			nTXT++
 		}
 	}
-	st := &zoneState{txts: make([]txtInfo, 0, nTXT)}
-	parsed := make([]parsedTXT, 0, nTXT)
-	owners := newOwnerIndex(nTXT)
-	var check settingsCheck
-	var foreign []int32    // TXT records lending ownership to a foreign record
-	var confirmed []string // suspects whose record proved ours
-
-	var buf []byte
-	var filter endpoint.DomainFilterInterface
+	rd := &reading{
+		st:     &zoneState{txts: make([]txtInfo, 0, nTXT)},
+		parsed: make([]parsedTXT, 0, nTXT),
+		owners: newOwnerIndex(nTXT),
+	}
 	if nTXT > 0 {
-		filter = r.provider.GetDomainFilter()
+		rd.filter = r.provider.GetDomainFilter()
 	}
 	out := recs[:0]
 	for _, rec := range recs {
@@ -399,124 +445,148 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 			out = append(out, rec)
 			continue
 		}
-		lower := lowerASCII(rec.DNSName)
-		i := int32(len(st.txts))
-		owner, _ := labels.Get(endpoint.OwnerLabelKey)
-		mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
-		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
-		parsed = append(parsed, parsedTXT{labels: labels, mine: mine})
-		name, rtype, ok := r.namer.parseTXTName(lower)
-		if !ok {
-			log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
-			if mine {
-				check.unparsedTXT(rec.DNSName)
-			}
-			continue
-		}
-		if rtype != "" {
-			buf = r.namer.appendTXTName(buf[:0], name, rtype, true)
-			parsed[i].canonical = string(buf) == lower
-			if !parsed[i].canonical {
-				// external-dns's name for a record with a Unicode first
-				// label counts as written: it reads it back itself.
-				alt, ok := r.namer.unicodeTXTName(name, rtype)
-				parsed[i].canonical = ok && alt == lower
-			}
-		}
-		owners.add(name, rtype, rec.SetIdentifier, i)
+		r.addTXT(log, rd, rec, labels)
 	}
 	// Records hidden above are dropped from the shared backing array.
 	clear(recs[len(out):])
 	if !slices.IsSortedFunc(out, endpoint.Compare) {
 		slices.SortStableFunc(out, endpoint.Compare)
 	}
-	owners.finish()
+	rd.owners.finish()
+	rd.out = out
+	return rd
+}
 
-	for _, rec := range out {
-		i, typed, ok := r.findOwner(log, owners, st.txts, rec)
-		if ok && len(sus) > 0 && parsed[i].mine {
-			t := &st.txts[i]
-			if s := sus[txtKey(t.lowerName, t.setID)]; s != nil {
-				if s.holds(rec.Targets) {
-					// Our create (or update) went through after all.
-					confirmed = append(confirmed, txtKey(t.lowerName, t.setID))
-				} else {
-					// The TXT was seen without its record, or this registry
-					// tried to write other targets: the record came from
-					// elsewhere. It stays unowned, and the TXT goes.
-					ok = false
-					if !slices.Contains(foreign, i) {
-						foreign = append(foreign, i)
-					}
-					log.Info("record at the name of an ownership TXT of ours was not created by this registry: left alone, the TXT will be deleted",
-						"record", rec.Key().String(), "txt", t.name, "targets", rec.Targets.String())
-				}
-			}
+// addTXT records the ownership TXT rec, whose value gave labels, in the
+// zone state and, when its name reads under the configured naming, in the
+// owner index.
+func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, labels endpoint.Labels) {
+	lower := lowerASCII(rec.DNSName)
+	i := int32(len(rd.st.txts))
+	owner, _ := labels.Get(endpoint.OwnerLabelKey)
+	mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
+	rd.st.txts = append(rd.st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
+	rd.parsed = append(rd.parsed, parsedTXT{labels: labels, mine: mine})
+	name, rtype, ok := r.namer.parseTXTName(lower)
+	if !ok {
+		log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
+		if mine {
+			rd.check.unparsedTXT(rec.DNSName)
 		}
-		if ok {
-			p := &parsed[i]
-			handed := false
-			switch {
-			case rec.Labels != nil:
-				maps.Copy(rec.Labels, p.labels)
-			case !p.given:
-				rec.Labels, p.given, handed = p.labels, true, true
-			default:
-				rec.Labels = maps.Clone(p.labels)
-			}
-			if handed && r.oldOwnerID != "" && p.labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
-				// The relabelling below must not reach the other records
-				// owned through this TXT: keep a pristine copy for them.
-				p.labels = maps.Clone(p.labels)
-			}
-		}
-		migrated := false
-		if r.oldOwnerID != "" && rec.Labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
-			rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
-			migrated = true
-		}
-		// Format upgrade and owner migration: a record we own whose typed
-		// TXT is missing, or still names the old owner, gets
-		// txt/force-update so that the planner emits an update and
-		// ApplyChanges rewrites the TXT.
-		if len(st.txts) > 0 && r.manages(rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
-			force := migrated
-			if !force && !(ok && typed && parsed[i].canonical) {
-				buf = r.appendTXTKey(buf[:0], rec)
-				_, seen := st.index()[string(buf)]
-				force = !seen
-			}
-			if force {
-				// A TXT that cannot be written would be asked for at every
-				// cycle in vain: report it instead.
-				if err := usableTXTName(filter, rec.DNSName, r.txtName(rec)); err != nil {
-					log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
-					force = false
-				}
-			}
-			if force {
-				rec.ProviderSpecific = append(slices.Clip(rec.ProviderSpecific),
-					endpoint.ProviderSpecificProperty{Name: endpoint.ProviderSpecificForceUpdate, Value: "true"})
-				log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
-			}
-		}
-		if ok {
-			check.owned(r, rec)
-		}
+		return
 	}
+	if rtype != "" {
+		rd.buf = r.namer.appendTXTName(rd.buf[:0], name, rtype, true)
+		canonical := string(rd.buf) == lower
+		if !canonical {
+			// external-dns's name for a record with a Unicode first
+			// label counts as written: it reads it back itself.
+			alt, ok := r.namer.unicodeTXTName(name, rtype)
+			canonical = ok && alt == lower
+		}
+		rd.parsed[i].canonical = canonical
+	}
+	rd.owners.add(name, rtype, rec.SetIdentifier, i)
+}
+
+// vouch decides whether rec, found through TXT i of ours, is ours when that
+// TXT is a suspect: only when rec holds targets this registry tried to
+// write. Otherwise rec came from elsewhere: it stays unowned, and the TXT
+// is remembered as lending ownership to a foreign record (a repair).
+func (rd *reading) vouch(log logr.Logger, sus map[string]*suspect, i int32, rec *endpoint.Endpoint) bool {
+	t := &rd.st.txts[i]
+	key := txtKey(t.lowerName, t.setID)
+	s := sus[key]
+	if s == nil {
+		return true
+	}
+	if s.holds(rec.Targets) {
+		// Our create (or update) went through after all.
+		rd.confirmed = append(rd.confirmed, key)
+		return true
+	}
+	if !slices.Contains(rd.foreign, i) {
+		rd.foreign = append(rd.foreign, i)
+	}
+	log.Info("record at the name of an ownership TXT of ours was not created by this registry: left alone, the TXT will be deleted",
+		"record", rec.Key().String(), "txt", t.name, "targets", rec.Targets.String())
+	return false
+}
+
+// giveLabels attaches the labels of the TXT to rec: the first record owned
+// through it takes them, later ones get copies, and labels rec already has
+// are kept unless the TXT sets them. When rec takes labels naming the old
+// owner, which attach then relabels, the TXT keeps a pristine copy for the
+// records after it.
+func (p *parsedTXT) giveLabels(rec *endpoint.Endpoint, oldOwnerID string) {
+	switch {
+	case rec.Labels != nil:
+		for k, v := range p.labels.All() {
+			rec.Labels.Set(k, v)
+		}
+		return
+	case p.given:
+		rec.Labels = cloneLabels(p.labels)
+		return
+	}
+	rec.Labels, p.given = p.labels, true
+	if owner, _ := p.labels.Get(endpoint.OwnerLabelKey); oldOwnerID != "" && owner == oldOwnerID {
+		p.labels = cloneLabels(p.labels)
+	}
+}
+
+// cloneLabels returns a copy of l that shares nothing with it.
+func cloneLabels(l endpoint.Labels) endpoint.Labels {
+	var out endpoint.Labels
+	for k, v := range l.All() {
+		out.Set(k, v)
+	}
+	return out
+}
+
+// forceRewrite handles format upgrade and owner migration for rec, a record
+// of a managed type that we own: when its typed TXT is missing (hasTyped
+// false and no TXT under its typed key), or its labels were migrated from
+// the old owner, it gets txt/force-update, so that the planner emits an
+// update and ApplyChanges rewrites the TXT — unless that TXT cannot be
+// written, which would be asked for at every cycle in vain and is logged
+// instead. It returns the scratch buffer.
+func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endpoint, migrated, hasTyped bool) []byte {
+	buf := rd.buf
+	force := migrated
+	if !force && !hasTyped {
+		buf = r.appendTXTKey(buf[:0], rec)
+		_, seen := rd.st.index()[string(buf)]
+		force = !seen
+	}
+	if !force {
+		return buf
+	}
+	if err := usableTXTName(rd.filter, rec.DNSName, r.txtName(rec)); err != nil {
+		log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
+		return buf
+	}
+	rec.ProviderSpecific = append(slices.Clip(rec.ProviderSpecific),
+		endpoint.ProviderSpecificProperty{Name: endpoint.ProviderSpecificForceUpdate, Value: "true"})
+	log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
+	return buf
+}
+
+// unclaimedLabels returns, by txtKey, the labels of the TXT records no
+// record took (nobody else holds them), or nil when there are none.
+func unclaimedLabels(st *zoneState, parsed []parsedTXT) map[string]endpoint.Labels {
+	var out map[string]endpoint.Labels
 	for i := range parsed {
-		if !parsed[i].given {
-			if st.unclaimed == nil {
-				st.unclaimed = map[string]endpoint.Labels{}
-			}
-			t := &st.txts[i]
-			st.unclaimed[txtKey(t.lowerName, t.setID)] = parsed[i].labels // nobody else holds them
+		if parsed[i].given {
+			continue
 		}
+		if out == nil {
+			out = map[string]endpoint.Labels{}
+		}
+		t := &st.txts[i]
+		out[txtKey(t.lowerName, t.setID)] = parsed[i].labels
 	}
-	rd := readResult{warnings: check.warnings(r)}
-	st.repairs, rd.suspects = r.findRepairs(log, out, st, parsed, filter, sus, foreign, confirmed)
-	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
-	return out, st, rd
+	return out
 }
 
 // findRepairs lists the ownership TXT records of ours to delete — those
