@@ -25,7 +25,7 @@ func decodeFilter(t testing.TB, in string) *endpoint.DomainFilter {
 	return &df
 }
 
-// TestDomainFilterCompatExamples runs the worked examples of COMPAT.md §7.
+// TestDomainFilterCompatExamples runs the worked examples of external-dns domain filter matching.
 func TestDomainFilterCompatExamples(t *testing.T) {
 	type check struct {
 		name string

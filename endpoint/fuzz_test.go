@@ -39,7 +39,7 @@ func FuzzParseLabels(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		labels, err := endpoint.ParseLabels(text)
 		if want, ok := referenceParseLabels(text); ok != (err == nil) || ok && !maps.Equal(want, labels) {
-			t.Fatalf("ParseLabels(%q) = %q, %v; COMPAT §3.4 gives %q, ours = %v", text, labels, err, want, ok)
+			t.Fatalf("ParseLabels(%q) = %q, %v; the external-dns parsing rules give %q, ours = %v", text, labels, err, want, ok)
 		}
 		if err != nil {
 			if labels != nil {
@@ -69,7 +69,7 @@ func FuzzParseLabels(f *testing.F) {
 	})
 }
 
-// referenceParseLabels restates the parsing rules of COMPAT.md §3.4 as
+// referenceParseLabels restates the parsing rules of external-dns TXT values as
 // plainly as possible: strip every leading and trailing double quote, split
 // at ",", ignore tokens without "=", split the others at the first "=";
 // heritage must be external-dns, keys starting with external-dns give labels

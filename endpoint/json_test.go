@@ -11,7 +11,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 )
 
-// COMPAT.md §1.1 fully populated example.
+// A fully populated endpoint in external-dns wire JSON.
 const fullEndpointJSON = `{"dnsName":"app.example.com","targets":["192.0.2.10","192.0.2.11"],"recordType":"A","setIdentifier":"eu-west","recordTTL":300,"labels":{"owner":"default","resource":"service/default/app"},"providerSpecific":[{"name":"record-type","value":"ptr"},{"name":"webhook/priority","value":"10"}]}`
 
 func fullEndpoint() *endpoint.Endpoint {

@@ -19,7 +19,7 @@ import (
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
-// v1 is the value of COMPAT.md §3.7.
+// v1 is the ownership value of the external-dns worked examples.
 const v1 = `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"`
 
 func newZone(eps ...*endpoint.Endpoint) *inmemory.Provider {

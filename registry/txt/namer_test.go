@@ -26,7 +26,7 @@ func TestNamerTXTName(t *testing.T) {
 		dnsName, recordType      string
 		want, wantLegacy         string
 	}{
-		// COMPAT.md §3.7 rows (name part).
+		// The external-dns worked examples (name part).
 		{name: "row1 A no affix", dnsName: "app.example.com", recordType: "A", want: "a-app.example.com", wantLegacy: "app.example.com"},
 		{name: "row2 AAAA no affix", dnsName: "app.example.com", recordType: "AAAA", want: "aaaa-app.example.com", wantLegacy: "app.example.com"},
 		{name: "row3 prefix txt-", prefix: "txt-", dnsName: "www.example.com", recordType: "CNAME", want: "txt-cname-www.example.com", wantLegacy: "txt-www.example.com"},

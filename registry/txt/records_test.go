@@ -339,7 +339,7 @@ func TestRecordsProviderError(t *testing.T) {
 }
 
 // TestRegression_TLSAOwnershipTXT: external-dns v0.23.0 names the ownership
-// TXT of a TLSA record "tlsa-…" (COMPAT.md §3.3); the record is owned
+// TXT of a TLSA record "tlsa-…"; the record is owned
 // through it, under every naming.
 func TestRegression_TLSAOwnershipTXT(t *testing.T) {
 	const mine = `"heritage=external-dns,external-dns/owner=me"`
