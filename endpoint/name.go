@@ -354,8 +354,8 @@ func isASCII(s string) bool {
 // them could reach DNS as a different name than the one planned.
 //
 // A label starting with "xn--" must be a valid A-label (punycode that IDNA
-// accepts): an invalid one such as "xn--abc-" compares equal to "abc" (see
-// [ToUnicode]) but would be written as given. A name with non-ASCII
+// accepts): an invalid one such as "xn--abc-" reads as "abc" to a person and to
+// external-dns ([ToUnicode]) but would be written as given. A name with non-ASCII
 // characters (an IDN, "bücher.example") is valid when its ASCII bytes are
 // allowed characters and its A-label form ([ToALabel]) is valid
 // under the same rules; an ASCII character that is not allowed is refused
