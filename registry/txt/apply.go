@@ -143,8 +143,8 @@ func hasAny(c *plan.Changes) bool {
 }
 
 // invalidate updates what the registry remembers after an ApplyChanges.
-// After a success the
-// TXT index of the last read is brought up to date with what was written,
+// After a success the TXT index of the last read is brought up to date
+// with what was written,
 // and the suspects of every TXT the call wrote or deleted are dropped;
 // after a failure the zone state is unknown until the next read, and the
 // records the call tried to create, update or delete are remembered as
@@ -516,8 +516,7 @@ func (b *changeBuilder) deleteRebuilt(txt *endpoint.Endpoint) {
 }
 
 // consulted returns the typed ownership TXT records of the zone state that
-// the ownership lookup of rec consults: the TXT named for
-// its own type and, for an A ALIAS record, the one of the other alias
+// the ownership lookup of rec consults: the TXT named for its own type and, for an A ALIAS record, the one of the other alias
 // naming — each only if the last read saw it and its name reads back as
 // owning rec. Legacy untyped TXT records are not among them: they are
 // never deleted.
