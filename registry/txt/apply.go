@@ -144,11 +144,10 @@ func hasAny(c *plan.Changes) bool {
 
 // invalidate updates what the registry remembers after an ApplyChanges.
 // After a success the TXT index of the last read is brought up to date
-// with what was written,
-// and the suspects of every TXT the call wrote or deleted are dropped;
-// after a failure the zone state is unknown until the next read, and the
-// records the call tried to create, update or delete are remembered as
-// suspects (see suspect).
+// with what was written, and the suspects of every TXT the call wrote or
+// deleted are dropped; after a failure the zone state is unknown until the
+// next read, and the records the call tried to create, update or delete
+// are remembered as suspects (see suspect).
 func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
