@@ -115,7 +115,9 @@ func (ps ProviderSpecific) Count(p ProviderSpecificProperty) int {
 // Endpoint is one DNS record set: a name, a record type, its targets and
 // metadata. Its JSON form is the one external-dns uses on the wire.
 type Endpoint struct {
-	// DNSName is the fully qualified name, without a trailing dot.
+	// DNSName is the fully qualified name, without a trailing dot. From
+	// the Reconciler to the provider it is in lower-case A-label form
+	// ([ToALabel]).
 	DNSName string `json:"dnsName,omitempty"`
 	// Targets holds the record data, one string per resource record.
 	Targets Targets `json:"targets,omitempty"`
