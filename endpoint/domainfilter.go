@@ -263,18 +263,25 @@ func (df DomainFilter) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// unicodeEntries returns entries (A-labels, sorted) in Unicode form.
+// unicodeEntries returns entries (A-labels) in Unicode form, sorted. An
+// entry whose Unicode form would not convert back to it (a label IDNA
+// rejects, such as "xn--abc-", which reads as "abc") is kept as it is, so
+// that a filter decoded from the JSON form matches what the original does.
 func unicodeEntries(entries []string) []string {
 	if len(entries) == 0 {
 		return nil
 	}
 	out := make([]string, len(entries))
 	for i, e := range entries {
-		if rest, ok := strings.CutPrefix(e, "."); ok {
-			out[i] = "." + ToUnicode(rest)
-		} else {
-			out[i] = ToUnicode(e)
+		rest, dot := strings.CutPrefix(e, ".")
+		u := ToUnicode(rest)
+		if ToALabel(u) != rest {
+			u = rest
 		}
+		if dot {
+			u = "." + u
+		}
+		out[i] = u
 	}
 	slices.Sort(out)
 	return out

@@ -150,6 +150,8 @@ func TestDomainFilterIDNA(t *testing.T) {
 		{"punycode sharp s is another name", []string{"strasse.de"}, `{"include":["strasse.de"]}`, "xn--strae-oqa.de", false},
 		{"punycode sharp s entry stays punycode", []string{"xn--strae-oqa.de"}, `{"include":["xn--strae-oqa.de"]}`, "a.xn--strae-oqa.de", true},
 		{"underscore and wildcard", []string{"_acme.example"}, `{"include":["_acme.example"]}`, "*._ACME.example", true},
+		{"invalid punycode entry kept as written", []string{"xn--abc-.example"}, `{"include":["xn--abc-.example"]}`, "www.xn--abc-.example", true},
+		{"invalid punycode is not its decoded text", []string{"xn--abc-.example"}, `{"include":["xn--abc-.example"]}`, "abc.example", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -144,6 +144,7 @@ func FuzzDomainFilterMatch(f *testing.F) {
 	f.Add(`\.prod\.example\.com$`+"\n^temp-", "temp-api.prod.example.com")
 	f.Add("😍\\.org$", "xn--r28h.org")
 	f.Add(" a \t.", "a")
+	f.Add("xn--abc-", "xn--abc-")
 	f.Add("", "")
 	f.Fuzz(func(t *testing.T, patterns, name string) {
 		entries := strings.Split(patterns, "\n")
