@@ -380,7 +380,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 			}
 		}
 		if len(st.txts) > 0 && r.manages(rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
-			rd.buf = r.forceRewrite(log, rd, rec, migrated, ok && typed && parsed[i].canonical)
+			r.forceRewrite(log, rd, rec, migrated, ok && typed && parsed[i].canonical)
 		}
 		if ok {
 			rd.check.owned(r, rec)
@@ -550,26 +550,24 @@ func cloneLabels(l endpoint.Labels) endpoint.Labels {
 // the old owner, it gets txt/force-update, so that the planner emits an
 // update and ApplyChanges rewrites the TXT — unless that TXT cannot be
 // written, which would be asked for at every cycle in vain and is logged
-// instead. It returns the scratch buffer.
-func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endpoint, migrated, hasTyped bool) []byte {
-	buf := rd.buf
+// instead.
+func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endpoint, migrated, hasTyped bool) {
 	force := migrated
 	if !force && !hasTyped {
-		buf = r.appendTXTKey(buf[:0], rec)
-		_, seen := rd.st.index()[string(buf)]
+		rd.buf = r.appendTXTKey(rd.buf[:0], rec)
+		_, seen := rd.st.index()[string(rd.buf)]
 		force = !seen
 	}
 	if !force {
-		return buf
+		return
 	}
 	if err := usableTXTName(rd.filter, rec.DNSName, r.txtName(rec)); err != nil {
 		log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
-		return buf
+		return
 	}
 	rec.ProviderSpecific = append(slices.Clip(rec.ProviderSpecific),
 		endpoint.ProviderSpecificProperty{Name: endpoint.ProviderSpecificForceUpdate, Value: "true"})
 	log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
-	return buf
 }
 
 // unclaimedLabels returns, by txtKey, the labels of the TXT records no
