@@ -520,7 +520,7 @@ func (rd *reading) vouch(log logr.Logger, sus map[string]*suspect, i int32, rec 
 // records after it.
 func (p *parsedTXT) giveLabels(rec *endpoint.Endpoint, oldOwnerID string) {
 	switch {
-	case rec.Labels != nil:
+	case rec.Labels.Len() > 0:
 		for k, v := range p.labels.All() {
 			rec.Labels.Set(k, v)
 		}
