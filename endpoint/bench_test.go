@@ -32,9 +32,9 @@ func benchmarkNames(b *testing.B, f func(string) string) {
 	}
 }
 
-func BenchmarkNormalizeDNSName(b *testing.B) { benchmarkNames(b, endpoint.NormalizeDNSName) }
+func BenchmarkToUnicode(b *testing.B) { benchmarkNames(b, endpoint.ToUnicode) }
 
-func BenchmarkCanonicalDNSName(b *testing.B) { benchmarkNames(b, endpoint.CanonicalDNSName) }
+func BenchmarkToALabel(b *testing.B) { benchmarkNames(b, endpoint.ToALabel) }
 
 func BenchmarkTargetsSame(b *testing.B) {
 	for _, bm := range []struct {

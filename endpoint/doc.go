@@ -9,25 +9,21 @@
 //
 // # Names
 //
-// A DNS name has two forms, both derived with the UTS #46 profile
-// external-dns uses (IDNA lookup mapping, transitional processing,
-// non-strict STD3 rules, so "_" and "*" are allowed):
-//
-//   - [NormalizeDNSName] gives the comparison form: lower-case, no trailing
-//     dot, labels in Unicode ("bücher.example"). Every comparison of names
-//     uses it: domain filters, grouping of records by name in the planner,
-//     lookups in providers. It is also the form of domain filter entries on
-//     the wire.
-//   - [CanonicalDNSName] gives the wire and storage form, what DNS stores:
-//     lower-case A-labels ("xn--bcher-kva.example"), one trailing dot
-//     removed. Everything written to a provider, and the names of ownership
-//     TXT records, use it; callers canonicalise names once before planning.
-//
-// For names IDNA accepts the two agree: NormalizeDNSName(CanonicalDNSName(x))
-// equals NormalizeDNSName(x). Both return plain lower-case ASCII names
-// unchanged without allocating. Constructors such as [NewEndpoint] strip one
-// trailing dot from the name and, depending on the record type, from the
-// targets (see [NewEndpoint]), and change nothing else.
+// zonesync holds every DNS name in one form, from the moment a source's
+// endpoints enter the Reconciler until a provider writes them: lower-case
+// A-labels ("xn--bcher-kva.example"), no trailing dot, what DNS stores.
+// [ToALabel] gives that form; names are compared in it (grouping of records
+// by name in the planner, domain filters, lookups in providers), written to
+// providers in it and ownership TXT names are built from it. [ToUnicode]
+// gives the form a person reads ("bücher.example"), for the edges: logs,
+// messages, regular expressions in domain filters. Both derive from the
+// UTS #46 profile external-dns uses (IDNA lookup mapping, transitional
+// processing, non-strict STD3 rules, so "_" and "*" are allowed), and for
+// names IDNA accepts they agree: ToUnicode(ToALabel(x)) equals ToUnicode(x).
+// Both return plain lower-case ASCII names unchanged without allocating.
+// Constructors such as [NewEndpoint] strip one trailing dot from the name
+// and, depending on the record type, from the targets (see [NewEndpoint]),
+// and change nothing else.
 //
 // Targets are compared with [Targets.Same]: ignoring order and case (Unicode
 // simple case folding), IPv6 addresses in canonical form. [CanonicalTarget]

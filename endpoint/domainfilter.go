@@ -23,8 +23,10 @@ type DomainFilterInterface interface {
 // ("example.com" matches "example.com" and "a.b.example.com" but not
 // "myexample.com"); an entry with a leading dot (".example.com") matches only
 // names below it. A name matches the filter when the include list is empty or
-// one of its entries matches, and no exclude entry matches. Names and entries
-// are compared in the form of [NormalizeDNSName].
+// one of its entries matches, and no exclude entry matches. Entries are
+// converted to A-labels ([ToALabel]) once, when the filter is made, whatever
+// form the user wrote them in ("bücher.example" or "xn--bcher-kva.example");
+// names are matched in the A-label form in which zonesync holds them.
 //
 // The zero value and a nil *DomainFilter match everything. A DomainFilter is
 // immutable and safe for concurrent use. Its JSON form is the one external-dns
@@ -46,9 +48,9 @@ func NewDomainFilter(include []string) *DomainFilter {
 
 // NewDomainFilterWithExclusions returns a filter that matches names under any
 // of include (or everything when include is empty) and under none of exclude.
-// Entries are trimmed of white space and normalised with [NormalizeDNSName]
-// (which also drops the trailing dot); blank entries are dropped and both
-// lists are sorted. A filter decoded from its own JSON form has the same
+// Entries are trimmed of white space and converted with [ToALabel] (which
+// also drops the trailing dot); blank entries are dropped and both lists are
+// sorted. A filter decoded from its own JSON form has the same
 // entries.
 func NewDomainFilterWithExclusions(include, exclude []string) *DomainFilter {
 	return &DomainFilter{include: prepareFilters(include), exclude: prepareFilters(exclude)}
@@ -56,20 +58,38 @@ func NewDomainFilterWithExclusions(include, exclude []string) *DomainFilter {
 
 // NewRegexDomainFilter returns a filter that matches names that match include
 // (when it is non-nil and non-empty) and do not match exclude. The regular
-// expressions are unanchored and see the normalised (lower-case Unicode) name.
+// expressions are unanchored and, as in external-dns, see the name a person
+// reads: the Unicode form of [ToUnicode] (lower case, labels decoded from
+// punycode), since a person writes them.
 func NewRegexDomainFilter(include, exclude *regexp.Regexp) *DomainFilter {
 	return &DomainFilter{regexInclude: include, regexExclude: exclude}
+}
+
+// filterEntry converts one entry as a user wrote it to the A-label form of
+// filter entries: trimmed of white space, A-labels, no trailing dot (every
+// trailing dot, as ".example.com." and "example.com.." name the same
+// domain). A leading dot, which marks an entry that matches only names below
+// it, is kept.
+func filterEntry(e string) string {
+	e = strings.TrimRight(strings.TrimSpace(e), ".")
+	if rest, ok := strings.CutPrefix(e, "."); ok {
+		if rest = ToALabel(rest); rest == "" {
+			return ""
+		}
+		return "." + rest
+	}
+	return ToALabel(e)
 }
 
 func prepareFilters(entries []string) []string {
 	var out []string
 	for _, e := range entries {
-		// Trim and normalise until nothing changes, so that an entry such
-		// as "a \n." (normalised to "a \n") does not become "a" only when
+		// Trim and convert until nothing changes, so that an entry such
+		// as "a \n." (converted to "a \n") does not become "a" only when
 		// the filter is decoded again from its JSON form.
-		n := NormalizeDNSName(strings.TrimSpace(e))
+		n := filterEntry(e)
 		for {
-			next := NormalizeDNSName(strings.TrimSpace(n))
+			next := filterEntry(n)
 			if next == n {
 				break
 			}
@@ -90,16 +110,18 @@ func (df *DomainFilter) usesRegex() bool {
 		df.regexExclude != nil && df.regexExclude.String() != ""
 }
 
-// Match reports whether domain is in scope. A nil filter matches everything.
-// The name is normalised with [NormalizeDNSName] but, unlike the filter
-// entries, not trimmed of white space (as in external-dns): " a.example"
+// Match reports whether domain, a name in the form of [ToALabel], is in
+// scope. A nil filter matches everything. Another spelling of a name (upper
+// case, a trailing dot, Unicode) is converted with [ToALabel] first, which
+// returns a name already in that form as it is; unlike the filter entries,
+// domain is not trimmed of white space (as in external-dns): " a.example"
 // does not match "a.example".
 func (df *DomainFilter) Match(domain string) bool {
 	if df == nil {
 		return true
 	}
-	name := NormalizeDNSName(domain)
 	if df.usesRegex() {
+		name := ToUnicode(domain)
 		if df.regexExclude != nil && df.regexExclude.String() != "" && df.regexExclude.MatchString(name) {
 			return false
 		}
@@ -108,10 +130,11 @@ func (df *DomainFilter) Match(domain string) bool {
 		}
 		return true
 	}
+	name := ToALabel(domain)
 	return matchList(df.include, name, true) && !matchList(df.exclude, name, false)
 }
 
-// matchList reports whether name is matched by one of entries (normalised);
+// matchList reports whether name is matched by one of entries (A-labels);
 // an empty list gives ifEmpty.
 func matchList(entries []string, name string, ifEmpty bool) bool {
 	if len(entries) == 0 {
@@ -144,7 +167,7 @@ func (df *DomainFilter) MatchParent(domain string) bool {
 	if df == nil {
 		return true
 	}
-	name := NormalizeDNSName(domain)
+	name := ToALabel(domain)
 	if matchList(df.exclude, name, false) {
 		return false
 	}
@@ -173,7 +196,7 @@ func (df *DomainFilter) IsConfigured() bool {
 	return len(df.include) > 0 || len(df.exclude) > 0
 }
 
-// Include returns a copy of the normalised include list.
+// Include returns a copy of the include list, in A-label form.
 func (df *DomainFilter) Include() []string {
 	if df == nil {
 		return nil
@@ -181,7 +204,7 @@ func (df *DomainFilter) Include() []string {
 	return slices.Clone(df.include)
 }
 
-// Exclude returns a copy of the normalised exclude list.
+// Exclude returns a copy of the exclude list, in A-label form.
 func (df *DomainFilter) Exclude() []string {
 	if df == nil {
 		return nil
@@ -220,7 +243,8 @@ type domainFilterJSON struct {
 }
 
 // MarshalJSON encodes the filter as external-dns does: the list form with
-// sorted, normalised entries, or, when a regular expression is set (even an
+// sorted entries in the Unicode form of [ToUnicode] (the form external-dns
+// writes; decoding converts them back to A-labels), or, when a regular expression is set (even an
 // empty one), the regex form with only non-empty patterns. It has a value
 // receiver so that a DomainFilter held by value in a struct encodes too; a
 // nil *DomainFilter encodes as null.
@@ -234,9 +258,33 @@ func (df DomainFilter) MarshalJSON() ([]byte, error) {
 			w.RegexExclude = df.regexExclude.String()
 		}
 	} else {
-		w.Include, w.Exclude = df.include, df.exclude
+		w.Include, w.Exclude = unicodeEntries(df.include), unicodeEntries(df.exclude)
 	}
 	return json.Marshal(w)
+}
+
+// unicodeEntries returns entries (A-labels) in Unicode form, sorted. An
+// entry whose Unicode form would not convert back to it (a label IDNA
+// rejects, such as "xn--abc-", which reads as "abc") is kept as it is, so
+// that a filter decoded from the JSON form matches what the original does.
+func unicodeEntries(entries []string) []string {
+	if len(entries) == 0 {
+		return nil
+	}
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		rest, dot := strings.CutPrefix(e, ".")
+		u := ToUnicode(rest)
+		if ToALabel(u) != rest {
+			u = rest
+		}
+		if dot {
+			u = "." + u
+		}
+		out[i] = u
+	}
+	slices.Sort(out)
+	return out
 }
 
 // ErrDomainListAndRegex is returned (wrapped) when a JSON filter has both
@@ -244,7 +292,7 @@ func (df DomainFilter) MarshalJSON() ([]byte, error) {
 var ErrDomainListAndRegex = errors.New("cannot have both domain list and regex")
 
 // UnmarshalJSON decodes the external-dns wire form. List entries are
-// normalised; a filter with both lists and regular expressions, or with an
+// converted to A-labels; a filter with both lists and regular expressions, or with an
 // invalid regular expression, is an error that names the pattern. null gives
 // the match-everything filter.
 func (df *DomainFilter) UnmarshalJSON(data []byte) error {

@@ -25,7 +25,7 @@ func decodeFilter(t testing.TB, in string) *endpoint.DomainFilter {
 	return &df
 }
 
-// TestDomainFilterCompatExamples runs the worked examples of COMPAT.md §7.
+// TestDomainFilterCompatExamples runs the worked examples of external-dns domain filter matching.
 func TestDomainFilterCompatExamples(t *testing.T) {
 	type check struct {
 		name string
@@ -128,7 +128,8 @@ func TestDomainFilterMatch(t *testing.T) {
 
 // TestDomainFilterIDNA checks the UTS #46 cases in which the filter must
 // agree with external-dns: entries and names are mapped (full width, other
-// full stops, compatibility forms) and compared in Unicode.
+// full stops, compatibility forms) and compared as A-labels; the JSON form
+// is the Unicode one external-dns writes.
 func TestDomainFilterIDNA(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -149,6 +150,8 @@ func TestDomainFilterIDNA(t *testing.T) {
 		{"punycode sharp s is another name", []string{"strasse.de"}, `{"include":["strasse.de"]}`, "xn--strae-oqa.de", false},
 		{"punycode sharp s entry stays punycode", []string{"xn--strae-oqa.de"}, `{"include":["xn--strae-oqa.de"]}`, "a.xn--strae-oqa.de", true},
 		{"underscore and wildcard", []string{"_acme.example"}, `{"include":["_acme.example"]}`, "*._ACME.example", true},
+		{"invalid punycode entry kept as written", []string{"xn--abc-.example"}, `{"include":["xn--abc-.example"]}`, "www.xn--abc-.example", true},
+		{"invalid punycode is not its decoded text", []string{"xn--abc-.example"}, `{"include":["xn--abc-.example"]}`, "abc.example", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,6 +161,29 @@ func TestDomainFilterIDNA(t *testing.T) {
 			assert.Equal(t, tt.wantJSON, string(got))
 			assert.Equal(t, tt.matches, df.Match(tt.domain), "Match(%q)", tt.domain)
 			assert.Equal(t, tt.matches, decodeFilter(t, string(got)).Match(tt.domain), "decoded filter, Match(%q)", tt.domain)
+		})
+	}
+}
+
+// TestDomainFilterEntriesAreALabels checks that entries a user writes in
+// any form are converted to A-labels once, when the filter is made.
+func TestDomainFilterEntriesAreALabels(t *testing.T) {
+	tests := []struct {
+		name             string
+		include, exclude []string
+		wantIn, wantEx   []string
+	}{
+		{"Unicode", []string{"Bücher.Example."}, []string{"intern.bücher.example"},
+			[]string{"xn--bcher-kva.example"}, []string{"intern.xn--bcher-kva.example"}},
+		{"A-label", []string{"XN--BCHER-KVA.example"}, nil, []string{"xn--bcher-kva.example"}, nil},
+		{"leading dot kept", []string{" .bücher.example.. "}, nil, []string{".xn--bcher-kva.example"}, nil},
+		{"blank dropped", []string{" ", ".", ""}, nil, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			df := endpoint.NewDomainFilterWithExclusions(tt.include, tt.exclude)
+			assert.Equal(t, tt.wantIn, df.Include())
+			assert.Equal(t, tt.wantEx, df.Exclude())
 		})
 	}
 }

@@ -90,7 +90,7 @@ func (ps ProviderSpecific) Same(other ProviderSpecific) bool {
 		}
 		// Order differs: fall back to counting.
 		for _, p := range ps {
-			if countProp(ps, p) != countProp(other, p) {
+			if ps.Count(p) != other.Count(p) {
 				return false
 			}
 		}
@@ -99,7 +99,10 @@ func (ps ProviderSpecific) Same(other ProviderSpecific) bool {
 	return true
 }
 
-func countProp(ps ProviderSpecific, p ProviderSpecificProperty) int {
+// Count returns how many times the (name, value) pair p occurs in ps, the
+// measure by which [ProviderSpecific.Same] compares lists in different
+// orders.
+func (ps ProviderSpecific) Count(p ProviderSpecificProperty) int {
 	n := 0
 	for _, q := range ps {
 		if q == p {
@@ -112,7 +115,9 @@ func countProp(ps ProviderSpecific, p ProviderSpecificProperty) int {
 // Endpoint is one DNS record set: a name, a record type, its targets and
 // metadata. Its JSON form is the one external-dns uses on the wire.
 type Endpoint struct {
-	// DNSName is the fully qualified name, without a trailing dot.
+	// DNSName is the fully qualified name, without a trailing dot. From
+	// the Reconciler to the provider it is in lower-case A-label form
+	// ([ToALabel]).
 	DNSName string `json:"dnsName,omitempty"`
 	// Targets holds the record data, one string per resource record.
 	Targets Targets `json:"targets,omitempty"`
@@ -139,8 +144,9 @@ func NewEndpoint(dnsName, recordType string, targets ...string) *Endpoint {
 // targets. One trailing dot is removed from dnsName and, for record types
 // whose targets are host names or addresses (A, AAAA, CNAME, NS, PTR, DNAME,
 // MX), from every target; SRV, NAPTR, TLSA, TXT and unknown types keep their
-// targets verbatim. Nothing else is changed: the name is not normalised (see
-// [NormalizeDNSName] and [CanonicalDNSName]). The target slice is copied.
+// targets verbatim. Nothing else is changed: the name is not converted to
+// A-labels ([ToALabel]; the Reconciler does that for a source's endpoints).
+// The target slice is copied.
 //
 // It never returns nil and never fails: use [Endpoint.Validate] to check the
 // result.

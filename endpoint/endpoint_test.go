@@ -142,6 +142,27 @@ func TestProviderSpecificSame(t *testing.T) {
 	}
 }
 
+func TestProviderSpecificCount(t *testing.T) {
+	a := endpoint.ProviderSpecificProperty{Name: "a", Value: "1"}
+	ps := endpoint.ProviderSpecific{a, {Name: "a", Value: "2"}, a, {Name: "b", Value: "1"}}
+	tests := []struct {
+		name string
+		ps   endpoint.ProviderSpecific
+		p    endpoint.ProviderSpecificProperty
+		want int
+	}{
+		{"twice", ps, a, 2},
+		{"name and value both count", ps, endpoint.ProviderSpecificProperty{Name: "a", Value: "2"}, 1},
+		{"absent", ps, endpoint.ProviderSpecificProperty{Name: "c"}, 0},
+		{"nil list", nil, a, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.ps.Count(tt.p))
+		})
+	}
+}
+
 func TestProviderSpecificSameDoesNotAllocate(t *testing.T) {
 	a := endpoint.ProviderSpecific{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}, {Name: "c", Value: "3"}}
 	b := endpoint.ProviderSpecific{{Name: "c", Value: "3"}, {Name: "b", Value: "2"}, {Name: "a", Value: "1"}}

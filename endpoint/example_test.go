@@ -91,9 +91,9 @@ func ExampleTargets_Same() {
 	// false
 }
 
-func ExampleNormalizeDNSName() {
-	fmt.Println(endpoint.NormalizeDNSName("WWW.Example.COM."))
-	fmt.Println(endpoint.NormalizeDNSName("shop.xn--bcher-kva.example"))
+func ExampleToUnicode() {
+	fmt.Println(endpoint.ToUnicode("WWW.Example.COM."))
+	fmt.Println(endpoint.ToUnicode("shop.xn--bcher-kva.example"))
 	// Output:
 	// www.example.com
 	// shop.bücher.example
@@ -137,4 +137,12 @@ func ExampleMatchAllDomainFilters() {
 	// true
 	// false
 	// false
+}
+
+func ExampleToALabel() {
+	fmt.Println(endpoint.ToALabel("WWW.Example.COM."))
+	fmt.Println(endpoint.ToALabel("Shop.Bücher.example"))
+	// Output:
+	// www.example.com
+	// shop.xn--bcher-kva.example
 }

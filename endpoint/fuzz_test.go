@@ -39,7 +39,7 @@ func FuzzParseLabels(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		labels, err := endpoint.ParseLabels(text)
 		if want, ok := referenceParseLabels(text); ok != (err == nil) || ok && !maps.Equal(want, labels) {
-			t.Fatalf("ParseLabels(%q) = %q, %v; COMPAT §3.4 gives %q, ours = %v", text, labels, err, want, ok)
+			t.Fatalf("ParseLabels(%q) = %q, %v; the external-dns parsing rules give %q, ours = %v", text, labels, err, want, ok)
 		}
 		if err != nil {
 			if labels != nil {
@@ -69,7 +69,7 @@ func FuzzParseLabels(f *testing.F) {
 	})
 }
 
-// referenceParseLabels restates the parsing rules of COMPAT.md §3.4 as
+// referenceParseLabels restates the parsing rules of external-dns TXT values as
 // plainly as possible: strip every leading and trailing double quote, split
 // at ",", ignore tokens without "=", split the others at the first "=";
 // heritage must be external-dns, keys starting with external-dns give labels
@@ -144,6 +144,7 @@ func FuzzDomainFilterMatch(f *testing.F) {
 	f.Add(`\.prod\.example\.com$`+"\n^temp-", "temp-api.prod.example.com")
 	f.Add("😍\\.org$", "xn--r28h.org")
 	f.Add(" a \t.", "a")
+	f.Add("xn--abc-", "xn--abc-")
 	f.Add("", "")
 	f.Fuzz(func(t *testing.T, patterns, name string) {
 		entries := strings.Split(patterns, "\n")
@@ -285,67 +286,67 @@ var nameSeeds = []string{
 	"a\uff3cb.example", "a\u200bb.example", "@.example.org", "a;b.example.org",
 }
 
-// FuzzNormalizeDNSName checks that normalisation never panics, is
+// FuzzToUnicode checks that normalisation never panics, is
 // idempotent, and leaves canonical ASCII names alone.
-func FuzzNormalizeDNSName(f *testing.F) {
+func FuzzToUnicode(f *testing.F) {
 	for _, seed := range nameSeeds {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		once := endpoint.NormalizeDNSName(name)
-		twice := endpoint.NormalizeDNSName(once)
+		once := endpoint.ToUnicode(name)
+		twice := endpoint.ToUnicode(once)
 		if once != twice {
 			t.Fatalf("not idempotent: %q -> %q -> %q", name, once, twice)
 		}
 		if strings.HasSuffix(once, ".") {
-			t.Fatalf("NormalizeDNSName(%q) = %q ends with a dot", name, once)
+			t.Fatalf("ToUnicode(%q) = %q ends with a dot", name, once)
 		}
 		if strings.ContainsFunc(once, func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
-			t.Fatalf("NormalizeDNSName(%q) = %q has upper-case ASCII", name, once)
+			t.Fatalf("ToUnicode(%q) = %q has upper-case ASCII", name, once)
 		}
 		if plainLowerASCII(name) && !strings.HasSuffix(name, ".") && once != name {
-			t.Fatalf("NormalizeDNSName(%q) = %q changed a plain lower-case ASCII name", name, once)
+			t.Fatalf("ToUnicode(%q) = %q changed a plain lower-case ASCII name", name, once)
 		}
 		_ = endpoint.ValidateDNSName(name)
 	})
 }
 
-// fuzzProfile is the profile documented for NormalizeDNSName and
-// CanonicalDNSName; the fuzz targets use it to tell names IDNA accepts.
+// fuzzProfile is the profile documented for ToUnicode and
+// ToALabel; the fuzz targets use it to tell names IDNA accepts.
 var fuzzProfile = idna.New(idna.MapForLookup(), idna.Transitional(true), idna.StrictDomainName(false))
 
-// FuzzCanonicalDNSName checks that the canonical form never panics, is ASCII
-// for names IDNA accepts, and agrees with NormalizeDNSName both ways:
+// FuzzToALabel checks that the canonical form never panics, is ASCII
+// for names IDNA accepts, and agrees with ToUnicode both ways:
 // normalising the canonical form gives the normalised name, and
 // canonicalising the normalised name gives the canonical form, so that two
 // valid names compare equal exactly when their canonical forms are equal.
-func FuzzCanonicalDNSName(f *testing.F) {
+func FuzzToALabel(f *testing.F) {
 	for _, seed := range nameSeeds {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		canonical := endpoint.CanonicalDNSName(name)
-		normalized := endpoint.NormalizeDNSName(name)
+		canonical := endpoint.ToALabel(name)
+		normalized := endpoint.ToUnicode(name)
 		if plainLowerASCII(name) && !strings.HasSuffix(name, ".") && canonical != name {
-			t.Fatalf("CanonicalDNSName(%q) = %q changed a plain lower-case ASCII name", name, canonical)
+			t.Fatalf("ToALabel(%q) = %q changed a plain lower-case ASCII name", name, canonical)
 		}
 		if _, err := fuzzProfile.ToASCII(name); err != nil || !utf8.ValidString(name) {
 			return // not a name IDNA accepts (x/net reads invalid UTF-8 as U+FFFD without error)
 		}
 		for i := 0; i < len(canonical); i++ {
 			if c := canonical[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
-				t.Fatalf("CanonicalDNSName(%q) = %q is not lower-case ASCII", name, canonical)
+				t.Fatalf("ToALabel(%q) = %q is not lower-case ASCII", name, canonical)
 			}
 		}
-		if got := endpoint.NormalizeDNSName(canonical); got != normalized {
-			t.Fatalf("NormalizeDNSName(CanonicalDNSName(%q)) = NormalizeDNSName(%q) = %q, want NormalizeDNSName(%q) = %q",
+		if got := endpoint.ToUnicode(canonical); got != normalized {
+			t.Fatalf("ToUnicode(ToALabel(%q)) = ToUnicode(%q) = %q, want ToUnicode(%q) = %q",
 				name, canonical, got, name, normalized)
 		}
 		if strings.HasSuffix(canonical, ".") {
 			return // more than one trailing dot: only one is removed
 		}
-		if got := endpoint.CanonicalDNSName(normalized); got != canonical {
-			t.Fatalf("CanonicalDNSName(NormalizeDNSName(%q)) = CanonicalDNSName(%q) = %q, want CanonicalDNSName(%q) = %q",
+		if got := endpoint.ToALabel(normalized); got != canonical {
+			t.Fatalf("ToALabel(ToUnicode(%q)) = ToALabel(%q) = %q, want ToALabel(%q) = %q",
 				name, normalized, got, name, canonical)
 		}
 	})
@@ -441,7 +442,7 @@ func FuzzValidateDNSName(f *testing.F) {
 		if err != nil {
 			return
 		}
-		canonical := endpoint.CanonicalDNSName(name)
+		canonical := endpoint.ToALabel(name)
 		if len(canonical) == 0 || len(canonical) > 253 {
 			t.Fatalf("ValidateDNSName(%q) accepted a name whose canonical form %q has %d octets", name, canonical, len(canonical))
 		}
@@ -463,11 +464,11 @@ func FuzzValidateDNSName(f *testing.F) {
 		if err := endpoint.ValidateDNSName(canonical); err != nil {
 			t.Fatalf("ValidateDNSName(%q) accepted, but not its canonical form: %v", name, err)
 		}
-		if got, want := endpoint.NormalizeDNSName(canonical), endpoint.NormalizeDNSName(name); got != want {
-			t.Fatalf("NormalizeDNSName(CanonicalDNSName(%q)) = %q, want NormalizeDNSName(%q) = %q", name, got, name, want)
+		if got, want := endpoint.ToUnicode(canonical), endpoint.ToUnicode(name); got != want {
+			t.Fatalf("ToUnicode(ToALabel(%q)) = %q, want ToUnicode(%q) = %q", name, got, name, want)
 		}
-		if got := endpoint.CanonicalDNSName(endpoint.NormalizeDNSName(name)); got != canonical {
-			t.Fatalf("CanonicalDNSName(NormalizeDNSName(%q)) = %q, want %q", name, got, canonical)
+		if got := endpoint.ToALabel(endpoint.ToUnicode(name)); got != canonical {
+			t.Fatalf("ToALabel(ToUnicode(%q)) = %q, want %q", name, got, canonical)
 		}
 	})
 }

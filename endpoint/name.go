@@ -40,13 +40,16 @@ var idnaProfile = idna.New(
 	idna.StrictDomainName(false),
 )
 
-// NormalizeDNSName returns the form in which DNS names are compared: mapped
-// with UTS #46 as external-dns maps names, without trailing dots, with labels
-// in Unicode. Spellings of the same DNS name ("Bücher.Example.",
-// "xn--bcher-kva.example", "ＢÜＣＨＥＲ.example" in full width, "bücher。example"
-// with an ideographic full stop) normalise to the same string. A name that is
-// already plain lower-case ASCII without a trailing dot or punycode label is
-// returned as it is, without allocating.
+// ToUnicode returns name for a person to read: mapped with UTS #46 as
+// external-dns maps names, without trailing dots, with labels in Unicode
+// ("bücher.example"). zonesync holds names as A-labels ([ToALabel]) and
+// compares them in that form; ToUnicode is for the edges where a person reads
+// a name (logs, messages, the regular expressions of a [DomainFilter], which
+// a person writes against Unicode names). Spellings of the same DNS name
+// ("Bücher.Example.", "xn--bcher-kva.example", "ＢÜＣＨＥＲ.example" in full
+// width, "bücher。example" with an ideographic full stop) give the same
+// string. A name that is already plain lower-case ASCII without a trailing
+// dot or punycode label is returned as it is, without allocating.
 //
 // The mapping is the IDNA lookup mapping with transitional processing and
 // non-strict STD3 rules: letters are lower-cased, full-width and
@@ -58,8 +61,9 @@ var idnaProfile = idna.New(
 // characters (ß, ς, zero width joiner or non-joiner) therefore stays in
 // punycode: "xn--strae-oqa" is "straße", a different DNS name from
 // "strasse", which is what "straße" means under transitional processing.
-// For a name IDNA accepts, NormalizeDNSName(a) equals NormalizeDNSName(b)
-// exactly when CanonicalDNSName(a) equals CanonicalDNSName(b).
+// For a name IDNA accepts, ToUnicode(a) equals ToUnicode(b) exactly when
+// ToALabel(a) equals ToALabel(b), so comparing either form gives the same
+// answer.
 //
 // external-dns's domain filter converts with ToUnicode, which x/net/idna
 // always runs non-transitionally, so there a filter entry "straße.de" does
@@ -68,19 +72,19 @@ var idnaProfile = idna.New(
 //
 // Names that IDNA rejects (a label such as "ab--cd" or "-a" breaks the hyphen
 // rules, a punycode label does not decode or decodes to plain ASCII, a rune is
-// disallowed) are normalised the way external-dns normalises them: with the
+// disallowed) are converted the way external-dns converts them: with the
 // partly processed result of the conversion. The rest of the name is mapped
 // and decoded all the same, a punycode label that does not decode is kept,
 // and one that decodes to plain ASCII is replaced by that text ("xn--abc-"
 // becomes "abc"; "xn--xn--abc--" becomes "abc" too, as the conversion is
 // repeated until it is stable). Invalid UTF-8 is read as U+FFFD.
 //
-// The result is a fixed point: NormalizeDNSName(NormalizeDNSName(x)) equals
-// NormalizeDNSName(x). For that reason every trailing dot is removed, not just
-// one ("a.b.." gives "a.b"); external-dns removes one, which differs only for
-// names that end in an empty label and are invalid anyway. White space is
-// never trimmed: " a.example" is not "a.example".
-func NormalizeDNSName(name string) string {
+// The result is a fixed point: ToUnicode(ToUnicode(x)) equals ToUnicode(x).
+// For that reason every trailing dot is removed, not just one ("a.b.." gives
+// "a.b"); external-dns removes one, which differs only for names that end in
+// an empty label and are invalid anyway. White space is never trimmed:
+// " a.example" is not "a.example".
+func ToUnicode(name string) string {
 	trimmed := strings.TrimRight(name, ".")
 	switch asciiClass(trimmed) {
 	case asciiCanonical:
@@ -126,23 +130,24 @@ func hasASCIIOnlyACELabel(a string) bool {
 	return false
 }
 
-// CanonicalDNSName returns the form of a name that DNS stores and that is
-// written to providers and used to build ownership TXT names: lower-case
-// A-labels (punycode "xn--…" for labels that are not ASCII), with exactly one
-// trailing dot removed. The conversion is IDNA ToASCII with the mapping of
-// [NormalizeDNSName], so CanonicalDNSName("München.Example.COM.") is
-// "xn--mnchen-3ya.example.com" and an A-label is returned unchanged.
-// A name that is already plain lower-case ASCII without a trailing dot or
-// punycode label is returned as it is, without allocating.
+// ToALabel returns the one form in which zonesync holds a DNS name in
+// memory, compares it, writes it to providers and builds ownership TXT names
+// from it: lower-case A-labels (punycode "xn--…" for labels that are not
+// ASCII), with exactly one trailing dot removed, what DNS stores. The
+// conversion is IDNA ToASCII with the mapping of [ToUnicode], so
+// ToALabel("München.Example.COM.") is "xn--mnchen-3ya.example.com" and an
+// A-label is returned unchanged. A name that is already plain lower-case
+// ASCII without a trailing dot or punycode label is returned as it is,
+// without allocating.
 //
 // When IDNA rejects the name, each label is converted on its own and a label
 // that IDNA rejects is kept as given with only its ASCII letters lower-cased:
 // "AB--CD.München.de" gives "ab--cd.xn--mnchen-3ya.de", and an invalid
 // punycode label such as "xn--abc-" is never rewritten into another name.
+// Invalid UTF-8 is read as U+FFFD.
 //
-// For every name IDNA accepts, NormalizeDNSName(CanonicalDNSName(x)) equals
-// NormalizeDNSName(x).
-func CanonicalDNSName(name string) string {
+// For every name IDNA accepts, ToUnicode(ToALabel(x)) equals ToUnicode(x).
+func ToALabel(name string) string {
 	trimmed := strings.TrimSuffix(name, ".")
 	switch asciiClass(trimmed) {
 	case asciiCanonical:
@@ -152,11 +157,33 @@ func CanonicalDNSName(name string) string {
 		// errors would fall back to lower-casing, too.
 		return strings.ToLower(trimmed)
 	}
+	name = replaceInvalidUTF8(name)
 	a, err := idnaProfile.ToASCII(name)
 	if err != nil {
 		a = canonicalLabelByLabel(name)
 	}
 	return strings.TrimSuffix(a, ".")
+}
+
+// replaceInvalidUTF8 reads every byte of name that is not part of valid
+// UTF-8 as U+FFFD, as [ToUnicode] and encoding/json do, so that a name and
+// its JSON form convert to the same string.
+func replaceInvalidUTF8(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	var b strings.Builder
+	b.Grow(len(name) + 8)
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(name[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // canonicalLabelByLabel converts each label of name with IDNA ToASCII and
@@ -184,7 +211,7 @@ func canonicalLabelByLabel(name string) string {
 // keeps the label otherwise. That keeps labels that do not decode, and
 // labels with a deviation character, which converts to something else under
 // transitional processing; it makes the result a fixed point of
-// NormalizeDNSName.
+// ToUnicode.
 func decodeALabels(a string) string {
 	if !hasACELabel(a) {
 		return a
@@ -213,8 +240,7 @@ func decodeALabels(a string) string {
 	return b.String()
 }
 
-// Classes of names for the fast paths of NormalizeDNSName and
-// CanonicalDNSName.
+// Classes of names for the fast paths of ToUnicode and ToALabel.
 const (
 	// asciiCanonical: lower-case ASCII, no label starts with "xn--"; both
 	// functions return such a name unchanged.
@@ -328,10 +354,10 @@ func isASCII(s string) bool {
 // them could reach DNS as a different name than the one planned.
 //
 // A label starting with "xn--" must be a valid A-label (punycode that IDNA
-// accepts): an invalid one such as "xn--abc-" compares equal to "abc" (see
-// [NormalizeDNSName]) but would be written as given. A name with non-ASCII
+// accepts): an invalid one such as "xn--abc-" reads as "abc" to a person and to
+// external-dns ([ToUnicode]) but would be written as given. A name with non-ASCII
 // characters (an IDN, "bücher.example") is valid when its ASCII bytes are
-// allowed characters and its A-label form ([CanonicalDNSName]) is valid
+// allowed characters and its A-label form ([ToALabel]) is valid
 // under the same rules; an ASCII character that is not allowed is refused
 // even where IDNA mapping would remove or replace it.
 //
@@ -394,7 +420,7 @@ func validateDNSName(name string, literalAsterisk bool) error {
 	// An IDN: what is written is its A-label form, which must be valid on
 	// its own (IDNA mapping can turn a character into one that is not
 	// allowed, e.g. U+FF3C FULLWIDTH REVERSE SOLIDUS into "\").
-	canonical := CanonicalDNSName(name)
+	canonical := ToALabel(name)
 	if canonical == "" || strings.HasSuffix(canonical, ".") {
 		return fmt.Errorf("DNS name %q: A-label form %q is empty or has an empty label", name, canonical)
 	}

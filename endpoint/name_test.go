@@ -11,7 +11,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 )
 
-func TestNormalizeDNSName(t *testing.T) {
+func TestToUnicode(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
@@ -76,14 +76,14 @@ func TestNormalizeDNSName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got := endpoint.NormalizeDNSName(tt.in)
+			got := endpoint.ToUnicode(tt.in)
 			assert.Equal(t, tt.want, got)
-			assert.Equal(t, got, endpoint.NormalizeDNSName(got), "idempotent")
+			assert.Equal(t, got, endpoint.ToUnicode(got), "idempotent")
 		})
 	}
 }
 
-func TestCanonicalDNSName(t *testing.T) {
+func TestToALabel(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
@@ -121,44 +121,44 @@ func TestCanonicalDNSName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got := endpoint.CanonicalDNSName(tt.in)
+			got := endpoint.ToALabel(tt.in)
 			assert.Equal(t, tt.want, got)
 			if !strings.HasSuffix(got, ".") { // exactly one trailing dot is removed per call
-				assert.Equal(t, got, endpoint.CanonicalDNSName(got), "idempotent")
+				assert.Equal(t, got, endpoint.ToALabel(got), "idempotent")
 			}
-			assert.Equal(t, endpoint.NormalizeDNSName(tt.in), endpoint.NormalizeDNSName(got),
-				"NormalizeDNSName(CanonicalDNSName(x)) == NormalizeDNSName(x)")
+			assert.Equal(t, endpoint.ToUnicode(tt.in), endpoint.ToUnicode(got),
+				"ToUnicode(ToALabel(x)) == ToUnicode(x)")
 		})
 	}
 }
 
-func TestRegression_CanonicalDNSNameStripsTrailingDot(t *testing.T) {
-	assert.Equal(t, "a-b.example.com", endpoint.CanonicalDNSName("a-b.example.com."))
-	assert.Equal(t, "a-b.example.com", endpoint.NormalizeDNSName("a-b.example.com."))
+func TestRegression_ToALabelStripsTrailingDot(t *testing.T) {
+	assert.Equal(t, "a-b.example.com", endpoint.ToALabel("a-b.example.com."))
+	assert.Equal(t, "a-b.example.com", endpoint.ToUnicode("a-b.example.com."))
 	require.NoError(t, endpoint.ValidateDNSName("a-b.example.com."), "Validate keeps accepting one trailing dot")
 }
 
 func TestRegression_IdeographicFullStop(t *testing.T) {
 	for _, in := range []string{"www。example。com", "www．example．com", "www｡example｡com", "www.example.com。"} {
-		assert.Equal(t, "www.example.com", endpoint.NormalizeDNSName(in), in)
-		assert.Equal(t, "www.example.com", endpoint.CanonicalDNSName(in), in)
+		assert.Equal(t, "www.example.com", endpoint.ToUnicode(in), in)
+		assert.Equal(t, "www.example.com", endpoint.ToALabel(in), in)
 	}
 }
 
 func TestRegression_SharpSAndSSNormaliseTheSame(t *testing.T) {
-	assert.Equal(t, endpoint.NormalizeDNSName("strasse.example"), endpoint.NormalizeDNSName("straße.example"))
-	assert.Equal(t, endpoint.CanonicalDNSName("strasse.example"), endpoint.CanonicalDNSName("straße.example"))
+	assert.Equal(t, endpoint.ToUnicode("strasse.example"), endpoint.ToUnicode("straße.example"))
+	assert.Equal(t, endpoint.ToALabel("strasse.example"), endpoint.ToALabel("straße.example"))
 	// The IDNA2008 A-label of "straße" is a different DNS name.
-	assert.NotEqual(t, endpoint.NormalizeDNSName("strasse.example"), endpoint.NormalizeDNSName("xn--strae-oqa.example"))
+	assert.NotEqual(t, endpoint.ToUnicode("strasse.example"), endpoint.ToUnicode("xn--strae-oqa.example"))
 }
 
 func TestRegression_DottedCapitalIAndDigraph(t *testing.T) {
-	assert.Equal(t, "i\u0307", endpoint.NormalizeDNSName("İ"))
-	assert.Equal(t, "i\u0307", endpoint.NormalizeDNSName("xn--i-9bb"))
-	assert.Equal(t, "xn--i-9bb", endpoint.CanonicalDNSName("İ"))
-	assert.Equal(t, "dž", endpoint.NormalizeDNSName("ǅ"))
-	assert.Equal(t, "dž", endpoint.NormalizeDNSName("Ǆ"))
-	assert.Equal(t, "xn--d-toa", endpoint.CanonicalDNSName("ǅ"))
+	assert.Equal(t, "i\u0307", endpoint.ToUnicode("İ"))
+	assert.Equal(t, "i\u0307", endpoint.ToUnicode("xn--i-9bb"))
+	assert.Equal(t, "xn--i-9bb", endpoint.ToALabel("İ"))
+	assert.Equal(t, "dž", endpoint.ToUnicode("ǅ"))
+	assert.Equal(t, "dž", endpoint.ToUnicode("Ǆ"))
+	assert.Equal(t, "xn--d-toa", endpoint.ToALabel("ǅ"))
 }
 
 // TestRegression_ASCIIOnlyPunycodeLabel pins the external-dns fallback: IDNA
@@ -166,23 +166,23 @@ func TestRegression_DottedCapitalIAndDigraph(t *testing.T) {
 // processed name (the decoded text) is what names are compared in, while the
 // canonical form never rewrites the label.
 func TestRegression_ASCIIOnlyPunycodeLabel(t *testing.T) {
-	assert.Equal(t, "abc.example", endpoint.NormalizeDNSName("xn--abc-.example"))
-	assert.Equal(t, "xn--abc-.example", endpoint.CanonicalDNSName("xn--abc-.example"))
+	assert.Equal(t, "abc.example", endpoint.ToUnicode("xn--abc-.example"))
+	assert.Equal(t, "xn--abc-.example", endpoint.ToALabel("xn--abc-.example"))
 }
 
 // TestRegression_NestedASCIIOnlyPunycodeLabel: the partly processed result
 // of an ASCII-only punycode label can be another one ("xn--xn--0--" gives
 // "xn--0-", which gives "0"); normalising must still be idempotent (found by
-// FuzzNormalizeDNSName).
+// FuzzToUnicode).
 func TestRegression_NestedASCIIOnlyPunycodeLabel(t *testing.T) {
 	for in, want := range map[string]string{
 		"Xn--Xn--0--":                "0",
 		"xn--xn--xn--abc---.example": "abc.example",
 		"xn--xn--\u212a-.example":    "xn--k.example",
 	} {
-		got := endpoint.NormalizeDNSName(in)
+		got := endpoint.ToUnicode(in)
 		assert.Equal(t, want, got, in)
-		assert.Equal(t, got, endpoint.NormalizeDNSName(got), in)
+		assert.Equal(t, got, endpoint.ToUnicode(got), in)
 	}
 }
 
@@ -193,8 +193,8 @@ func TestASCIIFastPath(t *testing.T) {
 		name string
 		f    func(string) string
 	}{
-		{"NormalizeDNSName", endpoint.NormalizeDNSName},
-		{"CanonicalDNSName", endpoint.CanonicalDNSName},
+		{"ToUnicode", endpoint.ToUnicode},
+		{"ToALabel", endpoint.ToALabel},
 	} {
 		t.Run(fn.name, func(t *testing.T) {
 			name := "www.app.example.com"

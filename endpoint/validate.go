@@ -13,7 +13,7 @@ import (
 // Validate reports what is wrong with the endpoint: an invalid DNS name (see
 // [ValidateDNSName]: a character other than letters, digits, "-", "_", dots
 // and a leading "*" label, an empty or over-long label, ...; one trailing
-// dot is accepted, [CanonicalDNSName] removes it; for a TXT record, which
+// dot is accepted, [ToALabel] removes it; for a TXT record, which
 // may be an ownership record, see [ValidateOwnershipTXTName]), a
 // missing record type, no targets, or targets that do not fit the record type
 // (see [ValidateTarget]), or labels that cannot be written into an ownership

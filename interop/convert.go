@@ -113,5 +113,5 @@ func ReadExternalDNS(ctx context.Context, p recordReader[*endpoint.Endpoint]) ([
 // canonical form (lower-case A-labels, no trailing dot), the set identifier
 // and the type.
 func Key(dnsName, setID, recordType string) string {
-	return endpoint.CanonicalDNSName(dnsName) + " " + strconv.Quote(setID) + " " + recordType
+	return endpoint.ToALabel(dnsName) + " " + strconv.Quote(setID) + " " + recordType
 }

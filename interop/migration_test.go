@@ -31,7 +31,7 @@ func zoneLines(eps []*endpoint.Endpoint) []string {
 	for _, ep := range eps {
 		targets := append([]string(nil), ep.Targets...)
 		sort.Strings(targets)
-		out = append(out, fmt.Sprintf("%s %s %q %s", endpoint.CanonicalDNSName(ep.DNSName), ep.RecordType, ep.SetIdentifier, strings.Join(targets, " ")))
+		out = append(out, fmt.Sprintf("%s %s %q %s", endpoint.ToALabel(ep.DNSName), ep.RecordType, ep.SetIdentifier, strings.Join(targets, " ")))
 	}
 	sort.Strings(out)
 	return out
@@ -265,7 +265,7 @@ func endpointLines(eps []*endpoint.Endpoint) []string {
 	for _, ep := range eps {
 		targets := append([]string(nil), ep.Targets...)
 		sort.Strings(targets)
-		out = append(out, fmt.Sprintf("%s %s %q ttl=%d %q labels=%v ps=%v", endpoint.CanonicalDNSName(ep.DNSName), ep.RecordType, ep.SetIdentifier, ep.RecordTTL, targets, map[string]string(ep.Labels), ep.ProviderSpecific))
+		out = append(out, fmt.Sprintf("%s %s %q ttl=%d %q labels=%v ps=%v", endpoint.ToALabel(ep.DNSName), ep.RecordType, ep.SetIdentifier, ep.RecordTTL, targets, map[string]string(ep.Labels), ep.ProviderSpecific))
 	}
 	sort.Strings(out)
 	return out

@@ -23,9 +23,10 @@
 //
 // # Rows
 //
-// Records are grouped into rows keyed by the normalised DNS name
-// ([endpoint.NormalizeDNSName]: case, trailing dot and punycode ignored) and
-// the set identifier, then by record type. For every row and type:
+// Records are grouped into rows keyed by the DNS name in A-label form
+// ([endpoint.ToALabel], the form the Reconciler gives names in, which is
+// returned as it is; another spelling, in upper case, with a trailing dot or
+// in Unicode, falls into the same row) and the set identifier, then by record type. For every row and type:
 //
 //   - a desired record and no current record gives a create;
 //   - a current record and no desired record gives a delete;

@@ -180,7 +180,7 @@ type updatePair struct {
 // endpoints in Create and Delete may be the input endpoints themselves,
 // while every UpdateNew endpoint is a new one.
 //
-// Records are grouped into rows by normalised name ([endpoint.NormalizeDNSName])
+// Records are grouped into rows by name in A-label form ([endpoint.ToALabel])
 // and set identifier, then by record type; see the package documentation
 // for the rules applied to each row. Every list in the result is sorted by
 // (DNSName, SetIdentifier, RecordType). Calculate runs in time linear in the
@@ -417,7 +417,7 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 			k.t = -1
 			continue
 		}
-		k.name = endpoint.NormalizeDNSName(trimSpace(e.DNSName))
+		k.name = endpoint.ToALabel(trimSpace(e.DNSName))
 	}
 }
 

@@ -117,7 +117,7 @@ func sameProviderSpecific(a, b endpoint.ProviderSpecific) bool {
 			continue
 		}
 		n++
-		if countProp(a, p) != countProp(b, p) {
+		if a.Count(p) != b.Count(p) {
 			return false
 		}
 	}
@@ -128,16 +128,6 @@ func sameProviderSpecific(a, b endpoint.ProviderSpecific) bool {
 		}
 	}
 	return n == m
-}
-
-func countProp(ps endpoint.ProviderSpecific, p endpoint.ProviderSpecificProperty) int {
-	n := 0
-	for _, q := range ps {
-		if q == p {
-			n++
-		}
-	}
-	return n
 }
 
 // sameOtherLabels compares two label maps without the owner label and the

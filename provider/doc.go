@@ -31,9 +31,15 @@
 //   - Order. Records returns endpoints sorted by DNSName, then SetIdentifier,
 //     then RecordType (plain string order), so that results are
 //     deterministic.
-//   - Names. DNS names are returned without a trailing dot, in the form of
-//     [endpoint.NormalizeDNSName] (lower case). One endpoint holds every
-//     target of its (name, type, set identifier).
+//   - Names. Every DNS name a provider is given (in [plan.Changes] and to
+//     AdjustEndpoints) and every name Records returns is in the one form
+//     zonesync holds names in: lower-case A-labels without a trailing dot
+//     ([endpoint.ToALabel]; "xn--mnchen-3ya.example.org", never
+//     "münchen.example.org"). A provider whose API speaks Unicode converts
+//     at its own boundary. DNS names are case-insensitive, so a provider
+//     should also find a record when a change spells its name in another
+//     case or with a trailing dot. One endpoint holds every target of its
+//     (name, type, set identifier).
 //   - What is stored. A provider stores what a DNS server stores: name, type,
 //     set identifier, TTL, targets and the provider-specific properties it
 //     understands. Labels are not record data: ownership is kept in TXT

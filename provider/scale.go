@@ -72,7 +72,7 @@ func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
 // [endpoint.OwnedRecordLabelKey], as the TXT registry writes them) the name
 // of the record it owns, for every other record its own name. The name is
 // in the form names have in memory, lower-case A-labels without a trailing
-// dot ([endpoint.CanonicalDNSName]), the form of [ZoneMatcher]'s zones.
+// dot ([endpoint.ToALabel]), the form of [ZoneMatcher]'s zones.
 //
 // Changes with the same group key form a group that is applied (or
 // rejected) as a unit: splitting by zone and batching never separate a

@@ -53,7 +53,7 @@ func DomainFilterFromZoneLister(listZones func() ([]string, error)) *endpoint.Do
 // the longest zone name that equals the record name or is a suffix of it on
 // a label boundary ("example.org" holds "a.example.org" but not
 // "myexample.org"). Names and zones are compared in the form names have in
-// memory, that of [endpoint.CanonicalDNSName] (lower-case A-labels without
+// memory, that of [endpoint.ToALabel] (lower-case A-labels without
 // a trailing dot): case, trailing dots and the Unicode or A-label spelling
 // of an IDN label do not matter, and the zone names it returns are in that
 // form ("bücher.example" is "xn--bcher-kva.example"), so that they compare
@@ -124,8 +124,8 @@ func (m *ZoneMatcher) Zones() []string {
 }
 
 // canonicalName returns name in the form names have in memory:
-// [endpoint.CanonicalDNSName] without any trailing dot. It does not
+// [endpoint.ToALabel] without any trailing dot. It does not
 // allocate for lower-case ASCII names.
 func canonicalName(name string) string {
-	return endpoint.CanonicalDNSName(strings.TrimRight(name, "."))
+	return endpoint.ToALabel(strings.TrimRight(name, "."))
 }

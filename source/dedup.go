@@ -14,7 +14,7 @@ import (
 // Dedup is a wrapper [Source] that drops exact duplicates from the endpoints
 // of its inner source, keeping the first of each group in place. Two
 // endpoints are exact duplicates when they have the same canonical DNS name
-// ([endpoint.CanonicalDNSName]: case, trailing dot and IDNA form ignored),
+// ([endpoint.ToALabel]: case, trailing dot and IDNA form ignored),
 // record type, set identifier, targets ([endpoint.Targets.Same]: order and
 // case ignored), TTL, labels and provider-specific properties (order
 // ignored). Nil entries are dropped too. Endpoints are never split or
@@ -117,7 +117,7 @@ func (k *keyBuilder) put(s string) {
 
 func (k *keyBuilder) build(ep *endpoint.Endpoint) []byte {
 	k.buf = k.buf[:0]
-	k.put(endpoint.CanonicalDNSName(ep.DNSName))
+	k.put(endpoint.ToALabel(ep.DNSName))
 	k.put(ep.RecordType)
 	k.put(ep.SetIdentifier)
 	k.buf = strconv.AppendInt(k.buf, int64(ep.RecordTTL), 10)

@@ -120,21 +120,21 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 				if resources[name] == nil {
 					resources[name] = map[string]string{}
 				}
-				if _, ok := resources[name][endpoint.CanonicalDNSName(host)]; !ok {
-					resources[name][endpoint.CanonicalDNSName(host)] = res
+				if _, ok := resources[name][endpoint.ToALabel(host)]; !ok {
+					resources[name][endpoint.ToALabel(host)] = res
 				}
 			}
 		}
 	}
 	for _, ptr := range ptrs {
 		slices.SortFunc(ptr.Targets, func(a, b string) int {
-			return strings.Compare(endpoint.CanonicalDNSName(a), endpoint.CanonicalDNSName(b))
+			return strings.Compare(endpoint.ToALabel(a), endpoint.ToALabel(b))
 		})
 		ptr.Targets = slices.CompactFunc(ptr.Targets, func(a, b string) bool {
-			return endpoint.CanonicalDNSName(a) == endpoint.CanonicalDNSName(b)
+			return endpoint.ToALabel(a) == endpoint.ToALabel(b)
 		})
 		for _, t := range ptr.Targets {
-			if res, ok := resources[ptr.DNSName][endpoint.CanonicalDNSName(t)]; ok {
+			if res, ok := resources[ptr.DNSName][endpoint.ToALabel(t)]; ok {
 				ptr.Labels = endpoint.Labels{endpoint.ResourceLabelKey: res}
 				break
 			}

@@ -43,7 +43,7 @@ func Hash(eps []*endpoint.Endpoint) string {
 		}
 		slices.Sort(ts)
 		entries = append(entries, entry{
-			name:    endpoint.CanonicalDNSName(ep.DNSName),
+			name:    endpoint.ToALabel(ep.DNSName),
 			typ:     strings.ToUpper(ep.RecordType),
 			setID:   ep.SetIdentifier,
 			ttl:     int64(ep.RecordTTL),

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/dnstxt"
 	"github.com/zonesync/zonesync/verify/result"
 )
 
@@ -129,7 +130,7 @@ func (v *Verifier) verifyOne(ctx context.Context, ep *endpoint.Endpoint) Result 
 		res.Status, res.Err = NotAvailable, fmt.Errorf("verify: %s: record type %q is unknown", ep.Key(), ep.RecordType)
 		return res
 	}
-	name := dns.Fqdn(endpoint.CanonicalDNSName(ep.DNSName))
+	name := dns.Fqdn(endpoint.ToALabel(ep.DNSName))
 	r, err := v.query(ctx, name, qtype)
 	if err != nil {
 		res.Status, res.Err = NotAvailable, fmt.Errorf("verify: %s: %w", ep.Key(), err)
@@ -204,7 +205,7 @@ func seenValue(rr dns.RR) string {
 	case *dns.CNAME:
 		return trimDot(r.Target)
 	case *dns.TXT:
-		return unescapeTXT(strings.Join(r.Txt, ""))
+		return dnstxt.Unescape(r.Txt...)
 	case *dns.NS:
 		return trimDot(r.Ns)
 	case *dns.PTR:
@@ -257,30 +258,3 @@ func trimDot(name string) string {
 	}
 	return strings.TrimSuffix(name, ".")
 }
-
-// unescapeTXT turns miekg/dns's presentation escaping of TXT data (a
-// backslash before '"' and '\', \DDD for other bytes) back into the bytes.
-func unescapeTXT(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-			b.WriteByte((s[i+1]-'0')*100 + (s[i+2]-'0')*10 + (s[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(s[i+1])
-		i++
-	}
-	return b.String()
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }

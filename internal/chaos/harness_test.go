@@ -54,7 +54,7 @@ type rkey struct{ name, typ string }
 func (k rkey) String() string { return k.name + "/" + k.typ }
 
 func keyOf(ep *endpoint.Endpoint) rkey {
-	return rkey{endpoint.CanonicalDNSName(ep.DNSName), ep.RecordType}
+	return rkey{endpoint.ToALabel(ep.DNSName), ep.RecordType}
 }
 
 func sortedKeys[V any](m map[rkey]V) []rkey {
@@ -112,7 +112,7 @@ func parseOwnership(ep *endpoint.Endpoint) (ownership, bool) {
 				o.owners = append(o.owners, owner)
 			}
 		}
-		name := endpoint.CanonicalDNSName(ep.DNSName)
+		name := endpoint.ToALabel(ep.DNSName)
 		first, rest, _ := strings.Cut(name, ".")
 		for _, typ := range []string{endpoint.RecordTypeCNAME, endpoint.RecordTypeAAAA, endpoint.RecordTypeA} {
 			if label, ok := strings.CutPrefix(first, strings.ToLower(typ)+"-"); ok && label != "" {

@@ -20,7 +20,7 @@
 // # What is stored
 //
 // Like a DNS server, the provider stores a record's name in the form DNS
-// stores it ([endpoint.CanonicalDNSName]: lower-case A-labels without a
+// stores it ([endpoint.ToALabel]: lower-case A-labels without a
 // trailing dot, so "München.example.com." is kept and returned as
 // "xn--mnchen-3ya.example.com"), type, set identifier, TTL, targets and
 // provider-specific properties. It does not store labels: ownership lives in

@@ -43,7 +43,7 @@ type options struct {
 }
 
 // WithZone adds a zone. It may be given several times; duplicates are
-// merged. Zone names are put in canonical form ([endpoint.CanonicalDNSName]);
+// merged. Zone names are put in canonical form ([endpoint.ToALabel]);
 // "." is the root zone, which holds every name. An invalid name is reported as
 // described in [New].
 func WithZone(name string) Option {
@@ -139,7 +139,7 @@ func validateZone(n string) error {
 }
 
 func normalizeZone(name string) string {
-	n := endpoint.CanonicalDNSName(strings.TrimSpace(name))
+	n := endpoint.ToALabel(strings.TrimSpace(name))
 	if n == "" {
 		return "."
 	}
@@ -313,7 +313,7 @@ func (p *Provider) apply(changes *plan.Changes) error {
 			errs = append(errs, fmt.Errorf("inmemory: %s %s: %w: %w", what, ep.Key(), ErrInvalidChanges, err))
 			return key{}, false
 		}
-		k := key{name: endpoint.CanonicalDNSName(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
+		k := key{name: endpoint.ToALabel(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
 		if _, ok := p.zones.Zone(k.name); !ok {
 			errs = append(errs, fmt.Errorf("inmemory: %s %s: %w (zones: %s)", what, ep.Key(), ErrNoZone, strings.Join(p.zoneNames, ", ")))
 			return key{}, false
@@ -351,7 +351,7 @@ func (p *Provider) apply(changes *plan.Changes) error {
 			if okErr != nil || !nok {
 				continue
 			}
-			okey := key{name: endpoint.CanonicalDNSName(oldEp.DNSName), recordType: oldEp.RecordType, setID: oldEp.SetIdentifier}
+			okey := key{name: endpoint.ToALabel(oldEp.DNSName), recordType: oldEp.RecordType, setID: oldEp.SetIdentifier}
 			if !touch(okey, "update", oldEp) {
 				continue
 			}
@@ -378,7 +378,7 @@ func (p *Provider) apply(changes *plan.Changes) error {
 			errs = append(errs, fmt.Errorf("inmemory: delete %s: %w: %w", ep.Key(), ErrInvalidChanges, err))
 			continue
 		}
-		k := key{name: endpoint.CanonicalDNSName(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
+		k := key{name: endpoint.ToALabel(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
 		if !touch(k, "delete", ep) {
 			continue
 		}

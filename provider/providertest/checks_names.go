@@ -68,16 +68,17 @@ func titleCase(name string) string {
 	return string(b)
 }
 
-// expectCanonicalNames reports every record whose name is not in canonical
-// form.
+// expectCanonicalNames reports every record whose name is not in the form
+// of the provider contract: lower-case A-labels without a trailing dot
+// ([endpoint.ToALabel]).
 func (s *session) expectCanonicalNames(recs []*endpoint.Endpoint, after string) {
 	for _, r := range recs {
 		if r == nil {
 			s.fail("Records", "", "returned a nil endpoint", nil)
 			continue
 		}
-		if want := canonicalName(r.DNSName); r.DNSName != want {
-			s.fail("Records", keyOf(r), fmt.Sprintf("name %q is not lower case without a trailing dot after %s (want %q)", r.DNSName, after, want), nil)
+		if want := endpoint.ToALabel(r.DNSName); r.DNSName != want {
+			s.fail("Records", keyOf(r), fmt.Sprintf("name %q is not in lower-case A-label form without a trailing dot after %s (want %q)", r.DNSName, after, want), nil)
 		}
 	}
 }
@@ -119,7 +120,7 @@ func checkNameNormalisation(s *session) {
 // sameName reports whether a and b name the same domain in any form
 // (case, trailing dot, A-label or Unicode).
 func sameName(a, b string) bool {
-	return endpoint.NormalizeDNSName(a) == endpoint.NormalizeDNSName(b)
+	return endpoint.ToALabel(a) == endpoint.ToALabel(b)
 }
 
 // expectName checks that want is returned under exactly its name; when it

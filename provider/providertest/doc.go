@@ -43,8 +43,10 @@
 //
 // The suite checks one behaviour at a time, named as in the list below; each
 // violation is reported with the behaviour, the operation and the record.
-// Names are exchanged in zonesync's canonical form: lower case, no trailing
-// dot, internationalised labels as A-labels ("xn--mnchen-3ya.example.org").
+// Names follow the rule of the provider contract (see the provider
+// package, "Names"): lower-case A-labels without a trailing dot
+// ("xn--mnchen-3ya.example.org"), checked by NameNormalisation and
+// PunycodeNames.
 //
 //   - Create: created records (A, TXT, CNAME) appear with their targets and TTL.
 //   - UpdateTargets, UpdateTTL: an update changes the targets, the TTL.
@@ -55,8 +57,8 @@
 //   - NameNormalisation: a record created as "Zs-CoNf….eXaMpLe.oRg." is
 //     stored once and returned as "zs-conf….example.org"; updates and
 //     deletes spelled in another case, with or without the trailing dot,
-//     reach it; every name Records returns is lower case without a
-//     trailing dot.
+//     reach it; every name Records returns is in lower-case A-label form
+//     without a trailing dot.
 //   - PunycodeNames: a name with an A-label comes back unchanged (not
 //     converted to Unicode) and can be deleted under that name.
 //   - WildcardNames: records named "*.…" come back with "*" as their first

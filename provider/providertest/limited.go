@@ -143,7 +143,7 @@ func (l *LimitedProvider) check(n int, changes *plan.Changes) error {
 				size += len(t)
 			}
 			if slices.ContainsFunc(l.limits.Poisoned, func(p string) bool {
-				return endpoint.NormalizeDNSName(p) == endpoint.NormalizeDNSName(ep.DNSName)
+				return endpoint.ToALabel(p) == endpoint.ToALabel(ep.DNSName)
 			}) && !slices.Contains(poisoned, ep.Key().String()) {
 				poisoned = append(poisoned, ep.Key().String())
 			}

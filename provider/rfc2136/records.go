@@ -77,7 +77,7 @@ func (p *Provider) zoneRecords(ctx context.Context, zone string) ([]*endpoint.En
 		if h.Class != dns.ClassINET {
 			continue
 		}
-		name := endpoint.CanonicalDNSName(h.Name)
+		name := endpoint.ToALabel(h.Name)
 		if h.Rrtype == dns.TypeNS && name == zone {
 			continue // the zone's own name servers
 		}

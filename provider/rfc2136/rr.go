@@ -9,6 +9,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/dnstxt"
 )
 
 // maxCharString is the longest DNS character-string (RFC 1035 §3.3).
@@ -207,34 +208,6 @@ func escapeTXT(s string) string {
 	return b.String()
 }
 
-// joinTXT reverses splitTXT: it unescapes every character-string and
-// concatenates them.
-func joinTXT(parts []string) string {
-	if len(parts) == 1 && strings.IndexByte(parts[0], '\\') < 0 {
-		return parts[0]
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		for i := 0; i < len(p); i++ {
-			c := p[i]
-			if c != '\\' || i+1 == len(p) {
-				b.WriteByte(c)
-				continue
-			}
-			if i+3 < len(p) && isDigit(p[i+1]) && isDigit(p[i+2]) && isDigit(p[i+3]) {
-				b.WriteByte((p[i+1]-'0')*100 + (p[i+2]-'0')*10 + (p[i+3] - '0'))
-				i += 3
-				continue
-			}
-			b.WriteByte(p[i+1])
-			i++
-		}
-	}
-	return b.String()
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
 // fromRR returns the endpoint type and target of rr, or ok false for a
 // type the provider does not manage.
 func fromRR(rr dns.RR) (recordType, target string, ok bool) {
@@ -246,7 +219,7 @@ func fromRR(rr dns.RR) (recordType, target string, ok bool) {
 	case *dns.CNAME:
 		return endpoint.RecordTypeCNAME, trimDot(r.Target), true
 	case *dns.TXT:
-		return endpoint.RecordTypeTXT, joinTXT(r.Txt), true
+		return endpoint.RecordTypeTXT, dnstxt.Unescape(r.Txt...), true // reverses splitTXT
 	case *dns.MX:
 		return endpoint.RecordTypeMX, strconv.Itoa(int(r.Preference)) + " " + trimDot(r.Mx), true
 	case *dns.SRV:

@@ -170,7 +170,7 @@ func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
 	}
 	var zones []string
 	for _, inc := range p.filter.Include() {
-		z := endpoint.NormalizeDNSName(strings.TrimPrefix(strings.TrimSpace(inc), "."))
+		z := strings.TrimPrefix(inc, ".") // entries are A-labels
 		if z != "" && !slices.Contains(zones, z) {
 			zones = append(zones, z)
 		}

@@ -142,17 +142,16 @@ func hasAny(c *plan.Changes) bool {
 	return len(c.Create)+len(c.UpdateOld)+len(c.UpdateNew)+len(c.Delete) > 0
 }
 
-// invalidate drops the cache after an ApplyChanges. After a success the
-// TXT index of the last read is brought up to date with what was written,
-// and the suspects of every TXT the call wrote or deleted are dropped;
-// after a failure the zone state is unknown until the next read, and the
-// records the call tried to create, update or delete are remembered as
-// suspects (see suspect).
+// invalidate updates what the registry remembers after an ApplyChanges.
+// After a success the TXT index of the last read is brought up to date
+// with what was written, and the suspects of every TXT the call wrote or
+// deleted are dropped; after a failure the zone state is unknown until the
+// next read, and the records the call tried to create, update or delete
+// are remembered as suspects (see suspect).
 func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gen++
-	r.cache, r.cached = nil, false
 	r.suspects = b.suspects(r.suspects, ok)
 	if !ok || r.state == nil || b.st != r.state {
 		// Failed, no read before, or a read raced with this call: the
@@ -168,10 +167,23 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	}
 	for key, w := range b.written {
 		if i, ok := idx[key]; ok {
-			st.txts[i].value = w.value
+			// Written by this registry: ours, with labels of records
+			// that hold them.
+			st.txts[i].value, st.txts[i].mine = w.value, true
 			continue
 		}
-		st.txts = append(st.txts, txtInfo{name: w.name, lowerName: w.lowerName, setID: w.setID, value: w.value, users: w.users})
+		st.txts = append(st.txts, txtInfo{name: w.name, lowerName: w.lowerName, setID: w.setID, value: w.value, users: w.users, mine: true})
+	}
+	st.unclaimed = r.state.unclaimed
+	cloned := false
+	for key := range b.written {
+		if _, ok := st.unclaimed[key]; ok {
+			// Rewritten with the labels of a record: no longer unclaimed.
+			if !cloned {
+				st.unclaimed, cloned = maps.Clone(st.unclaimed), true
+			}
+			delete(st.unclaimed, key)
+		}
 	}
 	if len(b.removed) > 0 {
 		kept := st.txts[:0]
@@ -270,12 +282,12 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		// One spelling on the wire: the record and the TXT named after it
 		// use the canonical form (a trailing dot or upper case from a caller
 		// that did not canonicalise would otherwise give a second TXT).
-		rec.DNSName = endpoint.CanonicalDNSName(rec.DNSName)
+		rec.DNSName = endpoint.ToALabel(rec.DNSName)
 		if rec.Labels == nil {
 			rec.Labels = endpoint.Labels{}
 		}
 		rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
-		txt, err := r.OwnershipTXT(rec)
+		txt, err := r.ownershipTXT(rec)
 		if err == nil {
 			err = b.checkFilter(rec, txt)
 		}
@@ -371,7 +383,10 @@ func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
 
 // createTXT writes the ownership TXT of a created record: reused when the
 // last read saw it with the same labels, updated when it holds others,
-// created otherwise.
+// created otherwise. The labels compared are those parsed at read time
+// (zoneState.unclaimed); a TXT whose labels a record took then, which a
+// create meets only in an odd plan, counts as holding others and is
+// rewritten, which is always correct.
 func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	key := keyOf(txt)
 	if w, ok := b.written[key]; ok {
@@ -383,7 +398,7 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	}
 	b.touched[key] = true
 	if info, ok := b.st.lookup(key); ok {
-		if b.sameLabels(info.value, rec.Labels) {
+		if stored, ok := b.st.unclaimed[key]; ok && sameLabels(stored, rec.Labels) {
 			b.log.V(1).Info("reusing existing ownership TXT", "record", rec.Key().String(), "txt", txt.DNSName)
 			return
 		}
@@ -398,31 +413,31 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	b.markWritten(key, txt)
 }
 
-// sameLabels reports whether a stored TXT value holds labels (the nonce
-// aside).
-func (b *changeBuilder) sameLabels(value string, labels endpoint.Labels) bool {
-	stored, err := endpoint.ParseLabelsWithKey(value, b.r.key)
-	if err != nil {
-		return false
-	}
-	delete(stored, endpoint.TxtEncryptionNonceLabelKey)
-	n := 0
-	for k, v := range labels {
+// sameLabels reports whether stored, the labels parsed from a TXT when it
+// was read, are labels (the nonce aside).
+func sameLabels(stored, labels endpoint.Labels) bool {
+	n, m := 0, 0
+	for k, v := range labels.All() {
 		if k == endpoint.TxtEncryptionNonceLabelKey {
 			continue
 		}
 		n++
-		if w, ok := stored[k]; !ok || w != v {
+		if w, ok := stored.Get(k); !ok || w != v {
 			return false
 		}
 	}
-	return n == len(stored)
+	for k := range stored.All() {
+		if k != endpoint.TxtEncryptionNonceLabelKey {
+			m++
+		}
+	}
+	return n == m
 }
 
 // updateTXT rewrites the ownership TXT of an updated record.
 func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 	r := b.r
-	newTXT, err := r.OwnershipTXT(newRec)
+	newTXT, err := r.ownershipTXT(newRec)
 	if err == nil {
 		err = b.checkFilter(newRec, newTXT)
 	}
@@ -500,8 +515,7 @@ func (b *changeBuilder) deleteRebuilt(txt *endpoint.Endpoint) {
 }
 
 // consulted returns the typed ownership TXT records of the zone state that
-// the ownership lookup of rec consults (COMPAT.md §3.5): the TXT named for
-// its own type and, for an A ALIAS record, the one of the other alias
+// the ownership lookup of rec consults: the TXT named for its own type and, for an A ALIAS record, the one of the other alias
 // naming — each only if the last read saw it and its name reads back as
 // owning rec. Legacy untyped TXT records are not among them: they are
 // never deleted.
@@ -525,7 +539,7 @@ func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [4]int32, n int)
 		if t == "" {
 			continue
 		}
-		names := [2]string{lowerASCII(r.namer.TXTName(rec.DNSName, t))}
+		names := [2]string{lowerASCII(r.namer.txtName(rec.DNSName, t))}
 		// external-dns's name for a record with a Unicode first label.
 		names[1], _ = r.namer.unicodeTXTName(rec.DNSName, t)
 		for _, name := range names {
@@ -539,7 +553,7 @@ func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [4]int32, n int)
 			// A name can read back as owning another record (a bare
 			// "%{record_type}" prefix reads "aaaafoo" as A "aaafoo"): such a
 			// TXT does not belong to rec.
-			if gotName, gotType, ok := r.namer.ParseTXTName(name); ok && gotName == owned && gotType == t {
+			if gotName, gotType, ok := r.namer.parseTXTName(name); ok && gotName == owned && gotType == t {
 				txts[n] = i
 				n++
 			}
@@ -589,7 +603,7 @@ func (b *changeBuilder) deleteUnused() {
 			continue
 		}
 		b.touched[key] = true
-		if !b.ours(info.value) {
+		if !info.mine {
 			b.log.Info("not deleting an ownership TXT of another owner", "record", l.rec.Key().String(), "txt", info.name)
 			continue
 		}
@@ -610,7 +624,7 @@ func (b *changeBuilder) deleteUnused() {
 
 // recordKey is the txtKey of the typed ownership TXT of rec.
 func (b *changeBuilder) recordKey(rec *endpoint.Endpoint) string {
-	return txtKey(lowerASCII(b.r.TXTName(rec)), rec.SetIdentifier)
+	return txtKey(lowerASCII(b.r.txtName(rec)), rec.SetIdentifier)
 }
 
 // repair deletes, with the value read, the ownership TXT records that the
@@ -649,17 +663,6 @@ func (b *changeBuilder) repair() {
 		}
 		b.log.V(1).Info("deleting an ownership TXT of ours as a repair", "txt", info.name, "record", rp.owned, "reason", reason)
 	}
-}
-
-// ours reports whether an ownership TXT value names OwnerID or OldOwnerID
-// as the owner.
-func (b *changeBuilder) ours(value string) bool {
-	labels, err := endpoint.ParseLabelsWithKey(value, b.r.key)
-	if err != nil {
-		return false
-	}
-	owner := labels[endpoint.OwnerLabelKey]
-	return owner == b.r.ownerID || (b.r.oldOwnerID != "" && owner == b.r.oldOwnerID)
 }
 
 // skippedError combines err (from the provider) with the records left out.

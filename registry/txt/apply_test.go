@@ -14,6 +14,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/cache"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
@@ -341,26 +342,31 @@ func TestApplyDoesNotModifyChanges(t *testing.T) {
 	checkOwnershipInvariant(t, zone, txt.Namer{}, "default")
 }
 
-func TestCache(t *testing.T) {
+// TestProviderCacheUnderRegistry checks that the records cache of
+// provider/cache, wrapped around the provider, gives the registry what a
+// cache of its own would: one read per TTL, copies the caller may modify,
+// and a fresh read after every ApplyChanges.
+func TestProviderCacheUnderRegistry(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(time.Time{})
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
 	rp := providertest.NewRecordingProvider(zone)
-	reg := newRegistry(t, rp, txt.Config{CacheInterval: time.Minute, Clock: clk})
+	reg := newRegistry(t, cache.New(rp, cache.Options{TTL: time.Minute, Clock: clk}), txt.Config{})
 	reads := func() int { return len(rp.CallsTo(providertest.MethodRecords)) }
 
 	first, err := reg.Records(ctx)
 	require.NoError(t, err)
-	first[0].Labels["owner"] = "mutated"
+	first[0].Labels.Set("owner", "mutated")
 	first[0].Targets[0] = "203.0.113.1"
 	second, err := reg.Records(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, reads(), "second call served from the cache")
-	assert.Equal(t, "default", second[0].Labels["owner"], "callers get copies")
+	owner, _ := second[0].Labels.Get("owner")
+	assert.Equal(t, "default", owner, "callers get copies")
 	assert.Equal(t, "192.0.2.1", second[0].Targets[0])
 
 	// The cached read still drives ApplyChanges (TXT reuse / exact values),
-	// and ApplyChanges drops the cache.
+	// and ApplyChanges through the cache drops it.
 	_, err = cycle(ctx, reg, []*endpoint.Endpoint{a("app.example.com", "192.0.2.1").WithLabel("resource", "service/default/app"),
 		a("b.example.com", "192.0.2.2")})
 	require.NoError(t, err)
@@ -378,123 +384,28 @@ func TestCache(t *testing.T) {
 	_, err = reg.Records(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 3, reads(), "expired")
-}
 
-func TestNoCacheByDefault(t *testing.T) {
-	rp := providertest.NewRecordingProvider(newZone())
-	reg := newRegistry(t, rp, txt.Config{})
-	for range 3 {
-		_, err := reg.Records(context.Background())
+	// A failed ApplyChanges, which may have applied part of its changes,
+	// drops the cache too.
+	failing := providertest.NewRecordingProvider(providertest.Intercept(zone, providertest.Funcs{
+		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("boom") },
+	}))
+	reg2 := newRegistry(t, cache.New(failing, cache.Options{TTL: time.Hour, Clock: clk}), txt.Config{})
+	for range 2 {
+		_, err = reg2.Records(ctx)
 		require.NoError(t, err)
 	}
-	assert.Len(t, rp.CallsTo(providertest.MethodRecords), 3)
-}
-
-func TestNewValidation(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     txt.Config
-		wantMsg string
-	}{
-		{name: "owner required", cfg: txt.Config{}, wantMsg: "OwnerID must not be empty"},
-		{name: "prefix and suffix", cfg: txt.Config{OwnerID: "o", Prefix: "p-", Suffix: "-s"}, wantMsg: "mutually exclusive"},
-		{name: "bad key", cfg: txt.Config{OwnerID: "o", EncryptionKey: []byte("short")}, wantMsg: "EncryptionKey"},
-		{name: "base64 of wrong length", cfg: txt.Config{OwnerID: "o", EncryptionKey: []byte("c2hvcnQ=")}, wantMsg: "EncryptionKey"},
-		{name: "alias type", cfg: txt.Config{OwnerID: "o", AliasTXTType: "aaaa"}, wantMsg: "AliasTXTType"},
-		{name: "old owner equals owner", cfg: txt.Config{OwnerID: "o", OldOwnerID: "o"}, wantMsg: "OldOwnerID"},
-		{name: "comma in owner", cfg: txt.Config{OwnerID: "a,b"}, wantMsg: "OwnerID"},
-		{name: "empty managed type", cfg: txt.Config{OwnerID: "o", ManagedRecordTypes: []string{""}}, wantMsg: "ManagedRecordTypes"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := txt.New(newZone(), tt.cfg)
-			require.ErrorIs(t, err, txt.ErrInvalidConfig)
-			assert.Contains(t, err.Error(), tt.wantMsg)
-		})
-	}
-	_, err := txt.New(nil, txt.Config{OwnerID: "o"})
-	require.ErrorIs(t, err, txt.ErrInvalidConfig)
-
-	reg, err := txt.New(newZone(), txt.Config{OwnerID: "o", Prefix: "TXT-", WildcardReplacement: "ANY",
-		EncryptionKey: []byte("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY=")})
-	require.NoError(t, err)
-	assert.Equal(t, "o", reg.OwnerID())
-	assert.Equal(t, "txt-", reg.Namer().Prefix())
-	assert.Equal(t, "any", reg.Namer().WildcardReplacement())
-	assert.Equal(t, "txt-a-any.example.com", reg.TXTName(a("*.example.com")))
-}
-
-func TestPassThrough(t *testing.T) {
-	zone := newZone()
-	reg := newRegistry(t, zone, txt.Config{})
-	assert.Same(t, zone.GetDomainFilter(), reg.GetDomainFilter())
-	in := []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")}
-	out, err := reg.AdjustEndpoints(context.Background(), in)
-	require.NoError(t, err)
-	want, err := zone.AdjustEndpoints(context.Background(), []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")})
-	require.NoError(t, err)
-	assert.Equal(t, want, out)
-}
-
-func TestBogusNonceInPlainValue(t *testing.T) {
-	ctx := context.Background()
-	key := []byte("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY=")
-	bogus := `"heritage=external-dns,external-dns/owner=default,external-dns/txt-encryption-nonce=xyz"`
-	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", bogus))
-	rp := providertest.NewRecordingProvider(zone)
-	reg := newRegistry(t, rp, txt.Config{EncryptionKey: key})
-	_, err := cycle(ctx, reg, []*endpoint.Endpoint{a("app.example.com", "192.0.2.2")})
-	require.NoError(t, err)
-	got := lastApply(t, rp)
-	require.Len(t, got.UpdateNew, 2)
-	assert.Equal(t, bogus, got.UpdateOld[1].Targets[0])
-	k, err := endpoint.ParseEncryptionKey(key)
-	require.NoError(t, err)
-	labels, err := endpoint.ParseLabelsWithKey(got.UpdateNew[1].Targets[0], k)
-	require.NoError(t, err)
-	assert.NotEqual(t, "xyz", labels[endpoint.TxtEncryptionNonceLabelKey])
-	assert.Equal(t, "default", labels["owner"])
-}
-
-// TestSeveralApplyCallsPerRead checks that the registry keeps track of what
-// it wrote when a caller applies several change sets after one read (as a
-// Reconciler applying zone by zone does).
-func TestSeveralApplyCallsPerRead(t *testing.T) {
-	ctx := context.Background()
-	zone := newZone(a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2"),
-		txtRecord("a-any.example.com", `"heritage=external-dns,external-dns/owner=default"`))
-	reg := newRegistry(t, zone, txt.Config{WildcardReplacement: "any"})
-	recs, err := reg.Records(ctx)
-	require.NoError(t, err)
-	require.Len(t, recs, 2)
-
-	// Create, then create again: the second call reuses the TXT written
-	// by the first instead of failing on a duplicate.
-	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("b.example.com", "192.0.2.3")}}))
-	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("b.example.com", "192.0.2.3").WithSetIdentifier("x")}}))
-	// Delete the two records sharing a TXT in separate calls: the TXT goes
-	// with the last one.
-	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs[:1]}))
-	assert.Contains(t, zoneDump(t, zone), "a-any.example.com TXT "+`"heritage=external-dns,external-dns/owner=default"`)
-	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: recs[1:]}))
-	checkOwnershipInvariant(t, zone, reg.Namer(), "default")
-	assert.Len(t, zoneDump(t, zone), 4)
-
-	// After a failed call the registry forgets and falls back to
-	// external-dns's behaviour until the next read.
-	failing := providertest.Intercept(zone, providertest.Funcs{
-		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("boom") },
-	})
-	reg2 := newRegistry(t, failing, txt.Config{})
+	require.Len(t, failing.CallsTo(providertest.MethodRecords), 1)
+	require.Error(t, reg2.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("c.example.com", "192.0.2.4")}}))
 	_, err = reg2.Records(ctx)
 	require.NoError(t, err)
-	require.Error(t, reg2.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{a("c.example.com", "192.0.2.4")}}))
+	assert.Len(t, failing.CallsTo(providertest.MethodRecords), 2, "the failed ApplyChanges invalidated the cache")
 }
 
 func TestConcurrentUse(t *testing.T) {
 	ctx := context.Background()
 	zone := newZone()
-	reg := newRegistry(t, zone, txt.Config{CacheInterval: time.Millisecond})
+	reg := newRegistry(t, cache.New(zone, cache.Options{TTL: time.Millisecond}), txt.Config{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

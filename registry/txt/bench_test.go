@@ -8,6 +8,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/internal/workload"
+	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/registry/txt"
 )
@@ -67,6 +68,41 @@ func BenchmarkProviderRecords(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkApply measures Registry.ApplyChanges over W(N) after one read:
+// every iteration deletes 1% of the records (and their ownership TXT) or
+// creates them again, alternately, through the zone state that the read
+// left and every ApplyChanges keeps up to date.
+func BenchmarkApply(b *testing.B) {
+	for _, n := range []int{100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			zone := benchZone(b, n)
+			reg, err := txt.New(zone, txt.Config{OwnerID: "bench"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			recs, err := reg.Records(ctx)
+			if err != nil || len(recs) != n {
+				b.Fatalf("unexpected result: %d records, %v", len(recs), err)
+			}
+			k := n / 100
+			changed := endpoint.DeepCopyAll(recs[:k])
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				ch := &plan.Changes{Delete: endpoint.DeepCopyAll(changed)}
+				if i%2 == 1 {
+					ch = &plan.Changes{Create: endpoint.DeepCopyAll(changed)}
+				}
+				if err := reg.ApplyChanges(ctx, ch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(k), "ns/change")
 		})
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
-// TestWorkedExamples runs every row of COMPAT.md §3.7 through the registry:
+// TestWorkedExamples runs every row of the external-dns TXT registry worked examples through the registry:
 // a create writes the record and its TXT (name and value as in the table),
 // and reading the zone back attaches the labels.
 func TestWorkedExamples(t *testing.T) {
@@ -100,7 +100,7 @@ func TestWorkedExamples(t *testing.T) {
 	}
 }
 
-// TestWorkedExchange reproduces the ApplyChanges body of COMPAT.md §2.6
+// TestWorkedExchange reproduces the ApplyChanges body external-dns sends a webhook provider
 // byte for byte, but for one departure: the ownership TXT of a created
 // record comes before the record (external-dns appends it after), so that
 // a provider that stops half-way leaves a TXT without record, which heals,
@@ -133,8 +133,8 @@ func TestWorkedExchange(t *testing.T) {
 	}, zoneDump(t, zone))
 }
 
-// TestEncryptionVector reads a zone holding the encrypted value of COMPAT.md
-// §3.8 and rewrites it byte for byte on update and delete.
+// TestEncryptionVector reads a zone holding the encrypted value of external-dns's
+// test vector and rewrites it byte for byte on update and delete.
 func TestEncryptionVector(t *testing.T) {
 	const key = ")K_Fy|?Z.64#UuHm`}[d!GC%WJM_fs{_"
 	const value = "+lvP8q9KHJ6BS6O81i2Q6DLNdf2JSKy8j/gbZKviTZlGYj7q+yDoYMgkQ1hPn6urtGllM5bfFMcaaHto52otQtiOYrX8990J3kQqg4s47m3bH3Ejl8RSxSSuWJM3HJtPghQzYg0/LSOsdQ0="

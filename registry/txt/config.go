@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
 )
 
-// ErrInvalidConfig is wrapped by every error [New] and [NewNamer] return
-// for a bad [Config]; the message names the field at fault.
+// ErrInvalidConfig is wrapped by every error [New] returns for a bad
+// [Config]; the message names the field at fault.
 var ErrInvalidConfig = errors.New("invalid TXT registry configuration")
 
 // Alias TXT types for [Config.AliasTXTType].
@@ -56,7 +54,7 @@ type Config struct {
 	// lower-cased. Either may contain "%{record_type}", replaced by the
 	// lower-case record type; without it the type is written as
 	// "<type>-" in front of the first label. Empty: "a-app.example.com"
-	// for app.example.com/A. See [Namer].
+	// for app.example.com/A. See the package documentation, "Naming".
 	Prefix, Suffix string
 
 	// WildcardReplacement replaces a leading "*" label in TXT names
@@ -79,8 +77,8 @@ type Config struct {
 	// Empty: none.
 	ExcludeRecordTypes []string
 
-	// EncryptionKey is the key of encrypted ownership values (AES-256-GCM,
-	// COMPAT.md §3.8): 32 bytes used verbatim, or the standard base64
+	// EncryptionKey is the key of encrypted ownership values (AES-256-GCM, as
+	// external-dns encrypts them): 32 bytes used verbatim, or the standard base64
 	// encoding of 32 bytes. With a key, encrypted values are decrypted
 	// when read (plain values are still read) and, by default, values are
 	// written encrypted: see EncryptionMode. Empty: plain text only.
@@ -99,25 +97,15 @@ type Config struct {
 	// a renamed owner). Empty: no migration.
 	OldOwnerID string
 
-	// CacheInterval keeps the result of a provider read for that long, so
-	// that several Records calls within one cycle list the zone once.
-	// Callers still get fresh copies. ApplyChanges drops the cache. Zero
-	// (or negative): every Records call reads the provider.
-	CacheInterval time.Duration
-
 	// AliasTXTType chooses the TXT name of A records with the alias
 	// provider-specific property set to "true" or "A": [AliasTXTTypeA]
 	// (also the meaning of "") or [AliasTXTTypeCNAME]. Both names are read
 	// whatever the choice, the chosen one first.
 	AliasTXTType string
-
-	// Clock is the clock of the read cache ([Config.CacheInterval]).
-	// Nil: the real clock ([clock.Real]).
-	Clock clock.Clock
 }
 
 // validate checks cfg and returns the derived settings.
-func (cfg Config) validate() (Namer, []byte, []string, error) {
+func (cfg Config) validate() (txtNamer, []byte, []string, error) {
 	var errs []error
 	if cfg.OwnerID == "" {
 		errs = append(errs, errors.New("OwnerID must not be empty"))
@@ -150,18 +138,18 @@ func (cfg Config) validate() (Namer, []byte, []string, error) {
 	default:
 		errs = append(errs, fmt.Errorf("EncryptionMode %d: want EncryptionReadWrite or EncryptionDecryptOnly", cfg.EncryptionMode))
 	}
-	var namer Namer
+	var namer txtNamer
 	if cfg.Prefix != "" && cfg.Suffix != "" {
 		errs = append(errs, fmt.Errorf("Prefix %q and Suffix %q are mutually exclusive", cfg.Prefix, cfg.Suffix))
 	} else {
-		namer, _ = NewNamer(cfg.Prefix, cfg.Suffix, cfg.WildcardReplacement) // cannot fail: checked above
+		namer, _ = newTXTNamer(cfg.Prefix, cfg.Suffix, cfg.WildcardReplacement) // cannot fail: checked above
 	}
 	managed, err := endpoint.ManagedTypes(cfg.ManagedRecordTypes, cfg.ExcludeRecordTypes)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("ManagedRecordTypes, ExcludeRecordTypes: %w", err))
 	}
 	if len(errs) > 0 {
-		return Namer{}, nil, nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, errors.Join(errs...))
+		return txtNamer{}, nil, nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, errors.Join(errs...))
 	}
 	return namer, key, managed, nil
 }

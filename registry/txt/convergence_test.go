@@ -57,7 +57,7 @@ func TestConvergenceUnderFaults(t *testing.T) {
 						return provider.NewSoftError(errFault)
 					},
 				})
-				reg := newRegistry(t, p, txt.Config{CacheInterval: cache})
+				reg := newRegistry(t, withCache(p, cache), txt.Config{})
 
 				desired := map[string]string{} // name -> target
 				for i := range 20 {

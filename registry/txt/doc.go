@@ -1,8 +1,9 @@
 // Package txt is the TXT ownership registry: a [registry.Registry] that
 // records who owns each DNS record in a TXT record next to it, in exactly
-// the format of the kubernetes-sigs/external-dns TXT registry (COMPAT.md
-// §3), so that zonesync and external-dns can read each other's zones and a
-// team can switch from one to the other without record churn.
+// the format of the kubernetes-sigs/external-dns TXT registry (the few
+// differences are listed in docs/compatibility.md, "Ownership"), so that
+// zonesync and external-dns can read each other's zones and a team can
+// switch from one to the other without record churn.
 //
 // # Usage
 //
@@ -21,17 +22,16 @@
 // either may contain "%{record_type}", which then replaces the "<type>-"
 // part: Prefix "extdns-%{record_type}." gives extdns-a.example.com for the
 // apex example.com, the way to keep apex TXT records inside their zone.
-// [Config.WildcardReplacement] replaces a leading "*" label. [Namer] holds
-// these rules in both directions; [Registry.TXTName] and
-// [Registry.OwnershipTXT] give the name and the whole TXT endpoint for a
-// record.
+// [Config.WildcardReplacement] replaces a leading "*" label. The registry
+// applies these rules in both directions: it names the TXT it writes for a
+// record, and reads back the record a TXT name owns.
 //
 // Reading accepts the legacy untyped format too (the TXT name without the
 // type: app.example.com itself without affixes), written by external-dns
 // v0.17 and earlier, and every type external-dns puts in names (A, AAAA,
 // CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, TLSA, tried in that order: the
-// order of endpoint.KnownRecordTypes), with its ambiguities: see
-// [Namer.ParseTXTName].
+// order of endpoint.KnownRecordTypes), with its ambiguities: with a bare
+// "%{record_type}" prefix, "aaaafoo" reads as type A, record "aaafoo".
 //
 // # Values
 //
@@ -187,9 +187,11 @@
 //
 // # Cache
 //
-// [Config.CacheInterval] keeps the last read so that several Records calls
-// within one cycle list the zone once; callers get deep copies of the cached
-// records, and ApplyChanges drops the cache.
+// The registry reads the provider on every Records call. To list a large
+// zone less often, wrap the provider in the records cache of
+// [github.com/zonesync/zonesync/provider/cache] before giving it to [New]:
+// the cache answers Records with deep copies for its TTL, and every
+// ApplyChanges the registry makes through it drops the cached records.
 //
 // # Logging
 //

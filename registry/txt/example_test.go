@@ -44,26 +44,6 @@ func ExampleNew() {
 	// app.example.com owner: default
 }
 
-func ExampleNamer() {
-	n, err := txt.NewNamer("extdns-%{record_type}.", "", "")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(n.TXTName("example.com", "A"))
-	name, recordType, ok := n.ParseTXTName("extdns-cname.www.example.com")
-	fmt.Println(name, recordType, ok)
-
-	var plain txt.Namer // no prefix, suffix or wildcard replacement
-	fmt.Println(plain.TXTName("app.example.com", "AAAA"))
-	fmt.Println(plain.ParseTXTName("app.example.com")) // legacy untyped
-	// Output:
-	// extdns-a.example.com
-	// www.example.com CNAME true
-	// aaaa-app.example.com
-	// app.example.com  true
-}
-
 func ExampleRegistry_Records() {
 	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(
 		endpoint.NewEndpoint("app.example.com", "A", "192.0.2.10"),
@@ -86,23 +66,4 @@ func ExampleRegistry_Records() {
 	// Output:
 	// app.example.com owner="team-a" ours=false
 	// manual.example.com owner="" ours=false
-}
-
-func ExampleRegistry_OwnershipTXT() {
-	reg, err := txt.New(inmemory.New(inmemory.WithZone("example.com")), txt.Config{
-		OwnerID: "default", Prefix: "txt-", WildcardReplacement: "any",
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	rec := endpoint.NewEndpoint("*.apps.example.com", "A", "192.0.2.20").WithLabel(endpoint.OwnerLabelKey, "default")
-	own, err := reg.OwnershipTXT(rec)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(own.DNSName, own.Targets[0], own.Labels)
-	// Output:
-	// txt-a-any.apps.example.com "heritage=external-dns,external-dns/owner=default" map[ownedRecord:*.apps.example.com]
 }

@@ -64,7 +64,7 @@ func FuzzParseTXTName(f *testing.F) {
 	})
 }
 
-// fuzzKey is the fixed key of FuzzParseLabels (COMPAT.md §3.8 test key).
+// fuzzKey is the fixed key of FuzzParseLabels (the test key of external-dns's encryption vectors).
 const fuzzKey = ")K_Fy|?Z.64#UuHm`}[d!GC%WJM_fs{_"
 
 // FuzzParseLabels parses arbitrary ownership values, plain and with a key:

@@ -6,18 +6,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/cache"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
-// v1 is the value of COMPAT.md §3.7.
+// v1 is the ownership value of the external-dns worked examples.
 const v1 = `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"`
 
 func newZone(eps ...*endpoint.Endpoint) *inmemory.Provider {
@@ -30,6 +32,15 @@ func a(name string, targets ...string) *endpoint.Endpoint {
 
 func txtRecord(name string, values ...string) *endpoint.Endpoint {
 	return endpoint.NewEndpoint(name, endpoint.RecordTypeTXT, values...)
+}
+
+// withCache wraps p in the records cache of provider/cache for ttl; a ttl
+// of zero returns p as it is.
+func withCache(p provider.Provider, ttl time.Duration) provider.Provider {
+	if ttl <= 0 {
+		return p
+	}
+	return cache.New(p, cache.Options{TTL: ttl})
 }
 
 func newRegistry(t testing.TB, p provider.Provider, cfg txt.Config) *txt.Registry {

@@ -14,40 +14,40 @@ import (
 // it is replaced by the lower-case record type of the owned record.
 const RecordTypeTemplate = "%{record_type}"
 
-// Namer maps record names to ownership TXT names and back, the way the
-// external-dns TXT registry does (COMPAT.md §3.1–§3.3). Its zero value has
+// txtNamer maps record names to ownership TXT names and back, the way the
+// external-dns TXT registry does. Its zero value has
 // no prefix, suffix or wildcard replacement: app.example.com/A maps to
-// a-app.example.com. Build other configurations with [NewNamer].
+// a-app.example.com. Build other configurations with newTXTNamer.
 //
 // The record types recognised in TXT names are those of
-// [endpoint.KnownRecordTypes], tried in its order (COMPAT.md §3.3: A, AAAA,
+// [endpoint.KnownRecordTypes], tried in its order (A, AAAA,
 // CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, TLSA). The order matters:
 // with a bare "%{record_type}" prefix, "aaaafoo" is read as type A.
 //
-// A Namer is an immutable value, safe for concurrent use.
-type Namer struct {
+// A txtNamer is an immutable value, safe for concurrent use.
+type txtNamer struct {
 	prefix, suffix, wildcard string
 	templated                bool
 	// plainPrefix and plainSuffix are the affixes with the template removed
 	// (the legacy untyped format).
 	plainPrefix, plainSuffix string
-	// types is endpoint.KnownRecordTypes(), set by NewNamer; the zero
-	// Namer asks the endpoint package on every parse.
+	// types is endpoint.KnownRecordTypes(), set by newTXTNamer; the zero
+	// txtNamer asks the endpoint package on every parse.
 	types []string
 	// expanded holds the affix (prefix in prefix mode, suffix in suffix
 	// mode) expanded for every type of types, when templated.
 	expanded []string
 }
 
-// NewNamer returns a Namer for the given prefix, suffix and wildcard
+// newTXTNamer returns a txtNamer for the given prefix, suffix and wildcard
 // replacement, all lower-cased. Prefix and suffix are mutually exclusive;
 // either may contain [RecordTypeTemplate]. The error wraps
 // [ErrInvalidConfig].
-func NewNamer(prefix, suffix, wildcardReplacement string) (Namer, error) {
+func newTXTNamer(prefix, suffix, wildcardReplacement string) (txtNamer, error) {
 	if prefix != "" && suffix != "" {
-		return Namer{}, fmt.Errorf("%w: Prefix %q and Suffix %q are mutually exclusive", ErrInvalidConfig, prefix, suffix)
+		return txtNamer{}, fmt.Errorf("%w: Prefix %q and Suffix %q are mutually exclusive", ErrInvalidConfig, prefix, suffix)
 	}
-	n := Namer{
+	n := txtNamer{
 		prefix:   strings.ToLower(prefix),
 		suffix:   strings.ToLower(suffix),
 		wildcard: strings.ToLower(wildcardReplacement),
@@ -69,42 +69,32 @@ func NewNamer(prefix, suffix, wildcardReplacement string) (Namer, error) {
 	return n, nil
 }
 
-// Prefix returns the configured (lower-case) prefix.
-func (n Namer) Prefix() string { return n.prefix }
-
-// Suffix returns the configured (lower-case) suffix.
-func (n Namer) Suffix() string { return n.suffix }
-
-// WildcardReplacement returns the configured (lower-case) wildcard
-// replacement.
-func (n Namer) WildcardReplacement() string { return n.wildcard }
-
-// TXTName returns the name of the ownership TXT record of a record called
+// txtName returns the name of the ownership TXT record of a record called
 // dnsName of the given type, in the typed format that external-dns writes
-// since v0.18 (COMPAT.md §3.1): the first label of dnsName, with a leading
+// since v0.18: the first label of dnsName, with a leading
 // "*" replaced by the wildcard replacement when one is configured, becomes
 // prefix + "<type>-" + label + suffix, where "<type>-" is left out when the
 // prefix or suffix contains [RecordTypeTemplate] (which is expanded
 // instead). dnsName keeps its case; the type is lower-cased.
 //
-// TXTName does not check the result: see [ValidateTXTName].
-func (n Namer) TXTName(dnsName, recordType string) string {
+// txtName does not check the result: see [ValidateTXTName].
+func (n txtNamer) txtName(dnsName, recordType string) string {
 	return string(n.appendTXTName(make([]byte, 0, len(dnsName)+len(recordType)+len(n.prefix)+len(n.suffix)+1), dnsName, recordType, true))
 }
 
-// LegacyTXTName returns the name of the untyped ("old" format) ownership
-// TXT record of dnsName that external-dns v0.17 and earlier wrote
-// (COMPAT.md §3.2): [Namer.TXTName] without the type and with the template
+// legacyTXTName returns the name of the untyped ("old" format) ownership
+// TXT record of dnsName that external-dns v0.17 and earlier wrote:
+// txtNamer.txtName without the type and with the template
 // removed from the affixes. Without affixes it is dnsName itself. zonesync
 // never writes this format; the function exists to build and test zones
 // written by old releases.
-func (n Namer) LegacyTXTName(dnsName string) string {
+func (n txtNamer) legacyTXTName(dnsName string) string {
 	return string(n.appendTXTName(make([]byte, 0, len(dnsName)+len(n.prefix)+len(n.suffix)), dnsName, "", false))
 }
 
 // appendTXTName appends the TXT name of (dnsName, recordType) to dst. With
 // typed false the legacy untyped name is produced and recordType is ignored.
-func (n Namer) appendTXTName(dst []byte, dnsName, recordType string, typed bool) []byte {
+func (n txtNamer) appendTXTName(dst []byte, dnsName, recordType string, typed bool) []byte {
 	head, rest, hasRest := strings.Cut(dnsName, ".")
 	if n.wildcard != "" && head == "*" {
 		head = n.wildcard
@@ -151,8 +141,8 @@ func appendLower(dst []byte, s string) []byte {
 	return dst
 }
 
-// ParseTXTName reads a TXT record name back into the name and type of the
-// record it owns (COMPAT.md §3.3). The TXT name is lower-cased first.
+// parseTXTName reads a TXT record name back into the name and type of the
+// record it owns. The TXT name is lower-cased first.
 // recordType is upper case ("A", "CNAME", ...), or "" for a legacy untyped
 // TXT name; ok is false when the name does not carry the configured prefix
 // or suffix.
@@ -184,13 +174,13 @@ func appendLower(dst []byte, s string) []byte {
 // in Unicode that is the A record of bücher.example.com, returned in
 // A-label form ("xn--bcher-kva.example.com"); names zonesync writes
 // ("a-xn--bcher-kva.example.com") read the same either way.
-func (n Namer) ParseTXTName(txtName string) (dnsName, recordType string, ok bool) {
+func (n txtNamer) parseTXTName(txtName string) (dnsName, recordType string, ok bool) {
 	name := strings.ToLower(txtName)
 	dnsName, recordType, ok = n.parseLower(name)
 	if !strings.Contains(name, "xn--") {
 		return dnsName, recordType, ok
 	}
-	if ok && recordType != "" && strings.ToLower(n.TXTName(dnsName, recordType)) == name {
+	if ok && recordType != "" && strings.ToLower(n.txtName(dnsName, recordType)) == name {
 		return dnsName, recordType, ok // the name zonesync writes
 	}
 	// The name external-dns writes, read in Unicode; it counts only if
@@ -207,8 +197,8 @@ func (n Namer) ParseTXTName(txtName string) (dnsName, recordType string, ok bool
 	return dnsName, recordType, ok
 }
 
-// parseLower is ParseTXTName of a lower-case name.
-func (n Namer) parseLower(name string) (dnsName, recordType string, ok bool) {
+// parseLower is parseTXTName of a lower-case name.
+func (n txtNamer) parseLower(name string) (dnsName, recordType string, ok bool) {
 	if n.suffix == "" {
 		return n.dropAffix(name)
 	}
@@ -294,10 +284,10 @@ func isASCII(s string) bool {
 
 // unicodeTXTName returns the lower-case A-label form of the typed TXT name
 // that external-dns derives from the Unicode form of dnsName (see
-// [Namer.ParseTXTName]), and true when it differs from [Namer.TXTName]:
+// txtNamer.parseTXTName), and true when it differs from txtNamer.txtName:
 // the TXT name under which external-dns may have written the ownership of
 // dnsName. It returns false for names without A-labels.
-func (n Namer) unicodeTXTName(dnsName, recordType string) (string, bool) {
+func (n txtNamer) unicodeTXTName(dnsName, recordType string) (string, bool) {
 	lower := strings.ToLower(dnsName)
 	u, decoded := unicodeForm(lower)
 	if !decoded {
@@ -308,7 +298,7 @@ func (n Namer) unicodeTXTName(dnsName, recordType string) (string, bool) {
 		return "", false
 	}
 	alt = strings.ToLower(alt)
-	if alt == strings.ToLower(n.TXTName(lower, recordType)) {
+	if alt == strings.ToLower(n.txtName(lower, recordType)) {
 		return "", false
 	}
 	return alt, true
@@ -316,7 +306,7 @@ func (n Namer) unicodeTXTName(dnsName, recordType string) (string, bool) {
 
 // dropAffix removes the prefix (prefix mode) or suffix (suffix mode) from
 // name and extracts the record type.
-func (n Namer) dropAffix(name string) (string, string, bool) {
+func (n txtNamer) dropAffix(name string) (string, string, bool) {
 	suffixMode := n.suffix != ""
 	if n.templated {
 		for i, exp := range n.expanded {
@@ -344,7 +334,7 @@ func (n Namer) dropAffix(name string) (string, string, bool) {
 }
 
 // extractType reads "<type>-<name>" (legacy default position of the type).
-func (n Namer) extractType(s string) (string, string) {
+func (n txtNamer) extractType(s string) (string, string) {
 	before, _, hasDash := strings.Cut(s, "-")
 	t, ok := n.typeFromLower(before)
 	if !ok {
@@ -358,7 +348,7 @@ func (n Namer) extractType(s string) (string, string) {
 
 // typeFromLower returns the known record type whose lower-case form is s
 // (a part of a lower-cased TXT name).
-func (n Namer) typeFromLower(s string) (string, bool) {
+func (n txtNamer) typeFromLower(s string) (string, bool) {
 	if s == "" {
 		return "", false
 	}

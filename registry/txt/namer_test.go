@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/registry/txt"
 )
 
@@ -25,7 +26,7 @@ func TestNamerTXTName(t *testing.T) {
 		dnsName, recordType      string
 		want, wantLegacy         string
 	}{
-		// COMPAT.md §3.7 rows (name part).
+		// The external-dns worked examples (name part).
 		{name: "row1 A no affix", dnsName: "app.example.com", recordType: "A", want: "a-app.example.com", wantLegacy: "app.example.com"},
 		{name: "row2 AAAA no affix", dnsName: "app.example.com", recordType: "AAAA", want: "aaaa-app.example.com", wantLegacy: "app.example.com"},
 		{name: "row3 prefix txt-", prefix: "txt-", dnsName: "www.example.com", recordType: "CNAME", want: "txt-cname-www.example.com", wantLegacy: "txt-www.example.com"},
@@ -165,9 +166,7 @@ func TestNewNamerErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "mutually exclusive")
 
 	n := mustNamer(t, "P-", "", "ANY")
-	assert.Equal(t, "p-", n.Prefix())
-	assert.Equal(t, "", n.Suffix())
-	assert.Equal(t, "any", n.WildcardReplacement())
+	assert.Equal(t, "p-a-any.example.com", n.TXTName("*.example.com", "A"), "affixes are lower-cased")
 }
 
 func TestValidateTXTName(t *testing.T) {
@@ -179,4 +178,33 @@ func TestValidateTXTName(t *testing.T) {
 	assert.Contains(t, err.Error(), "a-"+long)
 	require.ErrorIs(t, txt.ValidateTXTName("a-.example.com."), nil)
 	require.ErrorIs(t, txt.ValidateTXTName("a..example.com"), txt.ErrTXTName)
+}
+
+// TestNamerWorkedExample: a templated prefix for apex records, and the
+// zero value with no prefix, suffix or wildcard replacement.
+func TestNamerWorkedExample(t *testing.T) {
+	n := mustNamer(t, "extdns-%{record_type}.", "", "")
+	assert.Equal(t, "extdns-a.example.com", n.TXTName("example.com", "A"))
+	name, recordType, ok := n.ParseTXTName("extdns-cname.www.example.com")
+	assert.Equal(t, []any{"www.example.com", "CNAME", true}, []any{name, recordType, ok})
+
+	var plain txt.Namer
+	assert.Equal(t, "aaaa-app.example.com", plain.TXTName("app.example.com", "AAAA"))
+	name, recordType, ok = plain.ParseTXTName("app.example.com") // legacy untyped
+	assert.Equal(t, []any{"app.example.com", "", true}, []any{name, recordType, ok})
+}
+
+// TestOwnershipTXTWorkedExample: the TXT of a wildcard record with a prefix
+// and a wildcard replacement.
+func TestOwnershipTXTWorkedExample(t *testing.T) {
+	reg := newRegistry(t, inmemory.New(inmemory.WithZone("example.com")), txt.Config{
+		OwnerID: "default", Prefix: "txt-", WildcardReplacement: "any",
+	})
+	rec := endpoint.NewEndpoint("*.apps.example.com", "A", "192.0.2.20").WithLabel(endpoint.OwnerLabelKey, "default")
+	own, err := reg.OwnershipTXT(rec)
+	require.NoError(t, err)
+	assert.Equal(t, "txt-a-any.apps.example.com", own.DNSName)
+	assert.Equal(t, endpoint.Targets{`"heritage=external-dns,external-dns/owner=default"`}, own.Targets)
+	owned, _ := own.Labels.Get(endpoint.OwnedRecordLabelKey)
+	assert.Equal(t, "*.apps.example.com", owned)
 }

@@ -28,12 +28,12 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	}
 	// The record as ApplyChanges would write it: canonical name, our owner.
 	rec := ep.DeepCopy()
-	rec.DNSName = endpoint.CanonicalDNSName(rec.DNSName)
+	rec.DNSName = endpoint.ToALabel(rec.DNSName)
 	if rec.Labels == nil {
 		rec.Labels = endpoint.Labels{}
 	}
 	rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
-	txt, err := r.OwnershipTXT(rec)
+	txt, err := r.ownershipTXT(rec)
 	if err == nil {
 		err = usableTXTName(r.provider.GetDomainFilter(), rec.DNSName, txt.DNSName)
 	}

@@ -308,9 +308,7 @@ func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
 				tt.wantOwner = "default"
 			}
 			for _, cache := range []time.Duration{0, time.Hour} {
-				cfg := tt.cfg
-				cfg.CacheInterval = cache
-				reg := newRegistry(t, staticRecords(tt.records...), cfg)
+				reg := newRegistry(t, withCache(staticRecords(tt.records...), cache), tt.cfg)
 				recs, err := reg.Records(context.Background())
 				require.NoError(t, err)
 				require.Len(t, recs, 2)
@@ -341,7 +339,7 @@ func TestRecordsProviderError(t *testing.T) {
 }
 
 // TestRegression_TLSAOwnershipTXT: external-dns v0.23.0 names the ownership
-// TXT of a TLSA record "tlsa-…" (COMPAT.md §3.3); the record is owned
+// TXT of a TLSA record "tlsa-…"; the record is owned
 // through it, under every naming.
 func TestRegression_TLSAOwnershipTXT(t *testing.T) {
 	const mine = `"heritage=external-dns,external-dns/owner=me"`

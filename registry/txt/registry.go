@@ -8,11 +8,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-logr/logr"
 
-	"github.com/zonesync/zonesync/clock"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/registry"
@@ -23,26 +21,21 @@ import (
 // the external-dns TXT registry. Create one with [New]; the zero value is
 // not usable. A Registry is safe for concurrent use.
 type Registry struct {
-	provider      provider.Provider
-	ownerID       string
-	oldOwnerID    string
-	namer         Namer
-	key           []byte   // decrypts values read; nil: plain only
-	encrypt       bool     // write values encrypted with key
-	managed       []string // upper case
-	aliasCNAME    bool
-	cacheInterval time.Duration
-	clock         clock.Clock
+	provider   provider.Provider
+	ownerID    string
+	oldOwnerID string
+	namer      txtNamer
+	key        []byte   // decrypts values read; nil: plain only
+	encrypt    bool     // write values encrypted with key
+	managed    []string // upper case
+	aliasCNAME bool
 
 	applyMu sync.Mutex // serialises ApplyChanges
 
-	mu      sync.Mutex
-	gen     uint64     // incremented by every ApplyChanges
-	state   *zoneState // ownership TXT records of the last read; nil: unknown
-	cache   []*endpoint.Endpoint
-	cacheAt time.Time
-	cached  bool
-	warned  map[string]bool // obsolete alias TXT names already reported
+	mu     sync.Mutex
+	gen    uint64          // incremented by every ApplyChanges
+	state  *zoneState      // ownership TXT records of the last read; nil: unknown
+	warned map[string]bool // obsolete alias TXT names already reported
 
 	// suspects holds, by txtKey, the ownership TXT records of ours whose
 	// record this registry cannot vouch for (see suspect). The map is
@@ -63,6 +56,13 @@ type zoneState struct {
 	// in txts order.
 	repairs []repair
 
+	// unclaimed holds, by txtKey, the labels parsed from the TXT records
+	// whose labels no record took at read time (the others belong to that
+	// record's caller), for ApplyChanges to tell whether a create may
+	// reuse the TXT without parsing its value again. Never modified once
+	// published.
+	unclaimed map[string]endpoint.Labels
+
 	once sync.Once
 	idx  map[string]int32 // txtKey(lowerName, setID) -> txts index; see index
 }
@@ -73,11 +73,15 @@ type txtInfo struct {
 	setID     string
 	value     string // first target, exactly as read
 	// users counts the records whose ownership lookup consults this TXT
-	// under a typed key (COMPAT.md §3.5): records of its type, and A ALIAS
+	// under a typed key: records of its type, and A ALIAS
 	// records for both the "a-" and the "cname-" naming — whether or not
 	// their labels came from it. A typed TXT is deleted when the last of
 	// them is.
 	users int32
+	// mine: the value names OwnerID or OldOwnerID as the owner. The value
+	// is parsed once, when it is read; ApplyChanges decides from this
+	// whether a TXT left without record may be deleted.
+	mine bool
 }
 
 // index returns the map from txtKey to txts, building it on first use: a
@@ -123,17 +127,15 @@ func New(p provider.Provider, cfg Config) (*Registry, error) {
 		return nil, err
 	}
 	return &Registry{
-		provider:      p,
-		ownerID:       cfg.OwnerID,
-		oldOwnerID:    cfg.OldOwnerID,
-		namer:         namer,
-		key:           key,
-		encrypt:       len(key) > 0 && cfg.EncryptionMode == EncryptionReadWrite,
-		managed:       managed,
-		aliasCNAME:    cfg.AliasTXTType == AliasTXTTypeCNAME,
-		cacheInterval: cfg.CacheInterval,
-		clock:         clock.OrReal(cfg.Clock),
-		warned:        map[string]bool{},
+		provider:   p,
+		ownerID:    cfg.OwnerID,
+		oldOwnerID: cfg.OldOwnerID,
+		namer:      namer,
+		key:        key,
+		encrypt:    len(key) > 0 && cfg.EncryptionMode == EncryptionReadWrite,
+		managed:    managed,
+		aliasCNAME: cfg.AliasTXTType == AliasTXTTypeCNAME,
+		warned:     map[string]bool{},
 	}, nil
 }
 
@@ -166,9 +168,6 @@ func (r *Registry) manages(recordType string) bool {
 	return false
 }
 
-// Namer returns the TXT naming rules of the registry.
-func (r *Registry) Namer() Namer { return r.namer }
-
 // AdjustEndpoints passes eps to the provider's AdjustEndpoints.
 func (r *Registry) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return r.provider.AdjustEndpoints(ctx, eps)
@@ -197,22 +196,22 @@ func (r *Registry) txtType(ep *endpoint.Endpoint) string {
 	return ep.RecordType
 }
 
-// TXTName returns the name of the ownership TXT record that the registry
-// writes for ep (see [Namer.TXTName] and [Config.AliasTXTType]).
-func (r *Registry) TXTName(ep *endpoint.Endpoint) string {
-	return r.namer.TXTName(endpoint.CanonicalDNSName(ep.DNSName), r.txtType(ep))
+// txtName returns the name of the ownership TXT record that the registry
+// writes for ep (see txtNamer.txtName and [Config.AliasTXTType]).
+func (r *Registry) txtName(ep *endpoint.Endpoint) string {
+	return r.namer.txtName(endpoint.ToALabel(ep.DNSName), r.txtType(ep))
 }
 
-// OwnershipTXT returns the ownership TXT endpoint the registry writes for
-// ep: named by [Registry.TXTName], one target holding ep's labels (plain,
+// ownershipTXT returns the ownership TXT endpoint the registry writes for
+// ep: named by Registry.txtName, one target holding ep's labels (plain,
 // in quotes, or encrypted when values are written encrypted — see
 // [Config.EncryptionMode] — reusing the nonce label), TTL 0, ep's set
 // identifier and provider-specific properties (but "alias", which is not
 // valid on TXT records), and the single label ownedRecord = ep.DNSName. ep is not modified. The error
 // wraps [ErrTXTName] when no valid name can be built (a label longer than 63
 // octets, an empty label).
-func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
-	name := r.TXTName(ep)
+func (r *Registry) ownershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
+	name := r.txtName(ep)
 	if err := ValidateTXTName(name); err != nil {
 		return nil, fmt.Errorf("ownership TXT of %s: %w", ep.Key(), err)
 	}
@@ -230,13 +229,13 @@ func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, erro
 	}, nil
 }
 
-// oldOwnershipTXT is [Registry.OwnershipTXT] for the old side of an update
+// oldOwnershipTXT is Registry.ownershipTXT for the old side of an update
 // or delete when the last read did not give the value: a record whose
 // labels carry a valid nonce was read from an encrypted TXT, which is
 // rebuilt encrypted with that nonce; others are rebuilt in plain text
 // (whatever the mode: a fresh nonce could not match anything).
 func (r *Registry) oldOwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
-	txt, err := r.OwnershipTXT(ep)
+	txt, err := r.ownershipTXT(ep)
 	if err != nil {
 		return nil, err
 	}
@@ -310,12 +309,6 @@ func txtProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	r.mu.Lock()
-	if r.cached && r.clock.Now().Sub(r.cacheAt) < r.cacheInterval {
-		out := endpoint.DeepCopyAll(r.cache)
-		r.mu.Unlock()
-		log.V(1).Info("using cached records", "records", len(out))
-		return out, nil
-	}
 	gen := r.gen
 	sus := r.suspects
 	r.mu.Unlock()
@@ -333,11 +326,6 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
 		r.state = st
 		r.suspects = rd.suspects
-		if r.cacheInterval > 0 {
-			r.cache = endpoint.DeepCopyAll(out)
-			r.cacheAt = r.clock.Now()
-			r.cached = true
-		}
 	}
 	return out, nil
 }
@@ -350,7 +338,7 @@ type parsedTXT struct {
 	given  bool
 	// canonical: the TXT name is exactly the typed name the registry
 	// writes for the record it owns (or the one external-dns writes for a
-	// name whose first label is Unicode, see Namer.ParseTXTName), so
+	// name whose first label is Unicode, see txtNamer.parseTXTName), so
 	// finding a record through it proves that the record's typed TXT
 	// exists.
 	canonical bool
@@ -374,23 +362,69 @@ type readResult struct {
 // repair. TXT records of ours without record become repairs (and
 // suspects) too.
 func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[string]*suspect) ([]*endpoint.Endpoint, *zoneState, readResult) {
+	rd := r.readTXTs(log, recs)
+	st, parsed, out := rd.st, rd.parsed, rd.out
+	for _, rec := range out {
+		i, typed, ok := r.findOwner(log, rd.owners, st.txts, rec)
+		if ok && len(sus) > 0 && parsed[i].mine {
+			ok = rd.vouch(log, sus, i, rec)
+		}
+		if ok {
+			parsed[i].giveLabels(rec, r.oldOwnerID)
+		}
+		migrated := false
+		if r.oldOwnerID != "" {
+			if owner, _ := rec.Labels.Get(endpoint.OwnerLabelKey); owner == r.oldOwnerID {
+				rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
+				migrated = true
+			}
+		}
+		if len(st.txts) > 0 && r.manages(rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
+			r.forceRewrite(log, rd, rec, migrated, ok && typed && parsed[i].canonical)
+		}
+		if ok {
+			rd.check.owned(r, rec)
+		}
+	}
+	st.unclaimed = unclaimedLabels(st, parsed)
+	res := readResult{warnings: rd.check.warnings(r)}
+	st.repairs, res.suspects = r.findRepairs(log, out, st, parsed, rd.filter, sus, rd.foreign, rd.confirmed)
+	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
+	return out, st, res
+}
+
+// reading is the work of one attach: what readTXTs found, and what the
+// pass over the records adds.
+type reading struct {
+	out    []*endpoint.Endpoint // the records, ownership TXT records left out
+	st     *zoneState
+	parsed []parsedTXT // in st.txts order
+	owners *ownerIndex
+	filter endpoint.DomainFilterInterface // the provider's; nil without TXT records
+	check  settingsCheck
+	buf    []byte
+
+	foreign   []int32  // TXT records lending ownership to a foreign record
+	confirmed []string // suspects whose record proved ours
+}
+
+// readTXTs parses every TXT record of recs once: ownership TXT records go
+// into the zone state (with whether they are ours) and the owner index,
+// everything else into out, sorted. out reuses recs' backing array.
+func (r *Registry) readTXTs(log logr.Logger, recs []*endpoint.Endpoint) *reading {
 	nTXT := 0
 	for _, rec := range recs {
 		if rec != nil && rec.RecordType == endpoint.RecordTypeTXT {
 			nTXT++
 		}
 	}
-	st := &zoneState{txts: make([]txtInfo, 0, nTXT)}
-	parsed := make([]parsedTXT, 0, nTXT)
-	owners := newOwnerIndex(nTXT)
-	var check settingsCheck
-	var foreign []int32    // TXT records lending ownership to a foreign record
-	var confirmed []string // suspects whose record proved ours
-
-	var buf []byte
-	var filter endpoint.DomainFilterInterface
+	rd := &reading{
+		st:     &zoneState{txts: make([]txtInfo, 0, nTXT)},
+		parsed: make([]parsedTXT, 0, nTXT),
+		owners: newOwnerIndex(nTXT),
+	}
 	if nTXT > 0 {
-		filter = r.provider.GetDomainFilter()
+		rd.filter = r.provider.GetDomainFilter()
 	}
 	out := recs[:0]
 	for _, rec := range recs {
@@ -411,115 +445,146 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 			out = append(out, rec)
 			continue
 		}
-		lower := lowerASCII(rec.DNSName)
-		i := int32(len(st.txts))
-		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0]})
-		owner := labels[endpoint.OwnerLabelKey]
-		mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
-		parsed = append(parsed, parsedTXT{labels: labels, mine: mine})
-		name, rtype, ok := r.namer.ParseTXTName(lower)
-		if !ok {
-			log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
-			if mine {
-				check.unparsedTXT(rec.DNSName)
-			}
-			continue
-		}
-		if rtype != "" {
-			buf = r.namer.appendTXTName(buf[:0], name, rtype, true)
-			parsed[i].canonical = string(buf) == lower
-			if !parsed[i].canonical {
-				// external-dns's name for a record with a Unicode first
-				// label counts as written: it reads it back itself.
-				alt, ok := r.namer.unicodeTXTName(name, rtype)
-				parsed[i].canonical = ok && alt == lower
-			}
-		}
-		owners.add(name, rtype, rec.SetIdentifier, i)
+		r.addTXT(log, rd, rec, labels)
 	}
 	// Records hidden above are dropped from the shared backing array.
 	clear(recs[len(out):])
 	if !slices.IsSortedFunc(out, endpoint.Compare) {
 		slices.SortStableFunc(out, endpoint.Compare)
 	}
-	owners.finish()
+	rd.owners.finish()
+	rd.out = out
+	return rd
+}
 
-	for _, rec := range out {
-		i, typed, ok := r.findOwner(log, owners, st.txts, rec)
-		if ok && len(sus) > 0 && parsed[i].mine {
-			t := &st.txts[i]
-			if s := sus[txtKey(t.lowerName, t.setID)]; s != nil {
-				if s.holds(rec.Targets) {
-					// Our create (or update) went through after all.
-					confirmed = append(confirmed, txtKey(t.lowerName, t.setID))
-				} else {
-					// The TXT was seen without its record, or this registry
-					// tried to write other targets: the record came from
-					// elsewhere. It stays unowned, and the TXT goes.
-					ok = false
-					if !slices.Contains(foreign, i) {
-						foreign = append(foreign, i)
-					}
-					log.Info("record at the name of an ownership TXT of ours was not created by this registry: left alone, the TXT will be deleted",
-						"record", rec.Key().String(), "txt", t.name, "targets", rec.Targets.String())
-				}
-			}
+// addTXT records the ownership TXT rec, whose value gave labels, in the
+// zone state and, when its name reads under the configured naming, in the
+// owner index.
+func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, labels endpoint.Labels) {
+	lower := lowerASCII(rec.DNSName)
+	i := int32(len(rd.st.txts))
+	owner, _ := labels.Get(endpoint.OwnerLabelKey)
+	mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
+	rd.st.txts = append(rd.st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
+	rd.parsed = append(rd.parsed, parsedTXT{labels: labels, mine: mine})
+	name, rtype, ok := r.namer.parseTXTName(lower)
+	if !ok {
+		log.V(1).Info("ownership TXT record does not match the configured prefix/suffix", "record", rec.Key().String())
+		if mine {
+			rd.check.unparsedTXT(rec.DNSName)
 		}
-		if ok {
-			p := &parsed[i]
-			handed := false
-			switch {
-			case rec.Labels != nil:
-				maps.Copy(rec.Labels, p.labels)
-			case !p.given:
-				rec.Labels, p.given, handed = p.labels, true, true
-			default:
-				rec.Labels = maps.Clone(p.labels)
-			}
-			if handed && r.oldOwnerID != "" && p.labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
-				// The relabelling below must not reach the other records
-				// owned through this TXT: keep a pristine copy for them.
-				p.labels = maps.Clone(p.labels)
-			}
-		}
-		migrated := false
-		if r.oldOwnerID != "" && rec.Labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
-			rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
-			migrated = true
-		}
-		// Format upgrade and owner migration: a record we own whose typed
-		// TXT is missing, or still names the old owner, gets
-		// txt/force-update so that the planner emits an update and
-		// ApplyChanges rewrites the TXT.
-		if len(st.txts) > 0 && r.manages(rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
-			force := migrated
-			if !force && !(ok && typed && parsed[i].canonical) {
-				buf = r.appendTXTKey(buf[:0], rec)
-				_, seen := st.index()[string(buf)]
-				force = !seen
-			}
-			if force {
-				// A TXT that cannot be written would be asked for at every
-				// cycle in vain: report it instead.
-				if err := usableTXTName(filter, rec.DNSName, r.TXTName(rec)); err != nil {
-					log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
-					force = false
-				}
-			}
-			if force {
-				rec.ProviderSpecific = append(slices.Clip(rec.ProviderSpecific),
-					endpoint.ProviderSpecificProperty{Name: endpoint.ProviderSpecificForceUpdate, Value: "true"})
-				log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
-			}
-		}
-		if ok {
-			check.owned(r, rec)
-		}
+		return
 	}
-	rd := readResult{warnings: check.warnings(r)}
-	st.repairs, rd.suspects = r.findRepairs(log, out, st, parsed, filter, sus, foreign, confirmed)
-	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
-	return out, st, rd
+	if rtype != "" {
+		rd.buf = r.namer.appendTXTName(rd.buf[:0], name, rtype, true)
+		canonical := string(rd.buf) == lower
+		if !canonical {
+			// external-dns's name for a record with a Unicode first
+			// label counts as written: it reads it back itself.
+			alt, ok := r.namer.unicodeTXTName(name, rtype)
+			canonical = ok && alt == lower
+		}
+		rd.parsed[i].canonical = canonical
+	}
+	rd.owners.add(name, rtype, rec.SetIdentifier, i)
+}
+
+// vouch decides whether rec, found through TXT i of ours, is ours when that
+// TXT is a suspect: only when rec holds targets this registry tried to
+// write. Otherwise rec came from elsewhere: it stays unowned, and the TXT
+// is remembered as lending ownership to a foreign record (a repair).
+func (rd *reading) vouch(log logr.Logger, sus map[string]*suspect, i int32, rec *endpoint.Endpoint) bool {
+	t := &rd.st.txts[i]
+	key := txtKey(t.lowerName, t.setID)
+	s := sus[key]
+	if s == nil {
+		return true
+	}
+	if s.holds(rec.Targets) {
+		// Our create (or update) went through after all.
+		rd.confirmed = append(rd.confirmed, key)
+		return true
+	}
+	if !slices.Contains(rd.foreign, i) {
+		rd.foreign = append(rd.foreign, i)
+	}
+	log.Info("record at the name of an ownership TXT of ours was not created by this registry: left alone, the TXT will be deleted",
+		"record", rec.Key().String(), "txt", t.name, "targets", rec.Targets.String())
+	return false
+}
+
+// giveLabels attaches the labels of the TXT to rec: the first record owned
+// through it takes them, later ones get copies, and labels rec already has
+// are kept unless the TXT sets them. When rec takes labels naming the old
+// owner, which attach then relabels, the TXT keeps a pristine copy for the
+// records after it.
+func (p *parsedTXT) giveLabels(rec *endpoint.Endpoint, oldOwnerID string) {
+	switch {
+	case rec.Labels.Len() > 0:
+		for k, v := range p.labels.All() {
+			rec.Labels.Set(k, v)
+		}
+		return
+	case p.given:
+		rec.Labels = cloneLabels(p.labels)
+		return
+	}
+	rec.Labels, p.given = p.labels, true
+	if owner, _ := p.labels.Get(endpoint.OwnerLabelKey); oldOwnerID != "" && owner == oldOwnerID {
+		p.labels = cloneLabels(p.labels)
+	}
+}
+
+// cloneLabels returns a copy of l that shares nothing with it.
+func cloneLabels(l endpoint.Labels) endpoint.Labels {
+	var out endpoint.Labels
+	for k, v := range l.All() {
+		out.Set(k, v)
+	}
+	return out
+}
+
+// forceRewrite handles format upgrade and owner migration for rec, a record
+// of a managed type that we own: when its typed TXT is missing (hasTyped
+// false and no TXT under its typed key), or its labels were migrated from
+// the old owner, it gets txt/force-update, so that the planner emits an
+// update and ApplyChanges rewrites the TXT — unless that TXT cannot be
+// written, which would be asked for at every cycle in vain and is logged
+// instead.
+func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endpoint, migrated, hasTyped bool) {
+	force := migrated
+	if !force && !hasTyped {
+		rd.buf = r.appendTXTKey(rd.buf[:0], rec)
+		_, seen := rd.st.index()[string(rd.buf)]
+		force = !seen
+	}
+	if !force {
+		return
+	}
+	if err := usableTXTName(rd.filter, rec.DNSName, r.txtName(rec)); err != nil {
+		log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
+		return
+	}
+	rec.ProviderSpecific = append(slices.Clip(rec.ProviderSpecific),
+		endpoint.ProviderSpecificProperty{Name: endpoint.ProviderSpecificForceUpdate, Value: "true"})
+	log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
+}
+
+// unclaimedLabels returns, by txtKey, the labels of the TXT records no
+// record took (nobody else holds them), or nil when there are none.
+func unclaimedLabels(st *zoneState, parsed []parsedTXT) map[string]endpoint.Labels {
+	var out map[string]endpoint.Labels
+	for i := range parsed {
+		if parsed[i].given {
+			continue
+		}
+		if out == nil {
+			out = map[string]endpoint.Labels{}
+		}
+		t := &st.txts[i]
+		out[txtKey(t.lowerName, t.setID)] = parsed[i].labels
+	}
+	return out
 }
 
 // findRepairs lists the ownership TXT records of ours to delete — those
@@ -555,7 +620,7 @@ func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zo
 		if !lends && (t.users != 0 || !p.canonical) {
 			continue // the common case, decided without parsing the name
 		}
-		owned, rtype, _ := r.namer.ParseTXTName(t.lowerName)
+		owned, rtype, _ := r.namer.parseTXTName(t.lowerName)
 		key := txtKey(t.lowerName, t.setID)
 		if lends {
 			repairs = append(repairs, repair{key: key, owned: owned, foreign: true})
@@ -654,14 +719,14 @@ func (r *Registry) findOwner(log logr.Logger, owners *ownerIndex, txts []txtInfo
 }
 
 func (r *Registry) warnObsoleteAlias(log logr.Logger, rec *endpoint.Endpoint) {
-	legacy := r.namer.TXTName(rec.DNSName, endpoint.RecordTypeCNAME)
+	legacy := r.namer.txtName(rec.DNSName, endpoint.RecordTypeCNAME)
 	r.mu.Lock()
 	done := r.warned[legacy]
 	r.warned[legacy] = true
 	r.mu.Unlock()
 	if !done {
 		log.Info("obsolete ownership TXT record of an A ALIAS record can be removed",
-			"txt", legacy, "record", rec.Key().String(), "current", r.namer.TXTName(rec.DNSName, endpoint.RecordTypeA))
+			"txt", legacy, "record", rec.Key().String(), "current", r.namer.txtName(rec.DNSName, endpoint.RecordTypeA))
 	}
 }
 

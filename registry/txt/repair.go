@@ -118,7 +118,7 @@ func (r *Registry) newRecordSet(recs []*endpoint.Endpoint) *recordSet {
 // orphan reports whether an ownership TXT owning (owned, recordType, setID)
 // and named txtName (lower case) has no record: neither the record it owns,
 // nor a record at its own name (which it may own as a legacy untyped TXT,
-// see Namer.ParseTXTName), nor an unowned wildcard record that it may own
+// see txtNamer.parseTXTName), nor an unowned wildcard record that it may own
 // under another wildcard replacement.
 func (s *recordSet) orphan(owned, recordType, setID, txtName string) bool {
 	if s.keys[owned+"\x00"+recordType+"\x00"+setID] || s.names[txtKey(txtName, setID)] {
