@@ -75,7 +75,7 @@ func TestWrappersForwardCapabilities(t *testing.T) {
 	}
 	for name, wrap := range ws {
 		t.Run(name, func(t *testing.T) {
-			lister := wrap(inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org")))
+			lister := wrap(inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}}))
 			zl, ok := lister.(provider.ZoneLister)
 			require.True(t, ok, "wrapping a ZoneLister must give a ZoneLister")
 			zones, err := zl.ListZones(ctx)
@@ -86,7 +86,7 @@ func TestWrappersForwardCapabilities(t *testing.T) {
 			require.True(t, ok)
 			assert.Equal(t, []string{"example.com", "example.org"}, zones)
 
-			plain := wrap(hideZones{inmemory.New(inmemory.WithZone("example.com"))})
+			plain := wrap(hideZones{inmemory.New(inmemory.Options{Zones: []string{"example.com"}})})
 			_, ok = plain.(provider.ZoneLister)
 			assert.False(t, ok, "wrapping a provider without ZoneLister must not give one")
 			_, ok, err = provider.ZonesOf(ctx, plain)
@@ -113,7 +113,7 @@ func TestRegistryAppliesPerZoneThroughWrappers(t *testing.T) {
 	errBroken := errors.New("zone broken")
 	for name, wrap := range wrappers(t) {
 		t.Run(name, func(t *testing.T) {
-			zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org"))
+			zone := inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}})
 			failing := provider.Forward(failZone{Provider: zone, zone: "example.org", err: errBroken}, zone)
 			reg, err := txt.New(wrap(failing), txt.Config{OwnerID: "me"})
 			require.NoError(t, err)

@@ -43,7 +43,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, reg: prometheus.NewRegistry(), clk: clocktest.New(time.Unix(1_700_000_000, 0))}
-	h.zone = inmemory.New(inmemory.WithZone("example.com"))
+	h.zone = inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	p := providertest.Intercept(h.zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if h.fail.Load() {
@@ -202,7 +202,7 @@ func TestSourceErrorsAndInvalid(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := zsprom.New(reg)
 	require.NoError(t, err)
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	r, err := txt.New(zone, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 
@@ -225,7 +225,7 @@ func TestWebhookProviderCounts(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := zsprom.New(reg)
 	require.NoError(t, err)
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	p := m.WebhookProvider(providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("503") },
 	}))
@@ -279,7 +279,7 @@ func TestCacheCounts(t *testing.T) {
 	m, err := zsprom.New(reg)
 	require.NoError(t, err)
 	clk := clocktest.New(time.Unix(1_700_000_000, 0))
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	p := m.Cache(zone, cache.Options{TTL: time.Minute, Clock: clk})
 	ctx := context.Background()
 
@@ -304,7 +304,7 @@ func TestCacheCounts(t *testing.T) {
 func TestRegistryWrapperKeepsOwnership(t *testing.T) {
 	m, err := zsprom.New(prometheus.NewRegistry())
 	require.NoError(t, err)
-	r, err := txt.New(inmemory.New(inmemory.WithZone("example.com")), txt.Config{OwnerID: "me", OldOwnerID: "old"})
+	r, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), txt.Config{OwnerID: "me", OldOwnerID: "old"})
 	require.NoError(t, err)
 	rep, ok := m.Registry(r).(registry.OwnershipReporter)
 	require.True(t, ok, "the TXT registry reports its ownership; the wrapper must too")
@@ -392,7 +392,7 @@ func TestRegistryWrapperKeepsZones(t *testing.T) {
 	m, err := zsprom.New(prometheus.NewRegistry())
 	require.NoError(t, err)
 	ctx := context.Background()
-	zoned, err := txt.New(inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org")), txt.Config{OwnerID: "me"})
+	zoned, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}}), txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	zones, ok, err := provider.ZonesOf(ctx, m.Registry(zoned))
 	require.NoError(t, err)

@@ -22,7 +22,7 @@ func benchProvider(n int) *Provider {
 			endpoint.NewEndpoint("a-"+name, endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=bench,external-dns/resource=service/default/svc"`),
 		)
 	}
-	return New(WithZone("bench.example.com"), WithRecords(eps...))
+	return New(Options{Zones: []string{"bench.example.com"}, Records: eps})
 }
 
 var benchSizes = []int{1_000, 10_000, 100_000}
@@ -51,7 +51,7 @@ func BenchmarkRecords(b *testing.B) {
 // BenchmarkApplyChanges updates 1% of the names (at least one) per call,
 // alternating between two targets; the thenRecords variant also reads the
 // records after each call, so the cost of merging the changes into the
-// sorted snapshot is included.
+// sorted list is included.
 func BenchmarkApplyChanges(b *testing.B) {
 	for _, n := range benchSizes {
 		k := max(n/100, 1)

@@ -1,427 +1,135 @@
 package inmemory
 
 import (
-	"hash/maphash"
 	"slices"
-	"strings"
 
 	"github.com/zonesync/zonesync/endpoint"
 )
 
-// store keeps the records of a Provider. It is not safe for concurrent use;
-// the Provider's mutex guards it.
+// key identifies a stored record set: canonical name, type and set
+// identifier.
+type key struct {
+	name, recordType, setID string
+}
+
+// keyOf returns the key of a stored endpoint (whose name is canonical).
+func keyOf(e *endpoint.Endpoint) key {
+	return key{name: e.DNSName, recordType: e.RecordType, setID: e.SetIdentifier}
+}
+
+// store keeps the records of a Provider in a map, and a sorted list of them
+// for Records. It is not safe for concurrent use; the Provider's mutex
+// guards it.
 //
-// Records live in a sorted, immutable snapshot. A snapshot holds no
-// per-record pointer: each record is a small pointer-free struct whose
-// strings (name, set identifier, targets) are spans of a few large arena
-// strings, so the garbage collector has almost nothing to scan however many
-// records there are, and merging copies plain memory. Records materialises
-// endpoints from a snapshot in a few bulk allocations.
-//
-// Writes do not touch the snapshot: a removed or replaced record is flagged
-// dead, a new one goes to an unsorted pending list, and compact merges both
-// into a new snapshot, lazily, before the next read.
-//
-// The index maps the hash of a key to a stable slot, and slots map to the
-// record's position (in the snapshot, or in pending). Both are pointer-free,
-// and compaction renumbers positions without touching the index. Keys whose
-// hash collides with another key's go to a small overflow map.
+// A stored endpoint is never modified: an update replaces it. So the sorted
+// list can be handed to a reader, who copies it outside the lock, and it
+// need not be rebuilt from scratch after a write: the records put since
+// (added) are sorted and merged into it, and the records removed or
+// replaced since (removed) are left out, in one pass, by the next read.
 type store struct {
-	hash     func(key) uint64
-	index    map[uint64]int32 // hash(key) -> slot
-	overflow map[key]int32    // keys whose hash is taken by another key
-	slots    []int32          // slot -> position: >= 0 in snap, < 0 -(i+1) in pending
-	free     []int32          // unused slots
-
-	types     []string          // record types by number; only appended to
-	typeIndex map[string]uint32 // record type -> number
-
-	snap     *snapshot
-	snapDead []bool  // parallel to snap.recs
-	snapSlot []int32 // parallel to snap.recs
-	nDead    int     // dead records in snap and pending
-	removed  int     // records dropped from snapshots since the last full rebuild
-
-	pending     []*endpoint.Endpoint
-	pendingSlot []int32
-	pendingDead []bool
+	records map[key]*endpoint.Endpoint
+	sorted  []*endpoint.Endpoint        // Records order, as of the last merge; never modified
+	added   []*endpoint.Endpoint        // put since the last merge
+	removed map[*endpoint.Endpoint]bool // in sorted or added, removed since the last merge
 }
-
-// span locates a string in an arena, or a run of target spans.
-type span struct{ off, n uint32 }
-
-// rec is a record in a snapshot. It holds no pointer.
-type rec struct {
-	ttl     endpoint.TTL
-	arena   uint32 // arena of name, setID and the targets
-	name    span
-	setID   span
-	targets span   // run in snapshot.spans
-	typ     uint32 // index in snapshot.types
-	props   int32  // index in snapshot.props, or -1
-}
-
-// snapshot is an immutable, sorted list of records.
-type snapshot struct {
-	recs   []rec    // sorted by (DNSName, SetIdentifier, RecordType)
-	spans  []span   // the targets of every record, in record order
-	arenas []string // string storage
-	types  []string // record types by number
-	props  []endpoint.ProviderSpecific
-}
-
-func (sn *snapshot) name(r *rec) string {
-	return sn.arenas[r.arena][r.name.off : r.name.off+r.name.n]
-}
-
-func (sn *snapshot) setID(r *rec) string {
-	return sn.arenas[r.arena][r.setID.off : r.setID.off+r.setID.n]
-}
-
-// maxArenas bounds the arenas of a snapshot before a full rebuild.
-const maxArenas = 64
 
 func newStore(capacity int) store {
-	seed := maphash.MakeSeed()
-	s := store{
-		hash:      func(k key) uint64 { return maphash.Comparable(seed, k) },
-		index:     make(map[uint64]int32, capacity),
-		typeIndex: make(map[string]uint32),
-		snap:      &snapshot{},
-	}
-	for _, t := range endpoint.KnownRecordTypes() {
-		s.typeNumber(t)
-	}
-	return s
-}
-
-// typeNumber returns the number of record type t, adding it if needed.
-func (s *store) typeNumber(t string) uint32 {
-	if n, ok := s.typeIndex[t]; ok {
-		return n
-	}
-	n := uint32(len(s.types))
-	s.types = append(s.types, strings.Clone(t))
-	s.typeIndex[t] = n
-	return n
-}
-
-// holds reports whether slot holds the record k.
-func (s *store) holds(slot int32, k key) bool {
-	pos := s.slots[slot]
-	if pos < 0 {
-		e := s.pending[-pos-1]
-		return e.DNSName == k.name && e.RecordType == k.recordType && e.SetIdentifier == k.setID
-	}
-	r := &s.snap.recs[pos]
-	return s.snap.types[r.typ] == k.recordType && s.snap.name(r) == k.name && s.snap.setID(r) == k.setID
-}
-
-// lookup returns the slot of k.
-func (s *store) lookup(k key) (int32, bool) {
-	if slot, ok := s.index[s.hash(k)]; ok && s.holds(slot, k) {
-		return slot, true
-	}
-	if len(s.overflow) == 0 {
-		return 0, false
-	}
-	slot, ok := s.overflow[k]
-	return slot, ok
+	return store{records: make(map[key]*endpoint.Endpoint, capacity), removed: map[*endpoint.Endpoint]bool{}}
 }
 
 func (s *store) has(k key) bool {
-	_, ok := s.lookup(k)
+	_, ok := s.records[k]
 	return ok
 }
 
-// snapshot returns the current snapshot and whether it is up to date.
-func (s *store) snapshot() (*snapshot, bool) {
-	return s.snap, len(s.pending) == 0 && s.nDead == 0
+// put stores e, which the store owns from now on, under its key.
+func (s *store) put(e *endpoint.Endpoint) {
+	k := keyOf(e)
+	if old, ok := s.records[k]; ok {
+		s.removed[old] = true
+	}
+	s.records[k] = e
+	s.added = append(s.added, e)
 }
 
 // remove deletes the record k, if it exists.
 func (s *store) remove(k key) {
-	h := s.hash(k)
-	slot, ok := s.index[h]
-	if ok && s.holds(slot, k) {
-		delete(s.index, h)
-	} else if slot, ok = s.overflow[k]; ok {
-		delete(s.overflow, k)
-	} else {
-		return
-	}
-	if pos := s.slots[slot]; pos >= 0 {
-		s.snapDead[pos] = true
-	} else {
-		s.pendingDead[-pos-1] = true
-	}
-	s.nDead++
-	s.free = append(s.free, slot)
-}
-
-// add stores e (owned by the store from now on) under k, which must not
-// exist and must be e's key.
-func (s *store) add(k key, e *endpoint.Endpoint) {
-	var slot int32
-	if n := len(s.free); n > 0 {
-		slot, s.free = s.free[n-1], s.free[:n-1]
-	} else {
-		slot = int32(len(s.slots))
-		s.slots = append(s.slots, 0)
-	}
-	s.pending = append(s.pending, e)
-	s.pendingSlot = append(s.pendingSlot, slot)
-	s.pendingDead = append(s.pendingDead, false)
-	s.slots[slot] = -int32(len(s.pending))
-	h := s.hash(k)
-	if _, taken := s.index[h]; taken {
-		if s.overflow == nil {
-			s.overflow = make(map[key]int32)
-		}
-		s.overflow[k] = slot
-		return
-	}
-	s.index[h] = slot
-}
-
-// maybeCompact bounds the garbage when records are written but never read:
-// once pending and dead records outnumber the snapshot, merge them.
-func (s *store) maybeCompact() {
-	if len(s.pending)+s.nDead > len(s.snap.recs)+1024 {
-		s.compact()
+	if old, ok := s.records[k]; ok {
+		s.removed[old] = true
+		delete(s.records, k)
 	}
 }
 
-// arenaBuilder collects strings into one arena. Offsets are 32-bit: one
-// arena holds up to 4 GiB of names and targets.
-type arenaBuilder struct {
-	b   strings.Builder
-	off uint32
+// list returns every record, sorted by (DNSName, SetIdentifier,
+// RecordType). The caller must not modify the slice or the endpoints.
+func (s *store) list() []*endpoint.Endpoint {
+	if len(s.added) > 0 || len(s.removed) > 0 {
+		s.merge()
+	}
+	return s.sorted
 }
 
-func (a *arenaBuilder) add(str string) span {
-	a.b.WriteString(str)
-	sp := span{off: a.off, n: uint32(len(str))}
-	a.off += uint32(len(str))
-	return sp
-}
-
-// compact builds a new snapshot from the live records of the current one
-// and the live pending records. The pending records get their strings in a
-// new arena, the others keep theirs: O(n) copying of plain memory plus
-// O(k log n) for k pending records. Once the records removed since the last
-// full rebuild reach half the live ones, or the snapshot spans too many
-// arenas, every string is moved into one new arena, so that storage held by
-// removed records is released.
-func (s *store) compact() {
-	if len(s.pending) == 0 && s.nDead == 0 {
-		return
-	}
-	old := s.snap
-
-	// The live pending records, sorted, as recs in a new arena.
-	var order []int
-	for i, dead := range s.pendingDead {
-		if !dead {
-			order = append(order, i)
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int { return endpoint.Compare(s.pending[a], s.pending[b]) })
-	newArena := uint32(len(old.arenas))
-	var ab arenaBuilder
-	var pendSpans []span
-	pendRecs := make([]rec, len(order))
-	for i, j := range order {
-		e := s.pending[j]
-		r := &pendRecs[i]
-		r.ttl = e.RecordTTL
-		r.arena = newArena
-		r.name = ab.add(e.DNSName)
-		r.setID = ab.add(e.SetIdentifier)
-		r.typ = s.typeNumber(e.RecordType)
-		r.targets = span{off: uint32(len(pendSpans)), n: uint32(len(e.Targets))}
-		for _, t := range e.Targets {
-			pendSpans = append(pendSpans, ab.add(t))
-		}
-		r.props = -1
-	}
-	arenas := old.arenas
-	if len(order) > 0 {
-		arenas = append(slices.Clip(old.arenas), ab.b.String())
-	}
-	next := &snapshot{arenas: arenas, types: s.types}
-
-	// Merge. posSrc tells where each merged record comes from: >= 0 an old
-	// position, < 0 -(i+1) the i-th sorted pending record.
-	snapDead := 0
-	for _, d := range s.snapDead {
-		if d {
-			snapDead++
-		}
-	}
-	s.removed += snapDead
-	n := len(old.recs) - snapDead + len(order)
-	next.recs = make([]rec, n)
-	posSrc := make([]int32, n)
-	pos := 0
-	copyRun := func(i, j int) {
-		for i < j {
-			if s.snapDead[i] {
-				i++
-				continue
-			}
-			k := i
-			for k < j && !s.snapDead[k] {
-				k++
-			}
-			copy(next.recs[pos:], old.recs[i:k])
-			for x := i; x < k; x++ {
-				posSrc[pos+x-i] = int32(x)
-			}
-			pos += k - i
-			i = k
-		}
-	}
+// merge brings sorted up to date, in O(n) plus O(k log k) for k records put
+// since the last merge.
+func (s *store) merge() {
+	gone := func(e *endpoint.Endpoint) bool { return s.removed[e] }
+	added := slices.DeleteFunc(s.added, gone)
+	slices.SortFunc(added, endpoint.Compare)
+	merged := make([]*endpoint.Endpoint, 0, len(s.records))
 	i := 0
-	for pi, j := range order {
-		e := s.pending[j]
-		k, _ := slices.BinarySearchFunc(old.recs[i:], e, func(r rec, e *endpoint.Endpoint) int {
-			return old.compareTo(&r, e)
-		})
-		copyRun(i, i+k)
-		i += k
-		next.recs[pos] = pendRecs[pi]
-		posSrc[pos] = -int32(pi) - 1
-		pos++
-	}
-	copyRun(i, len(old.recs))
-
-	// Target spans, properties and slots, in the new order.
-	nSpans := len(pendSpans)
-	for p := range next.recs {
-		if posSrc[p] >= 0 {
-			nSpans += int(next.recs[p].targets.n)
-		}
-	}
-	next.spans = make([]span, 0, nSpans)
-	nextSlot := make([]int32, n)
-	for p := range next.recs {
-		r := &next.recs[p]
-		var src []span
-		var props endpoint.ProviderSpecific
-		if from := posSrc[p]; from >= 0 {
-			src = old.spans[r.targets.off : r.targets.off+r.targets.n]
-			if r.props >= 0 {
-				props = old.props[r.props]
+	for _, a := range added {
+		for ; i < len(s.sorted) && endpoint.Compare(s.sorted[i], a) < 0; i++ {
+			if !gone(s.sorted[i]) {
+				merged = append(merged, s.sorted[i])
 			}
-			nextSlot[p] = s.snapSlot[from]
-		} else {
-			pi := -from - 1
-			src = pendSpans[r.targets.off : r.targets.off+r.targets.n]
-			props = s.pending[order[pi]].ProviderSpecific
-			nextSlot[p] = s.pendingSlot[order[pi]]
 		}
-		r.targets.off = uint32(len(next.spans))
-		next.spans = append(next.spans, src...)
-		r.props = -1
-		if len(props) > 0 {
-			r.props = int32(len(next.props))
-			next.props = append(next.props, props)
+		merged = append(merged, a)
+	}
+	for _, e := range s.sorted[i:] {
+		if !gone(e) {
+			merged = append(merged, e)
 		}
-		s.slots[nextSlot[p]] = int32(p)
 	}
-
-	if s.removed > n/2 || len(next.arenas) > maxArenas {
-		next.rebuildArena()
-		s.removed = 0
-	}
-
-	s.snap, s.snapSlot, s.snapDead = next, nextSlot, make([]bool, n)
-	clear(s.pending)
-	s.pending, s.pendingSlot, s.pendingDead = s.pending[:0], s.pendingSlot[:0], s.pendingDead[:0]
-	s.nDead = 0
+	s.sorted, s.added = merged, s.added[:0]
+	clear(s.removed)
 }
 
-// rebuildArena moves every string of the snapshot (which is not yet
-// shared) into one new arena.
-func (sn *snapshot) rebuildArena() {
-	var ab arenaBuilder
-	size := 0
-	for p := range sn.recs {
-		r := &sn.recs[p]
-		size += int(r.name.n + r.setID.n)
-		for _, sp := range sn.spans[r.targets.off : r.targets.off+r.targets.n] {
-			size += int(sp.n)
-		}
+// trim merges once the records written since the last read outnumber the
+// stored ones, so that a provider written to and never read keeps bounded
+// garbage.
+func (s *store) trim() {
+	if len(s.added)+len(s.removed) > len(s.sorted)+1024 {
+		s.merge()
 	}
-	ab.b.Grow(size)
-	for p := range sn.recs {
-		r := &sn.recs[p]
-		a := sn.arenas[r.arena]
-		r.name = ab.add(a[r.name.off : r.name.off+r.name.n])
-		r.setID = ab.add(a[r.setID.off : r.setID.off+r.setID.n])
-		r.arena = 0
-		ts := sn.spans[r.targets.off : r.targets.off+r.targets.n]
-		for k, sp := range ts {
-			ts[k] = ab.add(a[sp.off : sp.off+sp.n])
-		}
-	}
-	sn.arenas = []string{ab.b.String()}
 }
 
-// compareTo orders the record r of sn against e by (DNSName,
-// SetIdentifier, RecordType).
-func (sn *snapshot) compareTo(r *rec, e *endpoint.Endpoint) int {
-	if c := strings.Compare(sn.name(r), e.DNSName); c != 0 {
-		return c
+// copyAll returns deep copies of recs in a few allocations: one for the
+// endpoints, one for their targets, one for their provider-specific
+// properties. Each endpoint's slices have a capacity equal to their
+// length, so that appending to one cannot overwrite its neighbour.
+// Strings are immutable and shared.
+func copyAll(recs []*endpoint.Endpoint) []*endpoint.Endpoint {
+	nTargets, nProps := 0, 0
+	for _, e := range recs {
+		nTargets += len(e.Targets)
+		nProps += len(e.ProviderSpecific)
 	}
-	if c := strings.Compare(sn.setID(r), e.SetIdentifier); c != 0 {
-		return c
-	}
-	return strings.Compare(sn.types[r.typ], e.RecordType)
-}
-
-// copyOut materialises the snapshot as new endpoints: one slab of
-// endpoints, one of targets, one of provider-specific properties (when
-// there are any) and the slice of pointers. Targets and properties are
-// sliced with a capacity equal to their length, so appending to one
-// endpoint's slice reallocates instead of overwriting its neighbour.
-// Strings are immutable and shared with the snapshot.
-func (sn *snapshot) copyOut() []*endpoint.Endpoint {
-	eps := make([]endpoint.Endpoint, len(sn.recs))
-	targets := make([]string, len(sn.spans))
-	nProps := 0
-	for _, ps := range sn.props {
-		nProps += len(ps)
-	}
-	var props []endpoint.ProviderSpecificProperty
-	if nProps > 0 {
-		props = make([]endpoint.ProviderSpecificProperty, nProps)
-	}
-	out := make([]*endpoint.Endpoint, len(eps))
-	t, pp := 0, 0
-	for i := range sn.recs {
-		r := &sn.recs[i]
-		a := sn.arenas[r.arena]
-		e := &eps[i]
-		e.DNSName = a[r.name.off : r.name.off+r.name.n]
-		if r.setID.n > 0 {
-			e.SetIdentifier = a[r.setID.off : r.setID.off+r.setID.n]
+	eps := make([]endpoint.Endpoint, len(recs))
+	targets := make([]string, 0, nTargets)
+	props := make([]endpoint.ProviderSpecificProperty, 0, nProps)
+	out := make([]*endpoint.Endpoint, len(recs))
+	for i, e := range recs {
+		c := &eps[i]
+		c.DNSName, c.RecordType, c.SetIdentifier, c.RecordTTL = e.DNSName, e.RecordType, e.SetIdentifier, e.RecordTTL
+		t := len(targets)
+		targets = append(targets, e.Targets...)
+		c.Targets = targets[t:len(targets):len(targets)]
+		if len(e.ProviderSpecific) > 0 {
+			p := len(props)
+			props = append(props, e.ProviderSpecific...)
+			c.ProviderSpecific = props[p:len(props):len(props)]
 		}
-		e.RecordType = sn.types[r.typ]
-		e.RecordTTL = r.ttl
-		m := int(r.targets.n)
-		for k, sp := range sn.spans[r.targets.off : int(r.targets.off)+m] {
-			targets[t+k] = a[sp.off : sp.off+sp.n]
-		}
-		e.Targets = targets[t : t+m : t+m]
-		t += m
-		if r.props >= 0 {
-			k := copy(props[pp:], sn.props[r.props])
-			e.ProviderSpecific = props[pp : pp+k : pp+k]
-			pp += k
-		}
-		out[i] = e
+		out[i] = c
 	}
 	return out
 }

@@ -28,7 +28,7 @@
 //
 // Fault injection wraps any provider:
 //
-//	p := providertest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")),
+//	p := providertest.FailRandomly(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}),
 //		0.2, rand.New(rand.NewPCG(1, 2)), provider.NewSoftError(errors.New("rate limited")))
 //
 // A fake API refuses batches over its limits, throttles, and rejects a

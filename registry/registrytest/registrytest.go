@@ -166,7 +166,7 @@ func TestRegistry(t *testing.T, newRegistry NewRegistry, opts ...Options) {
 }
 
 func runRule(ctx context.Context, newRegistry NewRegistry, o Options, r rule) []error {
-	raw := inmemory.New(inmemory.WithZone(ZoneA), inmemory.WithZone(ZoneB))
+	raw := inmemory.New(inmemory.Options{Zones: []string{ZoneA, ZoneB}})
 	s := &session{ctx: ctx, rule: r.name, opts: o, newRegistry: newRegistry, raw: raw}
 	s.p = providertest.Intercept(raw, providertest.Funcs{ApplyChanges: s.applyOrFail})
 	r.check(s)
