@@ -51,7 +51,7 @@ func BenchmarkRecords(b *testing.B) {
 // BenchmarkApplyChanges updates 1% of the names (at least one) per call,
 // alternating between two targets; the thenRecords variant also reads the
 // records after each call, so the cost of merging the changes into the
-// sorted list is included.
+// sorted snapshot is included.
 func BenchmarkApplyChanges(b *testing.B) {
 	for _, n := range benchSizes {
 		k := max(n/100, 1)

@@ -57,9 +57,9 @@
 // # Performance
 //
 // [Provider.ApplyChanges] costs O(k) for k changes. Records are kept in a
-// map by key and in a sorted list; the records changed since the last
-// [Provider.Records] call are sorted and merged into the list by that call,
-// in O(n) plus O(k log k). Records then copies the n records in four
-// allocations, whatever n, outside the lock, so writers are not held up by
-// readers.
+// sorted, immutable snapshot held in a few large allocations (cheap for the
+// garbage collector); the records changed since the last [Provider.Records]
+// call are merged into a new snapshot by that call, in O(n) plus
+// O(k log k). Records then copies n records in at most four allocations,
+// whatever n, outside the lock, so writers are not held up by readers.
 package inmemory

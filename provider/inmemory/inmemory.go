@@ -216,10 +216,10 @@ func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint
 // and their targets are the caller's; appending to one endpoint's Targets
 // cannot overwrite another's.
 //
-// The records changed since the last call are merged into the sorted list
-// (see store), and the copies are made outside the lock, in a few bulk
-// allocations, so the cost is linear in the number of records and writers
-// are not held up.
+// The records changed since the last call are merged into the sorted
+// snapshot (see store), and the copies are made outside the lock, in a few
+// bulk allocations, so the cost is linear in the number of records and
+// writers are not held up.
 func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("inmemory: listing records: %w", err)
@@ -228,9 +228,9 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		return nil, p.err
 	}
 	p.mu.Lock()
-	recs := p.store.list()
+	snap := p.store.read()
 	p.mu.Unlock()
-	return copyAll(recs), nil
+	return snap.copyOut(), nil
 }
 
 // ApplyChanges validates the whole change set and then applies it; a change

@@ -243,7 +243,7 @@ func TestSortedAndMostSpecificZone(t *testing.T) {
 	p := New(Options{Zones: []string{"example.org"}})
 	ctx := context.Background()
 	// Several calls between two Records calls exercise the merge of pending
-	// entries with the sorted list, including entries created and deleted
+	// entries with the sorted snapshot, including entries created and deleted
 	// before being merged.
 	steps := []*plan.Changes{
 		{Create: []*endpoint.Endpoint{a("m.example.org", "192.0.2.1"), a("c.example.org", "192.0.2.1")}},
@@ -423,9 +423,9 @@ func TestCompactionWithoutReads(t *testing.T) {
 		}))
 	}
 	p.mu.Lock()
-	garbage := len(p.store.added) + len(p.store.removed)
+	garbage := len(p.store.pending) + p.store.nDead
 	p.mu.Unlock()
-	assert.LessOrEqual(t, garbage, 3000+1024+2, "records written since the last merge stay bounded")
+	assert.LessOrEqual(t, garbage, 3000*2, "pending and dead entries stay bounded")
 	got := records(t, p)
 	require.Len(t, got, 3000)
 	assert.Equal(t, "n00001.example.org", got[0].DNSName)
@@ -440,9 +440,53 @@ func TestRootZone(t *testing.T) {
 	assert.True(t, p.GetDomainFilter().Match("any.where.test"))
 }
 
+// TestHashCollisions forces every key onto one hash so that the overflow
+// map does all the work.
+func TestHashCollisions(t *testing.T) {
+	for _, hash := range []func(key) uint64{
+		func(key) uint64 { return 42 },
+		func(k key) uint64 { return uint64(len(k.name) % 3) },
+	} {
+		p := New(Options{Zones: []string{"example.org"}})
+		p.store.hash = hash
+		ctx := context.Background()
+		var create []*endpoint.Endpoint
+		for i := range 40 {
+			create = append(create, a(fmt.Sprintf("n%d.example.org", i), "192.0.2.1"))
+		}
+		require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Create: create}))
+		require.Len(t, records(t, p), 40)
+		require.ErrorIs(t, p.ApplyChanges(ctx, &plan.Changes{Create: create[5:6]}), ErrRecordExists)
+
+		// Delete the first record (the one in the index) and some in the
+		// overflow, update others, before and after compaction.
+		require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{
+			Delete:    []*endpoint.Endpoint{create[0], create[7], create[8]},
+			UpdateOld: []*endpoint.Endpoint{create[1], create[9]},
+			UpdateNew: []*endpoint.Endpoint{a(create[1].DNSName, "192.0.2.2"), a(create[9].DNSName, "192.0.2.2")},
+		}))
+		require.ErrorIs(t, p.ApplyChanges(ctx, &plan.Changes{Delete: create[7:8]}), ErrRecordNotFound)
+		require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Create: create[0:1]}))
+		got := records(t, p)
+		require.Len(t, got, 38)
+		byName := map[string]endpoint.Targets{}
+		for _, r := range got {
+			byName[r.DNSName] = r.Targets
+		}
+		assert.Equal(t, endpoint.Targets{"192.0.2.1"}, byName["n0.example.org"])
+		assert.Equal(t, endpoint.Targets{"192.0.2.2"}, byName["n1.example.org"])
+		assert.Equal(t, endpoint.Targets{"192.0.2.2"}, byName["n9.example.org"])
+		assert.NotContains(t, byName, "n7.example.org")
+		for _, e := range create[10:] {
+			require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Delete: []*endpoint.Endpoint{e}}))
+		}
+		assert.Len(t, records(t, p), 8)
+	}
+}
+
 // TestRandomOperationsMatchModel applies random change sets and compares
 // Records with a simple map model after each, so that every path of the
-// merge of the sorted list (removed, replaced and added records)
+// snapshot merge (partial and full rebuilds, removed and replaced records)
 // is checked.
 func TestRandomOperationsMatchModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -505,12 +549,12 @@ func TestRandomOperationsMatchModel(t *testing.T) {
 	}
 }
 
-// TestManySmallMerges reads after every write, so that every record is
-// merged into a sorted list that already holds records.
-func TestManySmallMerges(t *testing.T) {
+// TestManySmallCompactions reads after every write, so that every record
+// is merged into a snapshot of its own arena, and the arenas are bounded.
+func TestManySmallCompactions(t *testing.T) {
 	p := New(Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{a("zz-keep.example.org", "192.0.2.1").WithProviderSpecific("zs/weight", "5")}})
 	ctx := context.Background()
-	for i := range 128 {
+	for i := range 2 * maxArenas {
 		e := endpoint.NewEndpoint(fmt.Sprintf("n%03d.example.org", i), endpoint.RecordTypeTXT, fmt.Sprintf("text %d", i))
 		require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{e}}))
 		got := records(t, p)
@@ -519,5 +563,9 @@ func TestManySmallMerges(t *testing.T) {
 		assert.Equal(t, "zz-keep.example.org", last.DNSName)
 		assert.Equal(t, endpoint.ProviderSpecific{{Name: "zs/weight", Value: "5"}}, last.ProviderSpecific)
 		assert.Equal(t, endpoint.Targets{fmt.Sprintf("text %d", i)}, got[i].Targets)
+		p.mu.Lock()
+		arenas := len(p.store.snap.arenas)
+		p.mu.Unlock()
+		assert.LessOrEqual(t, arenas, maxArenas)
 	}
 }
