@@ -201,7 +201,7 @@ func (r *Reconciler) validate() (settings, error) {
 // (default A, AAAA, CNAME), upper-cased.
 func (r *Reconciler) ownership() (registry.Ownership, error) {
 	own := registry.Ownership{OwnerID: r.Registry.OwnerID()}
-	if rep, ok := r.Registry.(registry.OwnershipReporter); ok {
+	if rep, ok := registry.As[registry.OwnershipReporter](r.Registry); ok {
 		reported := rep.Ownership()
 		if reported.OwnerID != own.OwnerID {
 			return own, fmt.Errorf("the registry reports owner id %q in Ownership and %q in OwnerID", reported.OwnerID, own.OwnerID)
@@ -561,7 +561,7 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 	if partial != nil {
 		pl.Protected = partial.Failed
 	}
-	if oc, ok := r.Registry.(registry.OwnabilityChecker); ok {
+	if oc, ok := registry.As[registry.OwnabilityChecker](r.Registry); ok {
 		pl.Ownable = oc.CheckOwnable
 	}
 	p := pl.Calculate()
@@ -588,10 +588,10 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 		out.tally = tallyOwned(current, own, filter, matcher)
 		c.Owned = out.tally.total
 	}
-	if w, ok := r.Registry.(registry.SettingsWarner); ok {
+	if w, ok := registry.As[registry.SettingsWarner](r.Registry); ok {
 		out.warnings = w.SettingsWarnings()
 	}
-	if rp, ok := r.Registry.(registry.Repairer); ok {
+	if rp, ok := registry.As[registry.Repairer](r.Registry); ok {
 		out.repairs = rp.PendingRepairs()
 	}
 	c.Plan = p

@@ -13,7 +13,7 @@ import (
 // external_dns_provider_cache_records_calls (by from_cache) and
 // external_dns_provider_cache_apply_changes_calls. Every other method is
 // the cache's own. [Metrics.Cache] returns it as a [provider.Provider];
-// [provider.As] finds it, and the [cache.Provider] below it, in that value.
+// its Unwrap method gives the [cache.Provider] below it.
 type CachedProvider struct {
 	provider.Provider // what cache.New returned
 	m                 *Metrics
@@ -23,10 +23,9 @@ var _ provider.Provider = (*CachedProvider)(nil)
 
 // Cache returns a caching wrapper of next ([cache.New] with opts) that
 // counts its calls. It has the optional capabilities of next
-// ([provider.ZoneLister], ...; see [provider.Forward]).
+// ([provider.ZoneLister], ...; see [provider.As]).
 func (m *Metrics) Cache(next provider.Provider, opts cache.Options) provider.Provider {
-	c := cache.New(provider.Forward(&missMarker{Provider: next}, next), opts)
-	return provider.Forward(&CachedProvider{Provider: c, m: m}, c)
+	return &CachedProvider{Provider: cache.New(&missMarker{Provider: next}, opts), m: m}
 }
 
 // Unwrap returns the cache wrapper, for [provider.As].
@@ -66,3 +65,6 @@ func (p *missMarker) Records(ctx context.Context) ([]*endpoint.Endpoint, error) 
 	}
 	return p.Provider.Records(ctx)
 }
+
+// Unwrap returns the provider below the marker, for [provider.As].
+func (p *missMarker) Unwrap() provider.Provider { return p.Provider }

@@ -306,11 +306,11 @@ func TestRegistryWrapperKeepsOwnership(t *testing.T) {
 	require.NoError(t, err)
 	r, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), txt.Config{OwnerID: "me", OldOwnerID: "old"})
 	require.NoError(t, err)
-	rep, ok := m.Registry(r).(registry.OwnershipReporter)
+	rep, ok := registry.As[registry.OwnershipReporter](m.Registry(r))
 	require.True(t, ok, "the TXT registry reports its ownership; the wrapper must too")
 	assert.Equal(t, r.Ownership(), rep.Ownership())
 
-	_, ok = m.Registry(noop.New(inmemory.New())).(registry.OwnershipReporter)
+	_, ok = registry.As[registry.OwnershipReporter](m.Registry(noop.New(inmemory.New())))
 	assert.False(t, ok, "the wrapper claims nothing the registry does not have")
 }
 
@@ -341,13 +341,13 @@ func TestRegistryWrapperKeepsCapabilities(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := m.Registry(tt.r)
-			o, ok := w.(registry.OwnershipReporter)
+			o, ok := registry.As[registry.OwnershipReporter](w)
 			require.Equal(t, tt.has, ok)
-			c, ok := w.(registry.OwnabilityChecker)
+			c, ok := registry.As[registry.OwnabilityChecker](w)
 			require.Equal(t, tt.has, ok)
-			sw, ok := w.(registry.SettingsWarner)
+			sw, ok := registry.As[registry.SettingsWarner](w)
 			require.Equal(t, tt.has, ok)
-			rp, ok := w.(registry.Repairer)
+			rp, ok := registry.As[registry.Repairer](w)
 			require.Equal(t, tt.has, ok)
 			if tt.has {
 				assert.Equal(t, "me", o.Ownership().OwnerID)

@@ -97,7 +97,7 @@ func TestZoneCache(t *testing.T) {
 	zones, _, _ = provider.ZonesOf(ctx, p)
 	assert.Equal(t, []string{"example.com"}, zones)
 	assert.Equal(t, int32(1), n.zones.Load())
-	c, ok := provider.As[*cache.Provider](p)
+	c, ok := p.(*cache.Provider)
 	require.True(t, ok)
 	c.Invalidate()
 	_, _, _ = provider.ZonesOf(ctx, p)

@@ -6,7 +6,7 @@
 // Route 53-like limits for testing code that applies at scale). Intercept
 // and the fault injectors have exactly the optional capabilities
 // ([provider.ZoneLister], ...) of the provider they wrap
-// ([provider.Forward]); RecordingProvider and LimitedProvider keep their
+// ([provider.As]); RecordingProvider and LimitedProvider keep their
 // own type and always implement ListZones, failing with
 // [provider.ErrZonesUnsupported] when the wrapped provider does not list
 // zones (which [provider.ZonesOf] honours).

@@ -62,6 +62,6 @@ func TestErrorsPassThrough(t *testing.T) {
 // Reconciler over it plans with its own managed record types.
 func TestNoOwnershipReporter(t *testing.T) {
 	var reg registry.Registry = noop.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}))
-	_, ok := reg.(registry.OwnershipReporter)
+	_, ok := registry.As[registry.OwnershipReporter](reg)
 	assert.False(t, ok)
 }
