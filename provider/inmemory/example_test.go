@@ -62,11 +62,11 @@ func ExampleProvider_CreateZone() {
 	p := inmemory.New(inmemory.Options{Zones: []string{"example.org"}})
 	fmt.Println(p.CreateZone("example.net."))
 	fmt.Println(p.CreateZone("EXAMPLE.org"))
-	fmt.Println(p.Zones())
+	fmt.Println(p.ListZones(context.Background()))
 	fmt.Println(p.GetDomainFilter().Match("www.example.net"))
 	// Output:
 	// <nil>
 	// inmemory: creating zone "example.org": zone already exists
-	// [example.net example.org]
+	// [example.net example.org] <nil>
 	// true
 }

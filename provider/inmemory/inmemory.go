@@ -175,9 +175,9 @@ func (p *Provider) CreateZone(name string) error {
 	return nil
 }
 
-// Zones returns the normalised zone names, sorted (the root zone as ".").
-// The slice is the caller's.
-func (p *Provider) Zones() []string {
+// zoneList returns the normalised zone names, sorted (the root zone as
+// "."). The slice is the caller's.
+func (p *Provider) zoneList() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.zoneNames)
@@ -185,8 +185,9 @@ func (p *Provider) Zones() []string {
 
 var _ provider.ZoneLister = (*Provider)(nil)
 
-// ListZones implements [provider.ZoneLister]: it returns [Provider.Zones],
-// or the error of invalid options (see [New]).
+// ListZones implements [provider.ZoneLister]: it returns the normalised
+// zone names, sorted (the root zone as "."), or the error of invalid
+// options (see [New]).
 func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("inmemory: listing zones: %w", err)
@@ -194,7 +195,7 @@ func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	return p.Zones(), nil
+	return p.zoneList(), nil
 }
 
 // GetDomainFilter returns [Options.DomainFilter], or one

@@ -309,13 +309,13 @@ func TestInputNotRetainedOrModified(t *testing.T) {
 
 func TestZones(t *testing.T) {
 	p := New(Options{Zones: []string{"B.example.", "a.example", "a.example."}})
-	assert.Equal(t, []string{"a.example", "b.example"}, p.Zones())
+	assert.Equal(t, []string{"a.example", "b.example"}, p.zoneList())
 	require.NoError(t, p.CreateZone("c.example"))
 	err := p.CreateZone("A.EXAMPLE.")
 	require.ErrorIs(t, err, ErrZoneExists)
 	assert.Contains(t, err.Error(), "a.example")
 	require.Error(t, p.CreateZone("bad..zone"))
-	assert.Equal(t, []string{"a.example", "b.example", "c.example"}, p.Zones())
+	assert.Equal(t, []string{"a.example", "b.example", "c.example"}, p.zoneList())
 
 	f := p.GetDomainFilter()
 	assert.True(t, f.Match("c.example"))
@@ -436,7 +436,7 @@ func TestRootZone(t *testing.T) {
 	p := New(Options{Zones: []string{"."}})
 	require.NoError(t, p.Err())
 	require.NoError(t, p.ApplyChanges(context.Background(), &plan.Changes{Create: []*endpoint.Endpoint{a("any.where.test", "192.0.2.1")}}))
-	assert.Equal(t, []string{"."}, p.Zones())
+	assert.Equal(t, []string{"."}, p.zoneList())
 	assert.True(t, p.GetDomainFilter().Match("any.where.test"))
 }
 

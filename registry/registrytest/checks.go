@@ -32,7 +32,7 @@ func checkOwnerIDStable(s *session) {
 		return
 	}
 	check("after Records")
-	created := ep("owner-id."+ZoneA, "192.0.2.5")
+	created := ep("owner-id."+zoneA, "192.0.2.5")
 	if s.apply(reg, "create", &plan.Changes{Create: []*endpoint.Endpoint{created}}, created) {
 		check("after ApplyChanges")
 	}
@@ -96,7 +96,7 @@ func checkOrphanOwnershipNotLent(s *session) {
 	if _, ok := s.records(reg, "New"); !ok {
 		return
 	}
-	created := ep("orphan."+ZoneA, "192.0.2.10")
+	created := ep("orphan."+zoneA, "192.0.2.10")
 	if !s.apply(reg, "create", &plan.Changes{Create: []*endpoint.Endpoint{created}}, created) {
 		return
 	}
@@ -181,7 +181,7 @@ func (s *session) expectRefused(reg registry.Registry, op string, c *plan.Change
 }
 
 func checkOwnershipTravelsWithRecord(s *session) {
-	plain := ep("plain."+ZoneA, "192.0.2.1")
+	plain := ep("plain."+zoneA, "192.0.2.1")
 	if !s.write(&plan.Changes{Create: []*endpoint.Endpoint{plain}}) {
 		return
 	}
@@ -197,7 +197,7 @@ func checkOwnershipTravelsWithRecord(s *session) {
 	if !ok {
 		return
 	}
-	created := ep("owned."+ZoneA, "192.0.2.20")
+	created := ep("owned."+zoneA, "192.0.2.20")
 	if !s.apply(reg, "create", &plan.Changes{Create: []*endpoint.Endpoint{created}}, created) {
 		return
 	}
@@ -292,20 +292,20 @@ func checkPerZoneErrors(s *session) {
 	if _, ok := s.records(reg, "New"); !ok {
 		return
 	}
-	good := ep("per-zone."+ZoneA, "192.0.2.40")
-	bad := ep("per-zone."+ZoneB, "192.0.2.41")
-	s.failZone = ZoneB
+	good := ep("per-zone."+zoneA, "192.0.2.40")
+	bad := ep("per-zone."+zoneB, "192.0.2.41")
+	s.failZone = zoneB
 	err := reg.ApplyChanges(s.ctx, &plan.Changes{Create: []*endpoint.Endpoint{good, bad}})
 	s.failZone = ""
 	const op = "ApplyChanges(create in two zones)"
 	if !errors.Is(err, providertest.ErrInjected) {
-		s.fail(op, keyOf(bad), "does not return the provider's error for zone "+ZoneB, err)
+		s.fail(op, keyOf(bad), "does not return the provider's error for zone "+zoneB, err)
 	}
 	if s.opts.OneApplyCall {
 		return
 	}
-	if zones := provider.FailedZones(err); !slices.Equal(zones, []string{ZoneB}) {
-		s.fail(op, keyOf(bad), fmt.Sprintf("the error names the failed zones %q (provider.ZoneError), want [%s]", zones, ZoneB), err)
+	if zones := provider.FailedZones(err); !slices.Equal(zones, []string{zoneB}) {
+		s.fail(op, keyOf(bad), fmt.Sprintf("the error names the failed zones %q (provider.ZoneError), want [%s]", zones, zoneB), err)
 	}
 	raw, ok := s.rawRecords()
 	if !ok {
@@ -372,7 +372,7 @@ func (s *session) seededRegistry() (registry.Registry, bool) {
 	if _, ok := s.records(reg, "New"); !ok {
 		return nil, false
 	}
-	ours := []*endpoint.Endpoint{ep("ours-1."+ZoneA, "192.0.2.50"), ep("ours-2."+ZoneA, "192.0.2.51", "192.0.2.52")}
+	ours := []*endpoint.Endpoint{ep("ours-1."+zoneA, "192.0.2.50"), ep("ours-2."+zoneA, "192.0.2.51", "192.0.2.52")}
 	if !s.apply(reg, "create", &plan.Changes{Create: ours}, ours[0]) {
 		return nil, false
 	}
@@ -385,9 +385,9 @@ func checkAdjustEndpointsKeepsInput(s *session) {
 		return
 	}
 	in := []*endpoint.Endpoint{
-		endpoint.NewEndpoint("adjust-1."+ZoneA, endpoint.RecordTypeA, "192.0.2.60"),
-		ep("adjust-2."+ZoneA, "192.0.2.61").WithLabel("resource", "registrytest").WithProviderSpecific("registrytest/property", "1"),
-		endpoint.NewEndpointWithTTL("adjust-3."+ZoneA, endpoint.RecordTypeCNAME, 60, "adjust-1."+ZoneA),
+		endpoint.NewEndpoint("adjust-1."+zoneA, endpoint.RecordTypeA, "192.0.2.60"),
+		ep("adjust-2."+zoneA, "192.0.2.61").WithLabel("resource", "registrytest").WithProviderSpecific("registrytest/property", "1"),
+		endpoint.NewEndpointWithTTL("adjust-3."+zoneA, endpoint.RecordTypeCNAME, 60, "adjust-1."+zoneA),
 	}
 	pointers := slices.Clone(in)
 	want := endpoint.DeepCopyAll(in)

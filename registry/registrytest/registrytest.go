@@ -29,16 +29,16 @@ const (
 )
 
 // The zones of the in-memory provider every rule runs over. Records are
-// created in ZoneA; PerZoneErrors also uses ZoneB.
+// created in zoneA; PerZoneErrors also uses zoneB. Violations name them.
 const (
-	ZoneA = "zone-a.example"
-	ZoneB = "zone-b.example"
+	zoneA = "zone-a.example"
+	zoneB = "zone-b.example"
 )
 
-// OtherOwnerID is the owner id of the second registry the checker builds
+// otherOwnerID is the owner id of the second registry the checker builds
 // over the same provider, whose records must not pass for the checked
 // registry's.
-const OtherOwnerID = "registrytest-other-owner"
+const otherOwnerID = "registrytest-other-owner"
 
 // NewRegistry builds the registry under test over p, writing ownerID as its
 // owner. The checker calls it several times per rule, over the same
@@ -135,8 +135,8 @@ func rules() []rule {
 }
 
 // CheckRegistry runs every rule against registries built by newRegistry,
-// each rule over a fresh in-memory provider holding the zones [ZoneA] and
-// [ZoneB], and returns every violation found (nil when there is none),
+// each rule over a fresh in-memory provider holding the zones
+// "zone-a.example" and "zone-b.example", and returns every violation found (nil when there is none),
 // joined with errors.Join; each is a [*Violation]. It stops early only when
 // ctx is done.
 func CheckRegistry(ctx context.Context, newRegistry NewRegistry, opts ...Options) error {
@@ -166,7 +166,7 @@ func TestRegistry(t *testing.T, newRegistry NewRegistry, opts ...Options) {
 }
 
 func runRule(ctx context.Context, newRegistry NewRegistry, o Options, r rule) []error {
-	raw := inmemory.New(inmemory.Options{Zones: []string{ZoneA, ZoneB}})
+	raw := inmemory.New(inmemory.Options{Zones: []string{zoneA, zoneB}})
 	s := &session{ctx: ctx, rule: r.name, opts: o, newRegistry: newRegistry, raw: raw}
 	s.p = providertest.Intercept(raw, providertest.Funcs{ApplyChanges: s.applyOrFail})
 	r.check(s)
@@ -261,17 +261,17 @@ func (s *session) write(c *plan.Changes) bool {
 
 // seedForeign writes the records no registry of ours may own: one written
 // to the provider directly and one created through the registry of
-// [OtherOwnerID]. It returns both.
+// otherOwnerID. It returns both.
 func (s *session) seedForeign() ([]*endpoint.Endpoint, bool) {
-	plain := ep("plain."+ZoneA, "192.0.2.1")
+	plain := ep("plain."+zoneA, "192.0.2.1")
 	if !s.write(&plan.Changes{Create: []*endpoint.Endpoint{plain}}) {
 		return nil, false
 	}
-	other, ok := s.registry(OtherOwnerID)
+	other, ok := s.registry(otherOwnerID)
 	if !ok {
 		return nil, false
 	}
-	theirs := ep("theirs."+ZoneA, "192.0.2.2")
+	theirs := ep("theirs."+zoneA, "192.0.2.2")
 	if _, ok := s.records(other, "building the other owner's registry"); !ok {
 		return nil, false
 	}
