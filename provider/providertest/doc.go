@@ -3,13 +3,12 @@
 // [CheckProvider]) that proves a [provider.Provider] keeps its contract,
 // and provider fakes ([Intercept], [FailRandomly], [FailAfterApplyRandomly],
 // [WithLatency], [RecordingProvider], and [LimitedProvider], a DNS API with
-// Route 53-like limits for testing code that applies at scale). Intercept
-// and the fault injectors have exactly the optional capabilities
-// ([provider.ZoneLister], ...) of the provider they wrap
-// ([provider.As]); RecordingProvider and LimitedProvider keep their
-// own type and always implement ListZones, failing with
-// [provider.ErrZonesUnsupported] when the wrapped provider does not list
-// zones (which [provider.ZonesOf] honours).
+// Route 53-like limits for testing code that applies at scale). Every fake
+// has exactly the optional capabilities ([provider.ZoneLister], ...) of the
+// provider it wraps, found with [provider.As] through its Unwrap method;
+// asked directly, their ListZones fails with [provider.ErrZonesUnsupported]
+// when the wrapped provider does not list zones (which [provider.ZonesOf]
+// honours).
 //
 // It links package testing and is meant for tests, examples and test
 // programs; production code imports [github.com/zonesync/zonesync/blueprint]
