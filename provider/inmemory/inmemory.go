@@ -275,7 +275,12 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 func (p *Provider) apply(changes *plan.Changes) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	v := &validation{p: p, touched: map[key]string{}}
+	v := &validation{
+		p:         p,
+		touched:   make(map[key]string, len(changes.Create)+len(changes.UpdateOld)+len(changes.UpdateNew)+len(changes.Delete)),
+		removals:  make([]key, 0, len(changes.UpdateOld)+len(changes.Delete)),
+		additions: make([]*endpoint.Endpoint, 0, len(changes.Create)+len(changes.UpdateNew)),
+	}
 	v.creates(changes.Create)
 	v.updates(changes.UpdateOld, changes.UpdateNew)
 	v.deletes(changes.Delete)
