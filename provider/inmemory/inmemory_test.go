@@ -569,3 +569,20 @@ func TestManySmallCompactions(t *testing.T) {
 		assert.LessOrEqual(t, arenas, maxArenas)
 	}
 }
+
+// TestSeveralOptions: the non-zero fields of later Options override earlier
+// ones; zero fields leave them alone.
+func TestSeveralOptions(t *testing.T) {
+	filter := endpoint.NewDomainFilter([]string{"only.example.org"})
+	p := New(
+		Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{a("www.example.com", "192.0.2.1")}},
+		Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{a("www.example.org", "192.0.2.2")}},
+		Options{DomainFilter: filter},
+		Options{},
+	)
+	require.NoError(t, p.Err())
+	assert.Equal(t, []string{"example.org"}, p.zoneList())
+	assert.Equal(t, []string{"www.example.org/A"}, keys(records(t, p)))
+	assert.Same(t, filter, p.GetDomainFilter())
+	assert.NoError(t, New().Err(), "no options: a provider without zones")
+}
