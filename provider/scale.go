@@ -34,8 +34,8 @@ type ZoneLister interface {
 var ErrZonesUnsupported = errors.New("provider does not list zones")
 
 // ZonesOf returns the zones of p and true when p lists zones
-// ([ZoneLister], and its ListZones does not fail with
-// [ErrZonesUnsupported]); nil and false otherwise. An error from ListZones
+// ([ZoneLister], found with [As] through any wrappers, and its ListZones
+// does not fail with [ErrZonesUnsupported]); nil and false otherwise. An error from ListZones
 // is returned with true.
 //
 // The zones are in the form names have in memory, as [ZoneMatcher] gives
