@@ -34,7 +34,7 @@ func TestRegression_PunycodeNamesKeepTheirOwnership(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(tc.seed...))
+			p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: tc.seed})
 			require.NoError(t, p.Err())
 			reg, err := txt.New(p, txt.Config{OwnerID: "me"})
 			require.NoError(t, err)

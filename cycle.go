@@ -194,10 +194,10 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 		}
 		c.Owned = out.tally.Total
 	}
-	if w, ok := r.Registry.(registry.SettingsWarner); ok {
+	if w, ok := registry.As[registry.SettingsWarner](r.Registry); ok {
 		out.warnings = w.SettingsWarnings()
 	}
-	if rp, ok := r.Registry.(registry.Repairer); ok {
+	if rp, ok := registry.As[registry.Repairer](r.Registry); ok {
 		out.repairs = rp.PendingRepairs()
 	}
 	c.Plan = p
@@ -304,7 +304,7 @@ func (r *Reconciler) newPlan(own registry.Ownership, filter endpoint.DomainFilte
 	if in.partial != nil {
 		pl.Protected = in.partial.Failed
 	}
-	if oc, ok := r.Registry.(registry.OwnabilityChecker); ok {
+	if oc, ok := registry.As[registry.OwnabilityChecker](r.Registry); ok {
 		pl.Ownable = oc.CheckOwnable
 	}
 	return pl

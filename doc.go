@@ -74,7 +74,7 @@
 //
 // A Reconciler needs a source and a registry over a provider:
 //
-//	zone := inmemory.New(inmemory.WithZone("example.com"))
+//	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 //	reg, err := txt.New(zone, txt.Config{OwnerID: "my-operator"})
 //	if err != nil { ... }
 //	rec := &zonesync.Reconciler{

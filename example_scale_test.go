@@ -24,7 +24,7 @@ import (
 // error and in Cycle.Rejected; everything else is applied.
 func ExampleReconciler_applyingAtScale() {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}})
 	api := providertest.NewLimitedProvider(zone, providertest.APILimits{MaxRecords: 4, Poisoned: []string{"bad.example.org"}})
 	limited := ratelimit.New(api, ratelimit.Options{Rate: 50, Burst: 10})
 	reg, err := txt.New(batch.New(limited, batch.Options{MaxRecords: 4}), txt.Config{OwnerID: "me"})

@@ -16,7 +16,7 @@ import (
 
 func ExampleReconciler_RunOnce() {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "example"})
 	if err != nil {
 		fmt.Println(err)
@@ -76,7 +76,7 @@ func ExampleReconciler_Run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "example"})
 	if err != nil {
 		fmt.Println(err)
@@ -109,11 +109,11 @@ func ExampleReconciler_Run() {
 
 func ExampleReconciler_Preview() {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{
 		// A record another owner manages, with its ownership TXT.
 		endpoint.NewEndpoint("shop.example.com", endpoint.RecordTypeA, "198.51.100.7"),
 		endpoint.NewEndpoint("a-shop.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=team-b"`),
-	))
+	}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "team-a"})
 	if err != nil {
 		fmt.Println(err)
@@ -151,7 +151,7 @@ func ExampleReconciler_RunOnce_unsafePlan() {
 			endpoint.NewEndpoint(name, endpoint.RecordTypeA, "192.0.2.1"),
 			endpoint.NewEndpoint("a-"+name, endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=example"`))
 	}
-	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(seed...))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: seed})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "example"})
 	if err != nil {
 		fmt.Println(err)

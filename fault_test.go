@@ -112,7 +112,7 @@ func TestFaultInjectionConverges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			const cycles = 200
 			rng := rand.New(rand.NewPCG(42, 7))
-			raw := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(foreignSeed()...))
+			raw := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: foreignSeed()})
 			foreign := zoneLines(t, raw)
 			injected := provider.NewSoftError(errors.New("injected outage"))
 			reg, err := txt.New(tt.wrap(raw, rng, injected), txt.Config{OwnerID: "me"})

@@ -240,7 +240,7 @@ func sortedKeys(m map[string]error) []string {
 // does not fail, and the statuses say so.
 func TestUnownableApexIsSkipped(t *testing.T) {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "me", Prefix: "own-"})
 	require.NoError(t, err)
 	obs := &lastCycle{}
@@ -417,7 +417,7 @@ func TestSafetyThresholdPerZone(t *testing.T) {
 // in-memory provider, which lists its zones through the registry.
 func TestSafetyThresholdPerZoneTXT(t *testing.T) {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("big.example"), inmemory.WithZone("small.example"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"big.example", "small.example"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	var all []*endpoint.Endpoint
@@ -459,7 +459,7 @@ func TestRecordStatusesUnicodeZone(t *testing.T) {
 // TestRecordStatusesUnicodeZoneEndToEnd: the same through a cycle with the
 // TXT registry applying per zone over an in-memory provider with an IDN zone.
 func TestRecordStatusesUnicodeZoneEndToEnd(t *testing.T) {
-	zone := inmemory.New(inmemory.WithZone("bücher.example"), inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"bücher.example", "example.com"}})
 	p := providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			for _, e := range c.Create {

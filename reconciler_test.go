@@ -45,7 +45,7 @@ func foreignSeed() []*endpoint.Endpoint {
 // registry for owner "me" over it.
 func newZone(t *testing.T, seed ...*endpoint.Endpoint) (*inmemory.Provider, *txt.Registry) {
 	t.Helper()
-	p := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(seed...))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: seed})
 	reg, err := txt.New(p, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	return p, reg
@@ -300,7 +300,7 @@ func TestRunOnceFiltersAndTypes(t *testing.T) {
 }
 
 func TestRunOnceNoopRegistry(t *testing.T) {
-	p := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(a("manual.example.com", "198.51.100.2")))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{a("manual.example.com", "198.51.100.2")}})
 	rec := &zonesync.Reconciler{Source: source.NewInMemory(a("web.example.com", "192.0.2.1")), Registry: noop.New(p)}
 	changes, err := rec.RunOnce(context.Background())
 	require.NoError(t, err)

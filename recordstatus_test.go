@@ -65,7 +65,7 @@ type statusHarness struct {
 
 func newStatusHarness(t *testing.T) *statusHarness {
 	t.Helper()
-	h := &statusHarness{zone: inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org")), obs: &lastCycle{}}
+	h := &statusHarness{zone: inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}}), obs: &lastCycle{}}
 	p := providertest.Intercept(h.zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if h.apply != nil {
@@ -260,7 +260,7 @@ func TestRecordStatusesWithoutPlan(t *testing.T) {
 }
 
 func ExampleCycle_RecordStatuses() {
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "example"})
 	if err != nil {
 		fmt.Println(err)

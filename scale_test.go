@@ -34,7 +34,7 @@ func TestScalePoisonedRecord(t *testing.T) {
 	const n = 20_000
 	const poisoned = "svc-12345.example.com"
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	api := providertest.NewLimitedProvider(zone, providertest.APILimits{
 		MaxRecords: 1000, MaxValueBytes: 32000, ThrottleEvery: 5, Poisoned: []string{poisoned},
 	})
@@ -98,7 +98,7 @@ func TestScalePoisonedRecord(t *testing.T) {
 func TestScaleFailingZone(t *testing.T) {
 	ctx := context.Background()
 	zones := []string{"a.example", "b.example", "c.example"}
-	raw := inmemory.New(inmemory.WithZone(zones[0]), inmemory.WithZone(zones[1]), inmemory.WithZone(zones[2]))
+	raw := inmemory.New(inmemory.Options{Zones: []string{zones[0], zones[1], zones[2]}})
 	rng := rand.New(rand.NewPCG(3, 15))
 	faults := true
 	flaky := providertest.Intercept(raw, providertest.Funcs{

@@ -36,7 +36,7 @@ func (r *Reconciler) validate() (settings, error) {
 // (default A, AAAA, CNAME), upper-cased.
 func (r *Reconciler) ownership() (registry.Ownership, error) {
 	own := registry.Ownership{OwnerID: r.Registry.OwnerID()}
-	if rep, ok := r.Registry.(registry.OwnershipReporter); ok {
+	if rep, ok := registry.As[registry.OwnershipReporter](r.Registry); ok {
 		reported := rep.Ownership()
 		if reported.OwnerID != own.OwnerID {
 			return own, fmt.Errorf("the registry reports owner id %q in Ownership and %q in OwnerID", reported.OwnerID, own.OwnerID)

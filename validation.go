@@ -103,13 +103,13 @@ func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoi
 }
 
 // canonicalNames puts the DNS names of eps in the form written to DNS
-// ([endpoint.CanonicalDNSName]: lower-case A-labels, no trailing dot), so
+// ([endpoint.ToALabel]: lower-case A-labels, no trailing dot), so
 // that the planner, the registry's ownership records and the provider all
 // see one spelling.
 func canonicalNames(eps []*endpoint.Endpoint) {
 	for _, ep := range eps {
 		if ep != nil {
-			ep.DNSName = endpoint.CanonicalDNSName(ep.DNSName)
+			ep.DNSName = endpoint.ToALabel(ep.DNSName)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func names(eps []*endpoint.Endpoint) []string {
 }
 
 func TestVerifierRunsAfterApplying(t *testing.T) {
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	src := source.NewInMemory(a("www.example.com", "192.0.2.1"), a("api.example.com", "192.0.2.2"))

@@ -77,7 +77,7 @@ func benchExternalZone(b *testing.B, n int) *xinmemory.InMemoryProvider {
 
 func benchZonesyncZone(b *testing.B, n int) *inmemory.Provider {
 	b.Helper()
-	p := inmemory.New(inmemory.WithZone(WorkloadZone))
+	p := inmemory.New(inmemory.Options{Zones: []string{WorkloadZone}})
 	if err := p.ApplyChanges(context.Background(), &plan.Changes{Create: WorkloadZonesync(n)}); err != nil {
 		b.Fatal(err)
 	}

@@ -189,7 +189,7 @@ func TestMigration(t *testing.T) {
 			require.NoError(t, err)
 
 			// zonesync
-			zp := inmemory.New(inmemory.WithZone(testZone))
+			zp := inmemory.New(inmemory.Options{Zones: []string{testZone}})
 			require.NoError(t, zp.ApplyChanges(ctx, &plan.Changes{Create: tc.zone}))
 			zreg, err := cfg.zonesync(zp, testOwner)
 			require.NoError(t, err)

@@ -193,7 +193,7 @@ func copyToZonesync(ctx context.Context, t *testing.T, from *xinmemory.InMemoryP
 	recs, err := ReadZonesync(ctx, from)
 	require.NoError(t, err)
 	recs = providerRecords(recs, func(ep *endpoint.Endpoint) { ep.Labels = nil })
-	to := inmemory.New(inmemory.WithZone(testZone))
+	to := inmemory.New(inmemory.Options{Zones: []string{testZone}})
 	require.NoError(t, to.ApplyChanges(ctx, &plan.Changes{Create: recs}), "copying %d records to zonesync", len(recs))
 	return to
 }
@@ -320,7 +320,7 @@ func TestTXTZonesyncToExternalDNS(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			specs := desiredSpecs(c)
-			zp := inmemory.New(inmemory.WithZone(testZone))
+			zp := inmemory.New(inmemory.Options{Zones: []string{testZone}})
 			zreg, err := c.zonesync(zp, testOwner)
 			require.NoError(t, err)
 			ch := zonesyncRunOnce(ctx, t, zreg, desiredZonesync(specs))

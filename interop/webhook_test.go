@@ -71,7 +71,7 @@ func externalServer(t testing.TB, p xprovider.Provider) *httptest.Server {
 // zonesync's in-memory provider with external-dns's webhook client.
 func TestWebhookExternalDNSClientZonesyncServer(t *testing.T) {
 	ctx := context.Background()
-	zp := inmemory.New(inmemory.WithZone(testZone), inmemory.WithDomainFilter(endpoint.NewDomainFilterWithExclusions([]string{testZone}, []string{"internal.example.com"})))
+	zp := inmemory.New(inmemory.Options{Zones: []string{testZone}, DomainFilter: endpoint.NewDomainFilterWithExclusions([]string{testZone}, []string{"internal.example.com"})})
 	require.NoError(t, zp.ApplyChanges(ctx, &plan.Changes{Create: webhookZone()}))
 	srv := httptest.NewServer(webhook.NewHandler(zp))
 	t.Cleanup(srv.Close)
@@ -172,7 +172,7 @@ func TestWebhookLarge(t *testing.T) {
 	want := endpointLines(zone)
 
 	t.Run("external-dns client, zonesync server", func(t *testing.T) {
-		zp := inmemory.New(inmemory.WithZone(WorkloadZone))
+		zp := inmemory.New(inmemory.Options{Zones: []string{WorkloadZone}})
 		srv := httptest.NewServer(webhook.NewHandler(zp, webhook.WithMaxRequestBytes(0)))
 		t.Cleanup(srv.Close)
 		xc := externalClient(ctx, t, srv.URL)

@@ -92,11 +92,12 @@
 //
 // # Wrappers and optional capabilities
 //
-// A wrapper implements exactly the optional interfaces ([ZoneLister], ...)
-// of the provider it wraps, answered by that provider unless the wrapper
-// overrides them: every wrapper of this module returns [Forward] of itself
-// and what it wraps, the one place that knows the optional interfaces.
-// [As] reaches the wrapper's own methods through what Forward returned.
+// A wrapper has exactly the optional capabilities ([ZoneLister], ...) of
+// the provider it wraps, answered by that provider unless the wrapper
+// overrides them: every wrapper implements Unwrap() Provider, returning
+// what it wraps, and callers ask for a capability with [As] (never a type
+// assertion), the one helper that walks the layers. A new capability thus
+// needs no change to any wrapper.
 //
 // The wrappers in the subpackages batch, ratelimit and cache handle the
 // limits of real DNS APIs once for every provider: batches bounded by

@@ -2,118 +2,61 @@ package provider
 
 // Optional capabilities and wrappers.
 //
-// Callers learn what a provider can do beyond [Provider] by type assertion
-// (today: [ZoneLister]). A wrapper (a provider that holds another one and
-// calls it: batching, rate limiting, caching, metrics, fault injection) must
-// therefore implement exactly the optional interfaces of the provider it
-// wraps: one that hides a capability silently changes how the layers above
-// behave (the TXT registry stops applying per zone), and one that claims a
-// capability its provider lacks gives wrong answers. Every wrapper goes
-// through [Forward], so that a new capability is added in one place: its bit
-// in capability, its check in capabilitiesOf, and one view type per
-// combination in viewOf (TestViewOfEveryCombination fails until every
-// combination is covered).
-
-// capability is a set of optional interfaces, one bit each.
-type capability uint
-
-const (
-	capZoneLister capability = 1 << iota
-
-	// capAll is every capability; combinations range over 0..capAll.
-	capAll = capZoneLister
-)
-
-// capabilitiesOf returns the optional interfaces p implements.
-func capabilitiesOf(p Provider) capability {
-	var c capability
-	if _, ok := p.(ZoneLister); ok {
-		c |= capZoneLister
-	}
-	return c
-}
-
-// Forward returns the provider a wrapper hands out: it answers the methods
-// of [Provider] with outer (the wrapper), and implements exactly the
-// optional capabilities ([ZoneLister], ...) that inner (the provider outer
-// wraps) implements, no more and no fewer.
+// A provider may do more than [Provider] asks: list its zones
+// ([ZoneLister]), and so on. A wrapper (a provider that holds another one
+// and calls it: batching, rate limiting, caching, metrics, fault injection)
+// forwards every such capability by implementing one method,
 //
-// Each capability inner has is answered by outer when outer implements it
-// too (the wrapper overrides it, as the cache wrapper caches ListZones),
-// and otherwise by inner directly. A capability inner lacks is hidden even
-// when outer implements it, so a wrapper may define a capability's method
-// unconditionally, call inner's in it, and leave it to Forward whether
-// callers see it. A wrapper that must add a capability inner lacks (a test
-// double, say) does not call Forward for it.
+//	Unwrap() Provider
 //
-// When outer already implements exactly inner's capabilities, outer itself
-// is returned. Otherwise the result is a view of outer; [As] finds outer
-// (and the wrapper's own methods) through it. A nil outer gives nil; a nil
-// inner has no capability.
-func Forward(outer, inner Provider) Provider {
-	if outer == nil {
-		return nil
-	}
-	want := capabilitiesOf(inner)
-	if capabilitiesOf(outer) == want {
-		return outer
-	}
-	return viewOf(want, outer, inner)
-}
+// returning the provider it wraps, and callers ask for a capability with
+// [As] instead of a type assertion. A new capability therefore needs no
+// change to any wrapper. Registry wrappers use the same method (a
+// registry is a provider), and package registry's As is this one.
 
-// viewOf returns a view of outer with the capabilities want, each answered
-// by outer when it has it and otherwise by inner, which must have it.
-func viewOf(want capability, outer, inner Provider) Provider {
-	v := view{Provider: outer}
-	switch want {
-	case 0:
-		return v
-	case capZoneLister:
-		return zoneListerView{view: v, ZoneLister: pick[ZoneLister](outer, inner)}
-	}
-	// Unreachable while every combination has its case above.
-	panic("provider.Forward: a combination of capabilities has no view")
-}
-
-// pick returns outer as a T when it is one (the wrapper overrides the
-// capability), and inner otherwise. inner must be a T.
-func pick[T any](outer, inner Provider) T {
-	if t, ok := outer.(T); ok {
-		return t
-	}
-	return inner.(T)
-}
-
-// view answers the methods of Provider with the wrapper and implements no
-// optional capability.
-type view struct{ Provider }
-
-// Unwrap returns the wrapper the view shows, for [As].
-func (v view) Unwrap() Provider { return v.Provider }
-
-// zoneListerView is a view with [ZoneLister].
-type zoneListerView struct {
-	view
-	ZoneLister
-}
-
-// As looks for a provider of type T in p and in what it unwraps to: it
-// returns p when p is a T, and otherwise repeats with p.Unwrap() while p
-// has a method Unwrap() Provider (the views of [Forward] have one, giving
-// the wrapper). It is the way to reach the methods of a wrapper that
-// [Forward] handed out as a plain Provider, e.g. the Invalidate method of
-// the cache wrapper.
+// As reports whether p has the optional capability T (an interface such as
+// [ZoneLister]) and returns the implementation that answers it.
+//
+// p is seen as a chain of layers: p, then what p.Unwrap() returns, and so
+// on, down to the innermost layer, which has no Unwrap method or whose
+// Unwrap returns nil. The chain has the capability only when the innermost
+// layer implements T: a wrapper cannot claim a capability of its own, so it
+// may define a capability's methods unconditionally. The capability is then
+// answered by the outermost layer that implements T, so that a wrapper
+// that changes how a capability behaves (the cache wrapper caches
+// ListZones) overrides the layers below it; a wrapper that does not
+// implement T passes it through untouched.
+//
+// A wrapper that must add a capability its provider lacks (a test double,
+// say) makes itself the innermost layer: its Unwrap returns nil, or it has
+// none.
 func As[T any](p Provider) (T, bool) {
+	var (
+		answer T
+		found  bool
+	)
 	for p != nil {
-		if t, ok := p.(T); ok {
-			return t, true
+		t, ok := p.(T)
+		if ok && !found {
+			answer, found = t, true
 		}
-		u, ok := p.(interface{ Unwrap() Provider })
-		if !ok {
+		next := unwrap(p)
+		if next == nil {
+			if ok {
+				return answer, true
+			}
 			break
 		}
-		p = u.Unwrap()
+		p = next
 	}
 	var zero T
 	return zero, false
+}
+
+// unwrap returns the provider p wraps, or nil.
+func unwrap(p Provider) Provider {
+	if w, ok := p.(interface{ Unwrap() Provider }); ok {
+		return w.Unwrap()
+	}
+	return nil
 }

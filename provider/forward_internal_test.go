@@ -11,101 +11,89 @@ import (
 	"github.com/zonesync/zonesync/plan"
 )
 
-// plain is a provider with no optional capability; name tells instances
-// apart.
+// plain is a provider with no optional capability.
 type plain struct {
 	BaseProvider
 	name string
 }
 
-func (p *plain) Records(context.Context) ([]*endpoint.Endpoint, error) {
-	return []*endpoint.Endpoint{endpoint.NewEndpoint("from."+p.name, endpoint.RecordTypeA, "192.0.2.1")}, nil
+func (*plain) Records(context.Context) ([]*endpoint.Endpoint, error) { return nil, nil }
+func (*plain) ApplyChanges(context.Context, *plan.Changes) error     { return nil }
+
+// lister is a provider that lists one zone, named after it.
+type lister struct{ plain }
+
+func (l *lister) ListZones(context.Context) ([]string, error) {
+	return []string{l.name + ".example"}, nil
 }
 
-func (*plain) ApplyChanges(context.Context, *plan.Changes) error { return nil }
-
-// full is a provider with every optional capability, answering with its
-// name.
-type full struct{ plain }
-
-func (p *full) ListZones(context.Context) ([]string, error) {
-	return []string{p.name + ".example"}, nil
+// wrapper wraps next and forwards its capabilities through Unwrap.
+type wrapper struct {
+	plain
+	next Provider
 }
 
-// TestViewOfEveryCombination builds the view of every combination of
-// capabilities: each has exactly its capabilities, answered by the
-// provider that has them, and Provider's methods answered by the wrapper.
-// A capability added without its views makes viewOf panic here.
-func TestViewOfEveryCombination(t *testing.T) {
+func (w *wrapper) Unwrap() Provider { return w.next }
+
+// overriding is a wrapper that answers ListZones itself.
+type overriding struct{ wrapper }
+
+func (o *overriding) ListZones(context.Context) ([]string, error) {
+	return []string{o.name + ".example"}, nil
+}
+
+// adding is a wrapper that adds ListZones to a provider without it: it ends
+// the chain.
+type adding struct{ overriding }
+
+func (*adding) Unwrap() Provider { return nil }
+
+func wrap(name string, next Provider) *wrapper { return &wrapper{plain{name: name}, next} }
+
+func TestAs(t *testing.T) {
 	ctx := context.Background()
-	for want := capability(0); want <= capAll; want++ {
-		outer := &plain{name: "outer"}
-		inner := &full{plain{name: "inner"}}
-		var v Provider
-		require.NotPanics(t, func() { v = viewOf(want, outer, inner) }, "combination %b", want)
-		assert.Equal(t, want, capabilitiesOf(v), "combination %b", want)
-		eps, err := v.Records(ctx)
-		require.NoError(t, err)
-		assert.Equal(t, "from.outer", eps[0].DNSName)
-		if want&capZoneLister != 0 {
-			zones, err := v.(ZoneLister).ListZones(ctx)
-			require.NoError(t, err)
-			assert.Equal(t, []string{"inner.example"}, zones)
-		}
-		got, ok := As[*plain](v)
-		require.True(t, ok)
-		assert.Same(t, outer, got)
-	}
-}
-
-// TestForward: the result has the capabilities of inner, answered by outer
-// when outer overrides them; outer is returned as it is when it already
-// has exactly those.
-func TestForward(t *testing.T) {
-	ctx := context.Background()
+	base := &lister{plain{name: "base"}}
+	none := &plain{name: "none"}
 	tests := []struct {
-		name         string
-		outer, inner Provider
-		wantZones    []string // nil: no ZoneLister
-		wantSame     bool     // the result is outer itself
+		name      string
+		p         Provider
+		wantZones []string // nil: no ZoneLister
 	}{
-		{name: "neither lists", outer: &plain{name: "outer"}, inner: &plain{name: "inner"}, wantSame: true},
-		{name: "inner lists", outer: &plain{name: "outer"}, inner: &full{plain{name: "inner"}}, wantZones: []string{"inner.example"}},
-		{name: "outer overrides", outer: &full{plain{name: "outer"}}, inner: &full{plain{name: "inner"}}, wantZones: []string{"outer.example"}, wantSame: true},
-		{name: "outer lists, inner does not", outer: &full{plain{name: "outer"}}, inner: &plain{name: "inner"}},
-		{name: "nil inner", outer: &full{plain{name: "outer"}}},
+		{name: "innermost lists", p: base, wantZones: []string{"base.example"}},
+		{name: "innermost does not list", p: none},
+		{name: "two wrappers forward", p: wrap("outer", wrap("inner", base)), wantZones: []string{"base.example"}},
+		{name: "two wrappers, nothing to forward", p: wrap("outer", wrap("inner", none))},
+		{name: "outer wrapper overrides", p: &overriding{*wrap("outer", wrap("inner", base))}, wantZones: []string{"outer.example"}},
+		{name: "inner wrapper overrides", p: wrap("outer", &overriding{*wrap("inner", base)}), wantZones: []string{"inner.example"}},
+		{name: "an override cannot claim what the innermost lacks", p: wrap("outer", &overriding{*wrap("inner", none)})},
+		{name: "a wrapper ending the chain adds it", p: wrap("outer", &adding{overriding{*wrap("inner", none)}}), wantZones: []string{"inner.example"}},
+		{name: "a nil in the chain", p: wrap("outer", nil)},
+		{name: "nil", p: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Forward(tt.outer, tt.inner)
-			if tt.wantSame {
-				assert.Same(t, tt.outer, got)
-			}
-			zl, ok := got.(ZoneLister)
+			zl, ok := As[ZoneLister](tt.p)
 			require.Equal(t, tt.wantZones != nil, ok)
 			if ok {
 				zones, err := zl.ListZones(ctx)
 				require.NoError(t, err)
 				assert.Equal(t, tt.wantZones, zones)
 			}
-			eps, err := got.Records(ctx)
+			zones, ok, err := ZonesOf(ctx, tt.p)
 			require.NoError(t, err)
-			assert.Equal(t, "from.outer", eps[0].DNSName)
+			assert.Equal(t, tt.wantZones != nil, ok)
+			assert.Equal(t, tt.wantZones, zones)
 		})
 	}
-	assert.Nil(t, Forward(nil, &plain{}))
 }
 
-// TestAs walks views and wrappers that unwrap.
-func TestAs(t *testing.T) {
-	base := &full{plain{name: "base"}}
-	outer := &plain{name: "outer"}
-	v := Forward(outer, base) // a view: outer has no ListZones
-	got, ok := As[*plain](v)
+// TestAsConcreteType: a layer's own type is found only when it is the
+// innermost layer; wrappers are reached by Unwrap.
+func TestAsConcreteType(t *testing.T) {
+	base := &plain{name: "base"}
+	got, ok := As[*plain](wrap("outer", base))
 	require.True(t, ok)
-	assert.Same(t, outer, got)
-	_, ok = As[*full](v)
-	assert.False(t, ok, "a wrapper without Unwrap ends the walk")
-	_, ok = As[*full](nil)
+	assert.Same(t, base, got)
+	_, ok = As[*wrapper](wrap("outer", base))
 	assert.False(t, ok)
 }

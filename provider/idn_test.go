@@ -30,7 +30,7 @@ func TestFailedIDNZoneIsNamedInALabels(t *testing.T) {
 	errZone := errors.New("zone refused")
 	for _, listed := range []string{"bücher.example", "Bücher.Example.", buecher, "XN--BCHER-KVA.example."} {
 		t.Run(listed, func(t *testing.T) {
-			zone := inmemory.New(inmemory.WithZone(buecher), inmemory.WithZone("example.com"))
+			zone := inmemory.New(inmemory.Options{Zones: []string{buecher, "example.com"}})
 			p := providertest.Intercept(zone, providertest.Funcs{
 				ListZones: func(context.Context, provider.Provider) ([]string, error) {
 					return []string{"example.com", listed}, nil

@@ -18,24 +18,24 @@ import (
 //
 // ListZones returns the zone names (with or without a trailing dot, in
 // any case, Unicode or A-labels; [ZonesOf] gives them in one form). A
-// wrapper implements ZoneLister exactly when the provider it wraps does
-// (see [Forward]). A provider that only knows at run time whether it can
+// wrapper has it exactly when the provider it wraps does (see [As]). A
+// provider that only knows at run time whether it can
 // list zones (the webhook client, before its server named any) fails with
 // an error matching [ErrZonesUnsupported]; use [ZonesOf] rather than a type
-// assertion to honour it.
+// assertion to honour both.
 type ZoneLister interface {
 	ListZones(ctx context.Context) ([]string, error)
 }
 
 // ErrZonesUnsupported is returned (wrapped) by the ListZones method of a
 // provider that implements [ZoneLister] but cannot list zones this time, or
-// of a wrapper that implements it whatever it wraps (the test doubles of
-// providertest that keep their own type).
+// of a wrapper that implements it whatever it wraps when it is reached by a
+// type assertion rather than through [As].
 var ErrZonesUnsupported = errors.New("provider does not list zones")
 
 // ZonesOf returns the zones of p and true when p lists zones
-// ([ZoneLister], and its ListZones does not fail with
-// [ErrZonesUnsupported]); nil and false otherwise. An error from ListZones
+// ([ZoneLister], found with [As] through any wrappers, and its ListZones
+// does not fail with [ErrZonesUnsupported]); nil and false otherwise. An error from ListZones
 // is returned with true.
 //
 // The zones are in the form names have in memory, as [ZoneMatcher] gives
@@ -43,7 +43,7 @@ var ErrZonesUnsupported = errors.New("provider does not list zones")
 // "xn--bcher-kva.example"), the root zone as "."; white space is trimmed,
 // duplicates are dropped and the order is kept. The slice is new.
 func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
-	zl, ok := p.(ZoneLister)
+	zl, ok := As[ZoneLister](p)
 	if !ok {
 		return nil, false, nil
 	}

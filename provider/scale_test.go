@@ -86,7 +86,7 @@ func TestSplitByZoneOneZone(t *testing.T) {
 
 func TestZonesOf(t *testing.T) {
 	ctx := context.Background()
-	zones, ok, err := provider.ZonesOf(ctx, inmemory.New(inmemory.WithZone("b.example"), inmemory.WithZone("a.example")))
+	zones, ok, err := provider.ZonesOf(ctx, inmemory.New(inmemory.Options{Zones: []string{"b.example", "a.example"}}))
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, []string{"a.example", "b.example"}, zones)

@@ -75,8 +75,8 @@ func TestWrappersForwardCapabilities(t *testing.T) {
 	}
 	for name, wrap := range ws {
 		t.Run(name, func(t *testing.T) {
-			lister := wrap(inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org")))
-			zl, ok := lister.(provider.ZoneLister)
+			lister := wrap(inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}}))
+			zl, ok := provider.As[provider.ZoneLister](lister)
 			require.True(t, ok, "wrapping a ZoneLister must give a ZoneLister")
 			zones, err := zl.ListZones(ctx)
 			require.NoError(t, err)
@@ -86,8 +86,8 @@ func TestWrappersForwardCapabilities(t *testing.T) {
 			require.True(t, ok)
 			assert.Equal(t, []string{"example.com", "example.org"}, zones)
 
-			plain := wrap(hideZones{inmemory.New(inmemory.WithZone("example.com"))})
-			_, ok = plain.(provider.ZoneLister)
+			plain := wrap(hideZones{inmemory.New(inmemory.Options{Zones: []string{"example.com"}})})
+			_, ok = provider.As[provider.ZoneLister](plain)
 			assert.False(t, ok, "wrapping a provider without ZoneLister must not give one")
 			_, ok, err = provider.ZonesOf(ctx, plain)
 			require.NoError(t, err)
@@ -113,8 +113,8 @@ func TestRegistryAppliesPerZoneThroughWrappers(t *testing.T) {
 	errBroken := errors.New("zone broken")
 	for name, wrap := range wrappers(t) {
 		t.Run(name, func(t *testing.T) {
-			zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org"))
-			failing := provider.Forward(failZone{Provider: zone, zone: "example.org", err: errBroken}, zone)
+			zone := inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}})
+			failing := failZone{Provider: zone, zone: "example.org", err: errBroken}
 			reg, err := txt.New(wrap(failing), txt.Config{OwnerID: "me"})
 			require.NoError(t, err)
 			err = reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
@@ -140,6 +140,9 @@ type failZone struct {
 	zone string
 	err  error
 }
+
+// Unwrap forwards the capabilities of the provider.
+func (f failZone) Unwrap() provider.Provider { return f.Provider }
 
 func (f failZone) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
 	m := provider.NewZoneMatcher(f.zone)

@@ -34,4 +34,9 @@
 // changes it is given. ApplyChanges only updates and deletes records whose
 // owner label is the registry's own id; asked for anything else, it fails
 // with an error matching [ErrNotOwned] rather than drop the change.
+//
+// Package registry/registrytest checks an implementation against these
+// rules (ownership never lent, ownership data written and removed with its
+// record, one error per failed zone, copies, determinism), as
+// providertest does for providers.
 package registry

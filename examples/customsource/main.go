@@ -48,7 +48,7 @@ func (s hostsSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error
 func (hostsSource) AddEventHandler(context.Context, func()) {}
 
 func run(ctx context.Context, w io.Writer) error {
-	zone := inmemory.New(inmemory.WithZone("home.example"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"home.example"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "hosts"})
 	if err != nil {
 		return err

@@ -104,7 +104,7 @@ func setup(ctx context.Context, restCfg *rest.Config, cfg config, logger logr.Lo
 	if err != nil {
 		return nil, err
 	}
-	c, err := newDNSController(src, inmemory.New(inmemory.WithZone(cfg.zone)), clientset, cfg, logger.WithName("dns"))
+	c, err := newDNSController(src, inmemory.New(inmemory.Options{Zones: []string{cfg.zone}}), clientset, cfg, logger.WithName("dns"))
 	if err != nil {
 		return nil, err
 	}

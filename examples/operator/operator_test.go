@@ -78,7 +78,7 @@ func zoneRecords(t *testing.T, p *inmemory.Provider) []string {
 
 func TestDNSControllerReconcile(t *testing.T) {
 	ctx := context.Background()
-	p := inmemory.New(inmemory.WithZone("example.com"))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	cfg := defaultConfig()
 	c, cl, src := testController(t, p, cfg,
 		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"},
@@ -135,7 +135,7 @@ func TestDNSControllerNotReadyRequeues(t *testing.T) {
 	client := fake.NewClientset()
 	src, _, err := newServiceSource(client, 0) // the factory is never started
 	require.NoError(t, err)
-	c, err := newDNSController(src, inmemory.New(inmemory.WithZone("example.com")), client, defaultConfig(), testr.New(t))
+	c, err := newDNSController(src, inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), client, defaultConfig(), testr.New(t))
 	require.NoError(t, err)
 	res, err := c.Reconcile(context.Background(), dnsRequest)
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestDNSControllerNotReadyRequeues(t *testing.T) {
 // neither fails every cycle nor loses its records.
 func TestDNSControllerBadServiceIsIsolated(t *testing.T) {
 	ctx := context.Background()
-	p := inmemory.New(inmemory.WithZone("example.com"))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	c, cl, src := testController(t, p, defaultConfig(),
 		service("default", "web", map[string]string{alpha + hostnameAnnotation: "web.example.com"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.10"}),
@@ -225,7 +225,7 @@ func TestDNSControllerUnsafePlanRequeues(t *testing.T) {
 		objs = append(objs, service("default", name, map[string]string{alpha + hostnameAnnotation: name + ".example.com"},
 			corev1.LoadBalancerIngress{IP: "192.0.2.10"}))
 	}
-	p := inmemory.New(inmemory.WithZone("example.com"))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	cfg := defaultConfig()
 	c, cl, src := testController(t, p, cfg, objs...)
 	_, err := c.Reconcile(ctx, dnsRequest)

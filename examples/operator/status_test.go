@@ -32,7 +32,7 @@ func dnsStatus(t *testing.T, cl *fake.Clientset, name string) (*metav1.Condition
 
 func TestDNSControllerWritesServiceStatus(t *testing.T) {
 	ctx := context.Background()
-	p := inmemory.New(inmemory.WithZone("example.com"))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	// Another owner holds taken.example.com.
 	other, err := txt.New(p, txt.Config{OwnerID: "someone-else"})
 	require.NoError(t, err)

@@ -27,7 +27,7 @@ import (
 
 func run(ctx context.Context, w io.Writer) error {
 	// The DNS side: one zone, held in memory, with TXT ownership records.
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "quickstart"})
 	if err != nil {
 		return err

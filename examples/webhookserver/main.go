@@ -42,11 +42,7 @@ func (z *zones) Set(v string) error { *z = append(*z, v); return nil }
 
 // newProvider builds the provider to serve: replace it with your own.
 func newProvider(zoneNames []string) provider.Provider {
-	opts := make([]inmemory.Option, 0, len(zoneNames))
-	for _, z := range zoneNames {
-		opts = append(opts, inmemory.WithZone(z))
-	}
-	return inmemory.New(opts...)
+	return inmemory.New(inmemory.Options{Zones: zoneNames})
 }
 
 // run serves until ctx ends. When ln is nil it listens on address.

@@ -169,7 +169,7 @@ func TestChaosInMemoryBatched(t *testing.T) {
 
 func runInMemory(t *testing.T, mode memMode) {
 	seed := chaosSeed(t)
-	mem := inmemory.New(inmemory.WithZone(zone))
+	mem := inmemory.New(inmemory.Options{Zones: []string{zone}})
 	var on atomic.Bool
 	h := newHarness(t, seed, harnessConfig{direct: mem, raceRate: 0.15, nonAtomic: mode == singleChanges})
 	h.fillers(4)

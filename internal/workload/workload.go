@@ -92,7 +92,7 @@ func (*Source) AddEventHandler(context.Context, func()) {}
 // collected before the next, so that building it does not raise the peak
 // memory above that of the cycle a program then measures.
 func NewZone(ctx context.Context, n int) (*inmemory.Provider, error) {
-	p := inmemory.New(inmemory.WithZone(Zone))
+	p := inmemory.New(inmemory.Options{Zones: []string{Zone}})
 	const batch = 5_000
 	for lo := 0; lo < n; lo += batch {
 		seed := make([]*endpoint.Endpoint, 0, 2*batch)

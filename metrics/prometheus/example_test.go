@@ -29,7 +29,7 @@ func ExampleNew() {
 		return
 	}
 
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	txtReg, err := txt.New(zone, txt.Config{OwnerID: "example"})
 	if err != nil {
 		fmt.Println(err)

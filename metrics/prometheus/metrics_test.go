@@ -43,7 +43,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, reg: prometheus.NewRegistry(), clk: clocktest.New(time.Unix(1_700_000_000, 0))}
-	h.zone = inmemory.New(inmemory.WithZone("example.com"))
+	h.zone = inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	p := providertest.Intercept(h.zone, providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if h.fail.Load() {
@@ -202,7 +202,7 @@ func TestSourceErrorsAndInvalid(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	r, err := txt.New(zone, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 
@@ -225,7 +225,7 @@ func TestWebhookProviderCounts(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	p := m.WebhookProvider(providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("503") },
 	}))
@@ -279,7 +279,7 @@ func TestCacheCounts(t *testing.T) {
 	m, err := zsprom.New(reg, zsprom.Options{})
 	require.NoError(t, err)
 	clk := clocktest.New(time.Unix(1_700_000_000, 0))
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	p := cache.New(zone, cache.Options{TTL: time.Minute, Clock: clk, Observer: m.CacheObserver()})
 	ctx := context.Background()
 
@@ -304,13 +304,13 @@ func TestCacheCounts(t *testing.T) {
 func TestRegistryWrapperKeepsOwnership(t *testing.T) {
 	m, err := zsprom.New(prometheus.NewRegistry(), zsprom.Options{})
 	require.NoError(t, err)
-	r, err := txt.New(inmemory.New(inmemory.WithZone("example.com")), txt.Config{OwnerID: "me", OldOwnerID: "old"})
+	r, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), txt.Config{OwnerID: "me", OldOwnerID: "old"})
 	require.NoError(t, err)
-	rep, ok := m.Registry(r).(registry.OwnershipReporter)
+	rep, ok := registry.As[registry.OwnershipReporter](m.Registry(r))
 	require.True(t, ok, "the TXT registry reports its ownership; the wrapper must too")
 	assert.Equal(t, r.Ownership(), rep.Ownership())
 
-	_, ok = m.Registry(noop.New(inmemory.New())).(registry.OwnershipReporter)
+	_, ok = registry.As[registry.OwnershipReporter](m.Registry(noop.New(inmemory.New())))
 	assert.False(t, ok, "the wrapper claims nothing the registry does not have")
 }
 
@@ -341,13 +341,13 @@ func TestRegistryWrapperKeepsCapabilities(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := m.Registry(tt.r)
-			o, ok := w.(registry.OwnershipReporter)
+			o, ok := registry.As[registry.OwnershipReporter](w)
 			require.Equal(t, tt.has, ok)
-			c, ok := w.(registry.OwnabilityChecker)
+			c, ok := registry.As[registry.OwnabilityChecker](w)
 			require.Equal(t, tt.has, ok)
-			sw, ok := w.(registry.SettingsWarner)
+			sw, ok := registry.As[registry.SettingsWarner](w)
 			require.Equal(t, tt.has, ok)
-			rp, ok := w.(registry.Repairer)
+			rp, ok := registry.As[registry.Repairer](w)
 			require.Equal(t, tt.has, ok)
 			if tt.has {
 				assert.Equal(t, "me", o.Ownership().OwnerID)
@@ -392,7 +392,7 @@ func TestRegistryWrapperKeepsZones(t *testing.T) {
 	m, err := zsprom.New(prometheus.NewRegistry(), zsprom.Options{})
 	require.NoError(t, err)
 	ctx := context.Background()
-	zoned, err := txt.New(inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org")), txt.Config{OwnerID: "me"})
+	zoned, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}}), txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	zones, ok, err := provider.ZonesOf(ctx, m.Registry(zoned))
 	require.NoError(t, err)

@@ -14,15 +14,18 @@ import (
 // in external_dns_registry_errors_total. The wrapper has the optional
 // capabilities of r ([registry.OwnershipReporter],
 // [registry.OwnabilityChecker], [registry.SettingsWarner],
-// [registry.Repairer]; see [registry.Forward]), answered by r.
+// [registry.Repairer]; see [registry.As]), answered by r.
 func (m *Metrics) Registry(r registry.Registry) registry.Registry {
-	return registry.Forward(&countingRegistry{Registry: r, m: m}, r)
+	return &countingRegistry{Registry: r, m: m}
 }
 
 type countingRegistry struct {
 	registry.Registry
 	m *Metrics
 }
+
+// Unwrap returns r, for [registry.As].
+func (r *countingRegistry) Unwrap() provider.Provider { return r.Registry }
 
 func (r *countingRegistry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	eps, err := r.Registry.Records(ctx)
@@ -71,15 +74,18 @@ func (s *countingSource) HasSynced() bool { return source.HasSynced(s.Source) }
 // grow, as in external-dns.
 //
 // The wrapper has the optional capabilities of p ([provider.ZoneLister],
-// ...; see [provider.Forward]), answered by p and not counted.
+// ...; see [provider.As]), answered by p and not counted.
 func (m *Metrics) WebhookProvider(p provider.Provider) provider.Provider {
-	return provider.Forward(&countingProvider{Provider: p, m: m}, p)
+	return &countingProvider{Provider: p, m: m}
 }
 
 type countingProvider struct {
 	provider.Provider
 	m *Metrics
 }
+
+// Unwrap returns p, for [provider.As].
+func (p *countingProvider) Unwrap() provider.Provider { return p.Provider }
 
 func (p *countingProvider) count(method string, err error) {
 	g := p.m.webhook[method]

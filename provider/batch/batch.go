@@ -60,9 +60,9 @@ type Provider struct {
 
 var _ provider.Provider = (*Provider)(nil)
 
-// New returns a batching wrapper of p. Negative limits are treated as zero
-// (the defaults). The wrapper has the optional capabilities of p
-// ([provider.ZoneLister], ...; see [provider.Forward]), answered by p.
+// New returns a batching wrapper of p, a *Provider. Negative limits are
+// treated as zero (the defaults). The wrapper has the optional capabilities
+// of p ([provider.ZoneLister], ...; see [provider.As]), answered by p.
 func New(p provider.Provider, opts Options) provider.Provider {
 	if opts.MaxRecords <= 0 {
 		opts.MaxRecords = DefaultMaxRecords
@@ -72,8 +72,12 @@ func New(p provider.Provider, opts Options) provider.Provider {
 	}
 	opts.Pause = max(opts.Pause, 0)
 	opts.Clock = clock.OrReal(opts.Clock)
-	return provider.Forward(&Provider{next: p, opts: opts}, p)
+	return &Provider{next: p, opts: opts}
 }
+
+// Unwrap returns the wrapped provider, through which [provider.As] finds
+// the optional capabilities of the wrapper.
+func (p *Provider) Unwrap() provider.Provider { return p.next }
 
 // Records returns the wrapped provider's records.
 func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {

@@ -73,7 +73,7 @@ func TestBatchLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			zone := inmemory.New(inmemory.WithZone("example.com"))
+			zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 			rp := providertest.NewRecordingProvider(zone)
 			require.NoError(t, batch.New(rp, tt.opts).ApplyChanges(context.Background(), changes))
 			calls := applyCalls(rp)
@@ -96,7 +96,7 @@ func TestBatchLimits(t *testing.T) {
 }
 
 func TestDeletesFirst(t *testing.T) {
-	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(rec(1), rec(2)))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{rec(1), rec(2)}})
 	rp := providertest.NewRecordingProvider(zone)
 	err := batch.New(rp, batch.Options{MaxRecords: 1}).ApplyChanges(context.Background(), &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(3)},
@@ -136,7 +136,7 @@ func TestBisection(t *testing.T) {
 		r, x := owned(i)
 		creates = append(creates, r, x)
 	}
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	rp := providertest.NewRecordingProvider(poison(zone, "r017.example.com", "own-r150.example.com"))
 	err := batch.New(rp, batch.Options{MaxRecords: 100}).ApplyChanges(context.Background(), &plan.Changes{Create: creates})
 	require.Error(t, err)
@@ -162,7 +162,7 @@ func TestBisection(t *testing.T) {
 func TestSoftErrorIsNotSplit(t *testing.T) {
 	throttled := provider.NewSoftError(errors.New("Throttling: rate exceeded"))
 	calls := 0
-	p := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
+	p := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			calls++
 			if calls == 2 {
@@ -181,7 +181,7 @@ func TestSoftErrorIsNotSplit(t *testing.T) {
 
 func TestTooLarge(t *testing.T) {
 	big := endpoint.NewEndpoint("big.example.com", "TXT", strings.Repeat("x", 300))
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	err := batch.New(zone, batch.Options{MaxValueBytes: 100}).ApplyChanges(context.Background(), &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(1), big, rec(2)},
 	})
@@ -197,7 +197,7 @@ func TestTooLarge(t *testing.T) {
 
 func TestPauseHonoursContext(t *testing.T) {
 	clk := clocktest.New(time.Unix(0, 0))
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -217,7 +217,7 @@ func TestPauseHonoursContext(t *testing.T) {
 
 func TestForwardsZones(t *testing.T) {
 	ctx := context.Background()
-	zones, ok, err := provider.ZonesOf(ctx, batch.New(inmemory.New(inmemory.WithZone("example.com")), batch.Options{}))
+	zones, ok, err := provider.ZonesOf(ctx, batch.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), batch.Options{}))
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, []string{"example.com"}, zones)
@@ -234,7 +234,7 @@ func (plainProvider) ApplyChanges(context.Context, *plan.Changes) error     { re
 // Records that differ only in set identifier are groups of their own, each
 // with its TXT.
 func TestSetIdentifierGroups(t *testing.T) {
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	rp := providertest.NewRecordingProvider(zone)
 	var creates []*endpoint.Endpoint
 	for _, id := range []string{"", "eu", "us"} {
@@ -255,7 +255,7 @@ func TestSetIdentifierGroups(t *testing.T) {
 // A nil endpoint (malformed input) is refused by the provider and named as
 // such; the valid changes around it are applied.
 func TestNilEndpoint(t *testing.T) {
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	err := batch.New(zone, batch.Options{}).ApplyChanges(context.Background(), &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(1), nil, rec(2)},
 	})
@@ -274,7 +274,7 @@ func TestLogsThroughTheContext(t *testing.T) {
 	var lines []string
 	log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 1})
 	ctx := logr.NewContext(context.Background(), log)
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	require.NoError(t, batch.New(zone, batch.Options{MaxRecords: 1}).ApplyChanges(ctx, &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(1), rec(2)},
 	}))

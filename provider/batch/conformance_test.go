@@ -12,6 +12,6 @@ import (
 // The wrapper keeps the provider contract of what it wraps.
 func TestConformance(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return batch.New(inmemory.New(inmemory.WithZone("example.org")), batch.Options{MaxRecords: 10})
+		return batch.New(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), batch.Options{MaxRecords: 10})
 	})
 }

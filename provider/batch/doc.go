@@ -30,7 +30,7 @@
 //	reg, err := txt.New(batch.New(ratelimit.New(p, ...), batch.Options{}), cfg)
 //
 // The wrapper has the optional capabilities of the provider it wraps
-// ([provider.Forward]): with [provider.ZoneLister] the registry still applies
+// ([provider.As]): with [provider.ZoneLister] the registry still applies
 // one zone per call and the batches of a call all belong to one zone.
 //
 // Soft errors (throttling) are not split: the call stops and returns them,

@@ -14,7 +14,7 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	rec := providertest.NewRecordingProvider(zone)
 	p := batch.New(rec, batch.Options{MaxRecords: 2})
 

@@ -87,10 +87,9 @@ var (
 	_ provider.ZoneLister = (*Provider)(nil)
 )
 
-// New returns a caching wrapper of p. The wrapper has the optional
-// capabilities of p ([provider.ZoneLister], ...; see [provider.Forward]);
-// the zone list is cached. Reach the *Provider (for [Provider.Invalidate])
-// with [provider.As].
+// New returns a caching wrapper of p, a *Provider (type-assert it to reach
+// [Provider.Invalidate]). The wrapper has the optional capabilities of p
+// ([provider.ZoneLister], ...; see [provider.As]); the zone list is cached.
 func New(p provider.Provider, opts Options) provider.Provider {
 	clk := clock.OrReal(opts.Clock)
 	zttl := opts.ZonesTTL
@@ -101,9 +100,13 @@ func New(p provider.Provider, opts Options) provider.Provider {
 	if obs == nil {
 		obs = nopObserver{}
 	}
-	return provider.Forward(&Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, obs: obs,
-		zones: blueprint.NewZoneCacheWithClock[[]string](zttl, clk)}, p)
+	return &Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, obs: obs,
+		zones: blueprint.NewZoneCacheWithClock[[]string](zttl, clk)}
 }
+
+// Unwrap returns the wrapped provider, through which [provider.As] finds
+// the optional capabilities of the wrapper.
+func (p *Provider) Unwrap() provider.Provider { return p.next }
 
 // Records returns a copy of the cached records while they are fresh, and
 // otherwise reads the wrapped provider (and caches a copy).
@@ -161,9 +164,9 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 // ListZones returns a copy of the cached zone list while it is fresh, and
 // otherwise asks the wrapped provider; it fails with
 // [provider.ErrZonesUnsupported] when that one does not list zones (then
-// what [New] returns has no ListZones).
+// [provider.As] does not find the capability).
 func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
-	zl, ok := p.next.(provider.ZoneLister)
+	zl, ok := provider.As[provider.ZoneLister](p.next)
 	if !ok {
 		return nil, fmt.Errorf("cache: %w", provider.ErrZonesUnsupported)
 	}

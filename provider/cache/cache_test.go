@@ -39,7 +39,7 @@ func newCounted(zone *inmemory.Provider, c *counting) provider.Provider {
 func TestRecordsCache(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(time.Unix(0, 0))
-	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")}})
 	var n counting
 	p := cache.New(newCounted(zone, &n), cache.Options{TTL: time.Minute, Clock: clk})
 
@@ -77,7 +77,7 @@ func TestRecordsCache(t *testing.T) {
 func TestNoTTLNoCache(t *testing.T) {
 	ctx := context.Background()
 	var n counting
-	p := cache.New(newCounted(inmemory.New(inmemory.WithZone("example.com")), &n), cache.Options{})
+	p := cache.New(newCounted(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), &n), cache.Options{})
 	for range 3 {
 		_, err := p.Records(ctx)
 		require.NoError(t, err)
@@ -89,7 +89,7 @@ func TestZoneCache(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(time.Unix(0, 0))
 	var n counting
-	p := cache.New(newCounted(inmemory.New(inmemory.WithZone("example.com")), &n), cache.Options{TTL: time.Minute, ZonesTTL: time.Hour, Clock: clk})
+	p := cache.New(newCounted(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), &n), cache.Options{TTL: time.Minute, ZonesTTL: time.Hour, Clock: clk})
 	zones, ok, err := provider.ZonesOf(ctx, p)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -97,7 +97,7 @@ func TestZoneCache(t *testing.T) {
 	zones, _, _ = provider.ZonesOf(ctx, p)
 	assert.Equal(t, []string{"example.com"}, zones)
 	assert.Equal(t, int32(1), n.zones.Load())
-	c, ok := provider.As[*cache.Provider](p)
+	c, ok := p.(*cache.Provider)
 	require.True(t, ok)
 	c.Invalidate()
 	_, _, _ = provider.ZonesOf(ctx, p)
@@ -106,7 +106,7 @@ func TestZoneCache(t *testing.T) {
 
 func TestConcurrentUse(t *testing.T) {
 	ctx := context.Background()
-	p := cache.New(inmemory.New(inmemory.WithZone("example.com")), cache.Options{TTL: time.Hour})
+	p := cache.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), cache.Options{TTL: time.Hour})
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {

@@ -13,6 +13,6 @@ import (
 // The wrapper keeps the provider contract of what it wraps.
 func TestConformance(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return cache.New(inmemory.New(inmemory.WithZone("example.org")), cache.Options{TTL: time.Hour})
+		return cache.New(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), cache.Options{TTL: time.Hour})
 	})
 }

@@ -13,7 +13,7 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	p := cache.New(inmemory.New(inmemory.WithZone("example.com")), cache.Options{TTL: time.Minute})
+	p := cache.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), cache.Options{TTL: time.Minute})
 	recs, _ := p.Records(ctx) // read from the provider, then cached
 	fmt.Println(len(recs))
 	_ = p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{

@@ -45,7 +45,7 @@ func TestObserver(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(time.Unix(1_700_000_000, 0))
 	fail := false
-	zone := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
+	zone := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			if fail {
 				return nil, errors.New("down")

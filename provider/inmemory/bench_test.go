@@ -22,7 +22,7 @@ func benchProvider(n int) *Provider {
 			endpoint.NewEndpoint("a-"+name, endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=bench,external-dns/resource=service/default/svc"`),
 		)
 	}
-	return New(WithZone("bench.example.com"), WithRecords(eps...))
+	return New(Options{Zones: []string{"bench.example.com"}, Records: eps})
 }
 
 var benchSizes = []int{1_000, 10_000, 100_000}

@@ -10,12 +10,12 @@ import (
 
 func TestConformance(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return inmemory.New(inmemory.WithZone("example.org"))
+		return inmemory.New(inmemory.Options{Zones: []string{"example.org"}})
 	})
 }
 
 func TestConformanceNestedZones(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return inmemory.New(inmemory.WithZone("example.org"), inmemory.WithZone("sub.example.org"))
+		return inmemory.New(inmemory.Options{Zones: []string{"example.org", "sub.example.org"}})
 	}, providertest.WithZone("sub.example.org"), providertest.WithConcurrency(32))
 }

@@ -1,18 +1,23 @@
 // Package inmemory is a zone-aware DNS provider that keeps its records in
 // memory: the embedded default of zonesync, the backend of its examples and
 // benchmarks, and the reference implementation of the [provider.Provider]
-// contract (it passes the blueprint conformance suite).
+// contract (it passes providertest.CheckProvider). It is meant to be read:
+// a provider author finds in it, in a few short functions, what the
+// contract in package provider asks for — sorted deep copies from Records,
+// validation of a whole change set before any of it is applied, errors
+// that name the record at fault, zones listed through
+// [provider.ZoneLister].
 //
 // # Usage
 //
-//	p := inmemory.New(
-//		inmemory.WithZone("example.org"),
-//		inmemory.WithRecords(endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1")),
-//	)
+//	p := inmemory.New(inmemory.Options{
+//		Zones:   []string{"example.org"},
+//		Records: []*endpoint.Endpoint{endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1")},
+//	})
 //	err := p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{...}})
 //	records, err := p.Records(ctx)
 //
-// Zones are given with [WithZone] or added later with [Provider.CreateZone].
+// Zones are given in [Options.Zones] or added later with [Provider.CreateZone].
 // Every record must fall in a zone (the most specific one holds it); by
 // default [Provider.GetDomainFilter] matches the zones and the names below
 // them, so a Reconciler never plans records the provider would refuse.
@@ -55,6 +60,6 @@
 // sorted, immutable snapshot held in a few large allocations (cheap for the
 // garbage collector); the records changed since the last [Provider.Records]
 // call are merged into a new snapshot by that call, in O(n) plus
-// O(k log n). Records then copies n records in at most four allocations,
+// O(k log k). Records then copies n records in at most four allocations,
 // whatever n, outside the lock, so writers are not held up by readers.
 package inmemory

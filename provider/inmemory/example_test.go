@@ -12,10 +12,10 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	p := inmemory.New(
-		inmemory.WithZone("example.org"),
-		inmemory.WithRecords(endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1")),
-	)
+	p := inmemory.New(inmemory.Options{
+		Zones:   []string{"example.org"},
+		Records: []*endpoint.Endpoint{endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1")},
+	})
 
 	err := p.ApplyChanges(ctx, &plan.Changes{
 		Create: []*endpoint.Endpoint{
@@ -39,7 +39,7 @@ func Example() {
 // A failing change set changes nothing, and every problem is reported.
 func ExampleProvider_ApplyChanges_errors() {
 	ctx := context.Background()
-	p := inmemory.New(inmemory.WithZone("example.org"))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.org"}})
 	err := p.ApplyChanges(ctx, &plan.Changes{
 		Create: []*endpoint.Endpoint{
 			endpoint.NewEndpoint("ok.example.org", endpoint.RecordTypeA, "192.0.2.1"),
@@ -59,14 +59,14 @@ func ExampleProvider_ApplyChanges_errors() {
 }
 
 func ExampleProvider_CreateZone() {
-	p := inmemory.New(inmemory.WithZone("example.org"))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.org"}})
 	fmt.Println(p.CreateZone("example.net."))
 	fmt.Println(p.CreateZone("EXAMPLE.org"))
-	fmt.Println(p.Zones())
+	fmt.Println(p.ListZones(context.Background()))
 	fmt.Println(p.GetDomainFilter().Match("www.example.net"))
 	// Output:
 	// <nil>
 	// inmemory: creating zone "example.org": zone already exists
-	// [example.net example.org]
+	// [example.net example.org] <nil>
 	// true
 }

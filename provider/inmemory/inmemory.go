@@ -33,43 +33,40 @@ var (
 	ErrInvalidChanges = errors.New("invalid changes")
 )
 
-// Option configures a [Provider] built by [New].
-type Option func(*options)
-
-type options struct {
-	zones   []string
-	records []*endpoint.Endpoint
-	filter  endpoint.DomainFilterInterface
+// Options configures a [Provider] built by [New]. The zero value is a
+// provider without zones (add them with [Provider.CreateZone]).
+type Options struct {
+	// Zones are the zones the provider holds; duplicates are merged. Zone
+	// names are put in canonical form ([endpoint.ToALabel]); "."
+	// is the root zone, which holds every name. An invalid name is
+	// reported as described in [New].
+	Zones []string
+	// Records are the records the provider starts with. They are copied
+	// and validated like a create in [Provider.ApplyChanges]: each must be
+	// valid, fall in a zone and appear once. When one does not, the
+	// provider holds no initial record and reports the problem (see
+	// [New]).
+	Records []*endpoint.Endpoint
+	// DomainFilter, when set, is the filter returned by
+	// [Provider.GetDomainFilter]. By default the filter is built from the
+	// zones with [provider.DomainFilterFromZones] and follows zones added
+	// later with [Provider.CreateZone]. The filter only informs callers:
+	// ApplyChanges accepts any record that falls in a zone.
+	DomainFilter endpoint.DomainFilterInterface
 }
 
-// WithZone adds a zone. It may be given several times; duplicates are
-// merged. Zone names are put in canonical form ([endpoint.ToALabel]);
-// "." is the root zone, which holds every name. An invalid name is reported as
-// described in [New].
-func WithZone(name string) Option {
-	return func(o *options) { o.zones = append(o.zones, name) }
-}
-
-// WithRecords adds initial records. They are copied and validated like a
-// create in [Provider.ApplyChanges]: each must be valid, fall in a zone and
-// appear once. When one does not, the provider holds no initial record and
-// reports the problem (see [New]).
-func WithRecords(eps ...*endpoint.Endpoint) Option {
-	return func(o *options) { o.records = append(o.records, eps...) }
-}
-
-// WithDomainFilter sets the filter returned by [Provider.GetDomainFilter].
-// By default the filter is built from the zones with
-// [provider.DomainFilterFromZones] and follows zones added later with
-// [Provider.CreateZone]. The filter only informs callers: ApplyChanges
-// accepts any record that falls in a zone.
-func WithDomainFilter(f endpoint.DomainFilterInterface) Option {
-	return func(o *options) { o.filter = f }
-}
-
-// key identifies a stored record set.
-type key struct {
-	name, recordType, setID string
+// merge returns o with the non-zero fields of later set.
+func (o Options) merge(later Options) Options {
+	if len(later.Zones) > 0 {
+		o.Zones = later.Zones
+	}
+	if len(later.Records) > 0 {
+		o.Records = later.Records
+	}
+	if later.DomainFilter != nil {
+		o.DomainFilter = later.DomainFilter
+	}
+	return o
 }
 
 // Provider is a zone-aware DNS provider that keeps records in memory. It is
@@ -77,7 +74,7 @@ type key struct {
 // [provider.Provider] contract. Create one with [New]; the zero value is not
 // usable.
 type Provider struct {
-	mu         sync.RWMutex
+	mu         sync.Mutex
 	zones      *provider.ZoneMatcher
 	zoneNames  []string // normalised, for rebuilding the matcher
 	userFilter endpoint.DomainFilterInterface
@@ -89,7 +86,9 @@ type Provider struct {
 
 var _ provider.Provider = (*Provider)(nil)
 
-// New returns a provider with the given zones and records.
+// New returns a provider with the zones and records of opts: zero or one
+// [Options] (the parameter is variadic so that inmemory.New() reads well);
+// with several, the non-zero fields of later ones override earlier ones.
 //
 // New does not fail: when an option is invalid (a zone name that is not a
 // DNS name, an initial record that is invalid, outside every zone or
@@ -97,14 +96,14 @@ var _ provider.Provider = (*Provider)(nil)
 // [Provider.Records] and [Provider.ApplyChanges] return an error wrapping
 // [ErrInvalidOptions] that names the problem, so a mistake in a set-up
 // cannot go unnoticed.
-func New(opts ...Option) *Provider {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+func New(opts ...Options) *Provider {
+	var o Options
+	for _, x := range opts {
+		o = o.merge(x)
 	}
-	p := &Provider{store: newStore(len(o.records)), userFilter: o.filter}
+	p := &Provider{store: newStore(len(o.Records)), userFilter: o.DomainFilter}
 	var errs []error
-	for _, z := range o.zones {
+	for _, z := range o.Zones {
 		n := normalizeZone(z)
 		if err := validateZone(n); err != nil {
 			errs = append(errs, fmt.Errorf("zone %q: %w", z, err))
@@ -115,8 +114,8 @@ func New(opts ...Option) *Provider {
 		}
 	}
 	p.rebuildZones()
-	if len(o.records) > 0 {
-		if err := p.apply(&plan.Changes{Create: o.records}); err != nil {
+	if len(o.Records) > 0 {
+		if err := p.apply(&plan.Changes{Create: o.Records}); err != nil {
 			errs = append(errs, fmt.Errorf("initial records: %w", err))
 		}
 	}
@@ -176,18 +175,19 @@ func (p *Provider) CreateZone(name string) error {
 	return nil
 }
 
-// Zones returns the normalised zone names, sorted (the root zone as ".").
-// The slice is the caller's.
-func (p *Provider) Zones() []string {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
+// zoneList returns the normalised zone names, sorted (the root zone as
+// "."). The slice is the caller's.
+func (p *Provider) zoneList() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	return slices.Clone(p.zoneNames)
 }
 
 var _ provider.ZoneLister = (*Provider)(nil)
 
-// ListZones implements [provider.ZoneLister]: it returns [Provider.Zones],
-// or the error of invalid options (see [New]).
+// ListZones implements [provider.ZoneLister]: it returns the normalised
+// zone names, sorted (the root zone as "."), or the error of invalid
+// options (see [New]).
 func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("inmemory: listing zones: %w", err)
@@ -195,14 +195,14 @@ func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	return p.Zones(), nil
+	return p.zoneList(), nil
 }
 
-// GetDomainFilter returns the filter set with [WithDomainFilter], or one
+// GetDomainFilter returns [Options.DomainFilter], or one
 // that matches the provider's zones and the names below them.
 func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	return p.filter
 }
 
@@ -217,9 +217,10 @@ func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint
 // and their targets are the caller's; appending to one endpoint's Targets
 // cannot overwrite another's.
 //
-// The copies are made in a few bulk allocations (the endpoints, their
-// targets, their provider-specific properties and the pointer slice), so
-// the cost is linear in the number of records.
+// The records changed since the last call are merged into the sorted
+// snapshot (see store), and the copies are made outside the lock, in a few
+// bulk allocations, so the cost is linear in the number of records and
+// writers are not held up.
 func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("inmemory: listing records: %w", err)
@@ -227,17 +228,9 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	p.mu.RLock()
-	snap, clean := p.store.snapshot()
-	p.mu.RUnlock()
-	if !clean {
-		p.mu.Lock()
-		p.store.compact()
-		snap, _ = p.store.snapshot()
-		p.mu.Unlock()
-	}
-	// A snapshot is never modified once built, so it is copied outside the
-	// lock and writers are not held up.
+	p.mu.Lock()
+	snap := p.store.read()
+	p.mu.Unlock()
 	return snap.copyOut(), nil
 }
 
@@ -278,130 +271,145 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	return p.apply(changes)
 }
 
-// op is one validated change.
-type op struct {
-	del    key                // key to remove, when hasDel
-	hasDel bool               // whether the change removes a record
-	add    *endpoint.Endpoint // record to insert, or nil
-	addKey key                // key of add
-}
-
+// apply validates changes and, when they are all valid, applies them.
 func (p *Provider) apply(changes *plan.Changes) error {
-	n := len(changes.Create) + len(changes.UpdateNew) + len(changes.Delete)
-	ops := make([]op, 0, n)
-	var errs []error
-
 	p.mu.Lock()
 	defer p.mu.Unlock()
-
-	touched := make(map[key]string, n+len(changes.UpdateOld))
-	touch := func(k key, what string, ep *endpoint.Endpoint) bool {
-		if prev, ok := touched[k]; ok {
-			errs = append(errs, fmt.Errorf("inmemory: %s %s: %w (also in %s)", what, ep.Key(), ErrDuplicateChange, prev))
-			return false
-		}
-		touched[k] = what
-		return true
+	v := &validation{
+		p:         p,
+		touched:   make(map[key]string, len(changes.Create)+len(changes.UpdateOld)+len(changes.UpdateNew)+len(changes.Delete)),
+		removals:  make([]key, 0, len(changes.UpdateOld)+len(changes.Delete)),
+		additions: make([]*endpoint.Endpoint, 0, len(changes.Create)+len(changes.UpdateNew)),
 	}
-	// check validates ep for use as what and returns its key.
-	check := func(what string, ep *endpoint.Endpoint, idx int) (key, bool) {
-		if ep == nil {
-			errs = append(errs, fmt.Errorf("inmemory: %s[%d]: %w: endpoint is nil", what, idx, ErrInvalidChanges))
-			return key{}, false
-		}
-		if err := ep.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("inmemory: %s %s: %w: %w", what, ep.Key(), ErrInvalidChanges, err))
-			return key{}, false
-		}
-		k := key{name: endpoint.ToALabel(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
-		if _, ok := p.zones.Zone(k.name); !ok {
-			errs = append(errs, fmt.Errorf("inmemory: %s %s: %w (zones: %s)", what, ep.Key(), ErrNoZone, strings.Join(p.zoneNames, ", ")))
-			return key{}, false
-		}
-		return k, true
+	v.creates(changes.Create)
+	v.updates(changes.UpdateOld, changes.UpdateNew)
+	v.deletes(changes.Delete)
+	if len(v.errs) > 0 {
+		return errors.Join(v.errs...)
 	}
-	exists := p.store.has
-
-	for i, ep := range changes.Create {
-		k, ok := check("create", ep, i)
-		if !ok || !touch(k, "create", ep) {
-			continue
-		}
-		if exists(k) {
-			errs = append(errs, fmt.Errorf("inmemory: create %s: %w", ep.Key(), ErrRecordExists))
-			continue
-		}
-		ops = append(ops, op{add: newEntry(ep, k), addKey: k})
+	for _, k := range v.removals {
+		p.store.remove(k)
 	}
-	if len(changes.UpdateOld) != len(changes.UpdateNew) {
-		errs = append(errs, fmt.Errorf("inmemory: update: %w: %d old and %d new records",
-			ErrInvalidChanges, len(changes.UpdateOld), len(changes.UpdateNew)))
-	} else {
-		for i, newEp := range changes.UpdateNew {
-			oldEp := changes.UpdateOld[i]
-			if oldEp == nil {
-				errs = append(errs, fmt.Errorf("inmemory: updateOld[%d]: %w: endpoint is nil", i, ErrInvalidChanges))
-				continue
-			}
-			okErr := validateKey(oldEp)
-			if okErr != nil {
-				errs = append(errs, fmt.Errorf("inmemory: updateOld %s: %w: %w", oldEp.Key(), ErrInvalidChanges, okErr))
-			}
-			nk, nok := check("update", newEp, i)
-			if okErr != nil || !nok {
-				continue
-			}
-			okey := key{name: endpoint.ToALabel(oldEp.DNSName), recordType: oldEp.RecordType, setID: oldEp.SetIdentifier}
-			if !touch(okey, "update", oldEp) {
-				continue
-			}
-			if okey != nk && !touch(nk, "update", newEp) {
-				continue
-			}
-			if !exists(okey) {
-				errs = append(errs, fmt.Errorf("inmemory: update %s: %w", oldEp.Key(), ErrRecordNotFound))
-				continue
-			}
-			if okey != nk && exists(nk) {
-				errs = append(errs, fmt.Errorf("inmemory: update %s renames to %s: %w", oldEp.Key(), newEp.Key(), ErrRecordExists))
-				continue
-			}
-			ops = append(ops, op{del: okey, hasDel: true, add: newEntry(newEp, nk), addKey: nk})
-		}
+	for _, e := range v.additions {
+		p.store.put(e)
 	}
-	for i, ep := range changes.Delete {
-		if ep == nil {
-			errs = append(errs, fmt.Errorf("inmemory: delete[%d]: %w: endpoint is nil", i, ErrInvalidChanges))
-			continue
-		}
-		if err := validateKey(ep); err != nil {
-			errs = append(errs, fmt.Errorf("inmemory: delete %s: %w: %w", ep.Key(), ErrInvalidChanges, err))
-			continue
-		}
-		k := key{name: endpoint.ToALabel(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
-		if !touch(k, "delete", ep) {
-			continue
-		}
-		if !exists(k) {
-			errs = append(errs, fmt.Errorf("inmemory: delete %s: %w", ep.Key(), ErrRecordNotFound))
-			continue
-		}
-		ops = append(ops, op{del: k, hasDel: true})
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-
-	for _, o := range ops {
-		if o.hasDel {
-			p.store.remove(o.del)
-		}
-		if o.add != nil {
-			p.store.add(o.addKey, o.add)
-		}
-	}
-	p.store.maybeCompact()
+	p.store.trim()
 	return nil
+}
+
+// validation checks one change set against the stored records (p.mu
+// held) and collects what it removes and adds, or every error found.
+type validation struct {
+	p         *Provider
+	touched   map[key]string // keys changed so far, by which change
+	removals  []key
+	additions []*endpoint.Endpoint
+	errs      []error
+}
+
+func (v *validation) fail(format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf("inmemory: "+format, args...))
+}
+
+// touch records that the change what touches k, and fails when another
+// change of the set touched it already.
+func (v *validation) touch(k key, what string, ep *endpoint.Endpoint) bool {
+	if prev, ok := v.touched[k]; ok {
+		v.fail("%s %s: %w (also in %s)", what, ep.Key(), ErrDuplicateChange, prev)
+		return false
+	}
+	v.touched[k] = what
+	return true
+}
+
+// record validates ep, a record to store as what, and returns its key.
+func (v *validation) record(what string, ep *endpoint.Endpoint, i int) (key, bool) {
+	if ep == nil {
+		v.fail("%s[%d]: %w: endpoint is nil", what, i, ErrInvalidChanges)
+		return key{}, false
+	}
+	if err := ep.Validate(); err != nil {
+		v.fail("%s %s: %w: %w", what, ep.Key(), ErrInvalidChanges, err)
+		return key{}, false
+	}
+	k := storedKey(ep)
+	if _, ok := v.p.zones.Zone(k.name); !ok {
+		v.fail("%s %s: %w (zones: %s)", what, ep.Key(), ErrNoZone, strings.Join(v.p.zoneNames, ", "))
+		return key{}, false
+	}
+	return k, true
+}
+
+// existing validates ep, naming a stored record to change as what (its
+// targets are not looked at), and returns its key.
+func (v *validation) existing(what string, ep *endpoint.Endpoint, i int) (key, bool) {
+	if ep == nil {
+		v.fail("%s[%d]: %w: endpoint is nil", what, i, ErrInvalidChanges)
+		return key{}, false
+	}
+	if err := validateKey(ep); err != nil {
+		v.fail("%s %s: %w: %w", what, ep.Key(), ErrInvalidChanges, err)
+		return key{}, false
+	}
+	return storedKey(ep), true
+}
+
+func (v *validation) creates(eps []*endpoint.Endpoint) {
+	for i, ep := range eps {
+		k, ok := v.record("create", ep, i)
+		if !ok || !v.touch(k, "create", ep) {
+			continue
+		}
+		if v.p.store.has(k) {
+			v.fail("create %s: %w", ep.Key(), ErrRecordExists)
+			continue
+		}
+		v.additions = append(v.additions, newEntry(ep, k))
+	}
+}
+
+// updates validates update pairs; a pair whose keys differ renames the
+// record: the old key must exist and the new one must not.
+func (v *validation) updates(olds, news []*endpoint.Endpoint) {
+	if len(olds) != len(news) {
+		v.fail("update: %w: %d old and %d new records", ErrInvalidChanges, len(olds), len(news))
+		return
+	}
+	for i, newEp := range news {
+		ok, okOld := v.existing("updateOld", olds[i], i)
+		nk, okNew := v.record("update", newEp, i)
+		if !okOld || !okNew || !v.touch(ok, "update", olds[i]) || (ok != nk && !v.touch(nk, "update", newEp)) {
+			continue
+		}
+		switch {
+		case !v.p.store.has(ok):
+			v.fail("update %s: %w", olds[i].Key(), ErrRecordNotFound)
+		case ok != nk && v.p.store.has(nk):
+			v.fail("update %s renames to %s: %w", olds[i].Key(), newEp.Key(), ErrRecordExists)
+		default:
+			v.removals = append(v.removals, ok)
+			v.additions = append(v.additions, newEntry(newEp, nk))
+		}
+	}
+}
+
+func (v *validation) deletes(eps []*endpoint.Endpoint) {
+	for i, ep := range eps {
+		k, ok := v.existing("delete", ep, i)
+		if !ok || !v.touch(k, "delete", ep) {
+			continue
+		}
+		if !v.p.store.has(k) {
+			v.fail("delete %s: %w", ep.Key(), ErrRecordNotFound)
+			continue
+		}
+		v.removals = append(v.removals, k)
+	}
+}
+
+// storedKey returns the key ep is stored under.
+func storedKey(ep *endpoint.Endpoint) key {
+	return key{name: endpoint.ToALabel(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
 }
 
 // validateKey checks the parts of an endpoint that identify a stored record

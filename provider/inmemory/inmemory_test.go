@@ -175,7 +175,7 @@ func TestApplyChangesValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(WithZone("example.org"), WithRecords(existing))
+			p := New(Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{existing}})
 			before := records(t, p)
 			err := p.ApplyChanges(context.Background(), tt.changes)
 			require.Error(t, err)
@@ -191,11 +191,11 @@ func TestApplyChangesValidation(t *testing.T) {
 }
 
 func TestApplyChanges(t *testing.T) {
-	p := New(WithZone("example.org."), WithZone("sub.example.org"), WithRecords(
+	p := New(Options{Zones: []string{"example.org.", "sub.example.org"}, Records: []*endpoint.Endpoint{
 		a("www.example.org", "192.0.2.1"),
 		a("old.example.org", "192.0.2.1"),
 		endpoint.NewEndpoint("txt.example.org", endpoint.RecordTypeTXT, "hello"),
-	))
+	}})
 	ctx := context.Background()
 	err := p.ApplyChanges(ctx, &plan.Changes{
 		Create: []*endpoint.Endpoint{
@@ -223,7 +223,7 @@ func TestApplyChanges(t *testing.T) {
 }
 
 func TestRenameThroughUpdatePair(t *testing.T) {
-	p := New(WithZone("example.org"), WithRecords(a("a.example.org", "192.0.2.1"), a("c.example.org", "192.0.2.3")))
+	p := New(Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{a("a.example.org", "192.0.2.1"), a("c.example.org", "192.0.2.3")}})
 	ctx := context.Background()
 	err := p.ApplyChanges(ctx, &plan.Changes{
 		UpdateOld: []*endpoint.Endpoint{a("a.example.org", "192.0.2.1")},
@@ -240,7 +240,7 @@ func TestRenameThroughUpdatePair(t *testing.T) {
 }
 
 func TestSortedAndMostSpecificZone(t *testing.T) {
-	p := New(WithZone("example.org"))
+	p := New(Options{Zones: []string{"example.org"}})
 	ctx := context.Background()
 	// Several calls between two Records calls exercise the merge of pending
 	// entries with the sorted snapshot, including entries created and deleted
@@ -270,10 +270,10 @@ func TestSortedAndMostSpecificZone(t *testing.T) {
 }
 
 func TestRecordsAreCopies(t *testing.T) {
-	p := New(WithZone("example.org"), WithRecords(
+	p := New(Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{
 		a("a.example.org", "192.0.2.1", "192.0.2.2").WithProviderSpecific("alias", "false"),
 		a("b.example.org", "192.0.2.3"),
-	))
+	}})
 	first := records(t, p)
 	// Appending to one endpoint's targets must not overwrite its neighbour.
 	first[0].Targets = append(first[0].Targets, "192.0.2.99")
@@ -294,7 +294,7 @@ func TestRecordsAreCopies(t *testing.T) {
 }
 
 func TestInputNotRetainedOrModified(t *testing.T) {
-	p := New(WithZone("example.org"))
+	p := New(Options{Zones: []string{"example.org"}})
 	ep := a("a.example.org", "192.0.2.1").WithLabel("owner", "me")
 	changes := &plan.Changes{Create: []*endpoint.Endpoint{ep}}
 	require.NoError(t, p.ApplyChanges(context.Background(), changes))
@@ -308,14 +308,14 @@ func TestInputNotRetainedOrModified(t *testing.T) {
 }
 
 func TestZones(t *testing.T) {
-	p := New(WithZone("B.example."), WithZone("a.example"), WithZone("a.example."))
-	assert.Equal(t, []string{"a.example", "b.example"}, p.Zones())
+	p := New(Options{Zones: []string{"B.example.", "a.example", "a.example."}})
+	assert.Equal(t, []string{"a.example", "b.example"}, p.zoneList())
 	require.NoError(t, p.CreateZone("c.example"))
 	err := p.CreateZone("A.EXAMPLE.")
 	require.ErrorIs(t, err, ErrZoneExists)
 	assert.Contains(t, err.Error(), "a.example")
 	require.Error(t, p.CreateZone("bad..zone"))
-	assert.Equal(t, []string{"a.example", "b.example", "c.example"}, p.Zones())
+	assert.Equal(t, []string{"a.example", "b.example", "c.example"}, p.zoneList())
 
 	f := p.GetDomainFilter()
 	assert.True(t, f.Match("c.example"))
@@ -326,40 +326,40 @@ func TestZones(t *testing.T) {
 	require.NoError(t, p.ApplyChanges(context.Background(), &plan.Changes{Create: []*endpoint.Endpoint{a("www.c.example", "192.0.2.1")}}))
 
 	custom := endpoint.NewDomainFilter([]string{"only.a.example"})
-	p = New(WithZone("a.example"), WithDomainFilter(custom))
+	p = New(Options{Zones: []string{"a.example"}, DomainFilter: custom})
 	assert.Same(t, custom, p.GetDomainFilter())
 }
 
 func TestInvalidOptions(t *testing.T) {
 	tests := []struct {
 		name   string
-		opts   []Option
+		opts   Options
 		wantIn []string
 	}{
 		{
 			name:   "record outside every zone",
-			opts:   []Option{WithZone("example.org"), WithRecords(a("x.example.com", "192.0.2.1"))},
+			opts:   Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")}},
 			wantIn: []string{"initial records", "x.example.com/A", "not in any zone"},
 		},
 		{
 			name:   "no zone at all",
-			opts:   []Option{WithRecords(a("x.example.com", "192.0.2.1"))},
+			opts:   Options{Records: []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")}},
 			wantIn: []string{"x.example.com/A"},
 		},
 		{
 			name:   "repeated record",
-			opts:   []Option{WithZone("example.org"), WithRecords(a("x.example.org", "192.0.2.1"), a("x.example.org", "192.0.2.2"))},
+			opts:   Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{a("x.example.org", "192.0.2.1"), a("x.example.org", "192.0.2.2")}},
 			wantIn: []string{"x.example.org/A", "more than once"},
 		},
 		{
 			name:   "invalid zone",
-			opts:   []Option{WithZone("bad..zone"), WithZone("example.org")},
+			opts:   Options{Zones: []string{"bad..zone", "example.org"}},
 			wantIn: []string{`zone "bad..zone"`, "empty label"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(tt.opts...)
+			p := New(tt.opts)
 			require.ErrorIs(t, p.Err(), ErrInvalidOptions)
 			for _, s := range tt.wantIn {
 				assert.Contains(t, p.Err().Error(), s)
@@ -370,11 +370,11 @@ func TestInvalidOptions(t *testing.T) {
 			require.ErrorIs(t, err, ErrInvalidOptions)
 		})
 	}
-	assert.NoError(t, New(WithZone("example.org"), WithZone(".")).Err())
+	assert.NoError(t, New(Options{Zones: []string{"example.org", "."}}).Err())
 }
 
 func TestContextCancelled(t *testing.T) {
-	p := New(WithZone("example.org"))
+	p := New(Options{Zones: []string{"example.org"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := p.Records(ctx)
@@ -385,13 +385,13 @@ func TestContextCancelled(t *testing.T) {
 }
 
 func TestNilChanges(t *testing.T) {
-	p := New(WithZone("example.org"))
+	p := New(Options{Zones: []string{"example.org"}})
 	require.NoError(t, p.ApplyChanges(context.Background(), nil))
 	require.NoError(t, p.ApplyChanges(context.Background(), &plan.Changes{}))
 }
 
 func TestConcurrentUse(t *testing.T) {
-	p := New(WithZone("example.org"))
+	p := New(Options{Zones: []string{"example.org"}})
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for w := range 8 {
@@ -412,7 +412,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestCompactionWithoutReads(t *testing.T) {
-	p := New(WithZone("example.org"))
+	p := New(Options{Zones: []string{"example.org"}})
 	ctx := context.Background()
 	for i := range 3000 {
 		ep := a(fmt.Sprintf("n%05d.example.org", 3000-i), "192.0.2.1")
@@ -422,9 +422,9 @@ func TestCompactionWithoutReads(t *testing.T) {
 			UpdateNew: []*endpoint.Endpoint{a(ep.DNSName, "192.0.2.2")},
 		}))
 	}
-	p.mu.RLock()
+	p.mu.Lock()
 	garbage := len(p.store.pending) + p.store.nDead
-	p.mu.RUnlock()
+	p.mu.Unlock()
 	assert.LessOrEqual(t, garbage, 3000*2, "pending and dead entries stay bounded")
 	got := records(t, p)
 	require.Len(t, got, 3000)
@@ -433,10 +433,10 @@ func TestCompactionWithoutReads(t *testing.T) {
 }
 
 func TestRootZone(t *testing.T) {
-	p := New(WithZone("."))
+	p := New(Options{Zones: []string{"."}})
 	require.NoError(t, p.Err())
 	require.NoError(t, p.ApplyChanges(context.Background(), &plan.Changes{Create: []*endpoint.Endpoint{a("any.where.test", "192.0.2.1")}}))
-	assert.Equal(t, []string{"."}, p.Zones())
+	assert.Equal(t, []string{"."}, p.zoneList())
 	assert.True(t, p.GetDomainFilter().Match("any.where.test"))
 }
 
@@ -447,7 +447,7 @@ func TestHashCollisions(t *testing.T) {
 		func(key) uint64 { return 42 },
 		func(k key) uint64 { return uint64(len(k.name) % 3) },
 	} {
-		p := New(WithZone("example.org"))
+		p := New(Options{Zones: []string{"example.org"}})
 		p.store.hash = hash
 		ctx := context.Background()
 		var create []*endpoint.Endpoint
@@ -490,7 +490,7 @@ func TestHashCollisions(t *testing.T) {
 // is checked.
 func TestRandomOperationsMatchModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	p := New(WithZone("example.org"))
+	p := New(Options{Zones: []string{"example.org"}})
 	ctx := context.Background()
 	model := map[endpoint.Key]*endpoint.Endpoint{}
 	types := []string{endpoint.RecordTypeA, endpoint.RecordTypeTXT}
@@ -549,8 +549,10 @@ func TestRandomOperationsMatchModel(t *testing.T) {
 	}
 }
 
+// TestManySmallCompactions reads after every write, so that every record
+// is merged into a snapshot of its own arena, and the arenas are bounded.
 func TestManySmallCompactions(t *testing.T) {
-	p := New(WithZone("example.org"), WithRecords(a("zz-keep.example.org", "192.0.2.1").WithProviderSpecific("zs/weight", "5")))
+	p := New(Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{a("zz-keep.example.org", "192.0.2.1").WithProviderSpecific("zs/weight", "5")}})
 	ctx := context.Background()
 	for i := range 2 * maxArenas {
 		e := endpoint.NewEndpoint(fmt.Sprintf("n%03d.example.org", i), endpoint.RecordTypeTXT, fmt.Sprintf("text %d", i))
@@ -561,9 +563,26 @@ func TestManySmallCompactions(t *testing.T) {
 		assert.Equal(t, "zz-keep.example.org", last.DNSName)
 		assert.Equal(t, endpoint.ProviderSpecific{{Name: "zs/weight", Value: "5"}}, last.ProviderSpecific)
 		assert.Equal(t, endpoint.Targets{fmt.Sprintf("text %d", i)}, got[i].Targets)
-		p.mu.RLock()
+		p.mu.Lock()
 		arenas := len(p.store.snap.arenas)
-		p.mu.RUnlock()
+		p.mu.Unlock()
 		assert.LessOrEqual(t, arenas, maxArenas)
 	}
+}
+
+// TestSeveralOptions: the non-zero fields of later Options override earlier
+// ones; zero fields leave them alone.
+func TestSeveralOptions(t *testing.T) {
+	filter := endpoint.NewDomainFilter([]string{"only.example.org"})
+	p := New(
+		Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{a("www.example.com", "192.0.2.1")}},
+		Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{a("www.example.org", "192.0.2.2")}},
+		Options{DomainFilter: filter},
+		Options{},
+	)
+	require.NoError(t, p.Err())
+	assert.Equal(t, []string{"example.org"}, p.zoneList())
+	assert.Equal(t, []string{"www.example.org/A"}, keys(records(t, p)))
+	assert.Same(t, filter, p.GetDomainFilter())
+	assert.NoError(t, New().Err(), "no options: a provider without zones")
 }

@@ -8,8 +8,25 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 )
 
+// key identifies a stored record set: canonical name, type and set
+// identifier.
+type key struct {
+	name, recordType, setID string
+}
+
+// keyOf returns the key of a stored endpoint (whose name is canonical).
+func keyOf(e *endpoint.Endpoint) key {
+	return key{name: e.DNSName, recordType: e.RecordType, setID: e.SetIdentifier}
+}
+
 // store keeps the records of a Provider. It is not safe for concurrent use;
-// the Provider's mutex guards it.
+// the Provider's mutex guards it. The Provider needs five methods: has,
+// put and remove a record by key, trim after a write, and read the sorted
+// snapshot of every record (which copyOut turns into endpoints). The rest
+// of this file is how those are made cheap at scale, and can be skipped by
+// a reader learning the provider contract: a map from key to endpoint and
+// a sort in read would do the same, several times slower at 100,000
+// records (see docs/benchmarks.md).
 //
 // Records live in a sorted, immutable snapshot. A snapshot holds no
 // per-record pointer: each record is a small pointer-free struct whose
@@ -134,9 +151,15 @@ func (s *store) has(k key) bool {
 	return ok
 }
 
-// snapshot returns the current snapshot and whether it is up to date.
-func (s *store) snapshot() (*snapshot, bool) {
-	return s.snap, len(s.pending) == 0 && s.nDead == 0
+// put stores e, which the store owns from now on, under its key, which
+// must not be stored.
+func (s *store) put(e *endpoint.Endpoint) { s.add(keyOf(e), e) }
+
+// read returns the snapshot of every record, up to date. It is immutable:
+// the caller may copy it without holding the Provider's lock.
+func (s *store) read() *snapshot {
+	s.compact()
+	return s.snap
 }
 
 // remove deletes the record k, if it exists.
@@ -184,9 +207,9 @@ func (s *store) add(k key, e *endpoint.Endpoint) {
 	s.index[h] = slot
 }
 
-// maybeCompact bounds the garbage when records are written but never read:
-// once pending and dead records outnumber the snapshot, merge them.
-func (s *store) maybeCompact() {
+// trim bounds the garbage when records are written but never read: once
+// pending and dead records outnumber the snapshot, merge them.
+func (s *store) trim() {
 	if len(s.pending)+s.nDead > len(s.snap.recs)+1024 {
 		s.compact()
 	}
@@ -209,17 +232,35 @@ func (a *arenaBuilder) add(str string) span {
 // compact builds a new snapshot from the live records of the current one
 // and the live pending records. The pending records get their strings in a
 // new arena, the others keep theirs: O(n) copying of plain memory plus
-// O(k log n) for k pending records. Once the records removed since the last
-// full rebuild reach half the live ones, or the snapshot spans too many
-// arenas, every string is moved into one new arena, so that storage held by
-// removed records is released.
+// O(k log k) for k pending records. Once the records removed since the
+// last full rebuild reach half the live ones, or the snapshot spans too
+// many arenas, every string is moved into one new arena, so that storage
+// held by removed records is released.
 func (s *store) compact() {
 	if len(s.pending) == 0 && s.nDead == 0 {
 		return
 	}
-	old := s.snap
+	order := s.livePending()
+	pend := s.pendingRecs(order, uint32(len(s.snap.arenas)))
+	next := &snapshot{arenas: s.snap.arenas, types: s.types}
+	if len(order) > 0 {
+		next.arenas = append(slices.Clip(s.snap.arenas), pend.arena)
+	}
+	from := s.merge(next, order, pend.recs)
+	slots := s.relink(next, from, order, pend.spans)
+	if s.removed > len(next.recs)/2 || len(next.arenas) > maxArenas {
+		next.rebuildArena()
+		s.removed = 0
+	}
+	s.snap, s.snapSlot, s.snapDead = next, slots, make([]bool, len(next.recs))
+	clear(s.pending)
+	s.pending, s.pendingSlot, s.pendingDead = s.pending[:0], s.pendingSlot[:0], s.pendingDead[:0]
+	s.nDead = 0
+}
 
-	// The live pending records, sorted, as recs in a new arena.
+// livePending returns the positions of the live pending records, in
+// Records order.
+func (s *store) livePending() []int {
 	var order []int
 	for i, dead := range s.pendingDead {
 		if !dead {
@@ -227,44 +268,60 @@ func (s *store) compact() {
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return endpoint.Compare(s.pending[a], s.pending[b]) })
-	newArena := uint32(len(old.arenas))
+	return order
+}
+
+// pendingRun is the pending records as snapshot records: recs[i] is
+// pending[order[i]]; their strings are in arena, which will be arena
+// number n of the new snapshot, and their targets are runs of spans.
+type pendingRun struct {
+	recs  []rec
+	spans []span
+	arena string
+}
+
+// pendingRecs converts the pending records at order into snapshot records
+// whose strings are in a new arena, number n.
+func (s *store) pendingRecs(order []int, n uint32) pendingRun {
 	var ab arenaBuilder
-	var pendSpans []span
-	pendRecs := make([]rec, len(order))
+	run := pendingRun{recs: make([]rec, len(order))}
 	for i, j := range order {
 		e := s.pending[j]
-		r := &pendRecs[i]
+		r := &run.recs[i]
 		r.ttl = e.RecordTTL
-		r.arena = newArena
+		r.arena = n
 		r.name = ab.add(e.DNSName)
 		r.setID = ab.add(e.SetIdentifier)
 		r.typ = s.typeNumber(e.RecordType)
-		r.targets = span{off: uint32(len(pendSpans)), n: uint32(len(e.Targets))}
+		r.targets = span{off: uint32(len(run.spans)), n: uint32(len(e.Targets))}
 		for _, t := range e.Targets {
-			pendSpans = append(pendSpans, ab.add(t))
+			run.spans = append(run.spans, ab.add(t))
 		}
 		r.props = -1
 	}
-	arenas := old.arenas
-	if len(order) > 0 {
-		arenas = append(slices.Clip(old.arenas), ab.b.String())
-	}
-	next := &snapshot{arenas: arenas, types: s.types}
+	run.arena = ab.b.String()
+	return run
+}
 
-	// Merge. posSrc tells where each merged record comes from: >= 0 an old
-	// position, < 0 -(i+1) the i-th sorted pending record.
-	snapDead := 0
+// merge fills next.recs with the live records of the current snapshot and
+// pend (the pending records at order, sorted), in Records order. It
+// returns where each merged record comes from: >= 0 its position in the
+// current snapshot, < 0 -(i+1) for pend[i].
+func (s *store) merge(next *snapshot, order []int, pend []rec) []int32 {
+	old := s.snap
+	dead := 0
 	for _, d := range s.snapDead {
 		if d {
-			snapDead++
+			dead++
 		}
 	}
-	s.removed += snapDead
-	n := len(old.recs) - snapDead + len(order)
+	s.removed += dead
+	n := len(old.recs) - dead + len(pend)
 	next.recs = make([]rec, n)
-	posSrc := make([]int32, n)
+	from := make([]int32, n)
 	pos := 0
-	copyRun := func(i, j int) {
+	// copyLive copies the live records of old.recs[i:j].
+	copyLive := func(i, j int) {
 		for i < j {
 			if s.snapDead[i] {
 				i++
@@ -276,7 +333,7 @@ func (s *store) compact() {
 			}
 			copy(next.recs[pos:], old.recs[i:k])
 			for x := i; x < k; x++ {
-				posSrc[pos+x-i] = int32(x)
+				from[pos+x-i] = int32(x)
 			}
 			pos += k - i
 			i = k
@@ -284,42 +341,48 @@ func (s *store) compact() {
 	}
 	i := 0
 	for pi, j := range order {
-		e := s.pending[j]
-		k, _ := slices.BinarySearchFunc(old.recs[i:], e, func(r rec, e *endpoint.Endpoint) int {
+		k, _ := slices.BinarySearchFunc(old.recs[i:], s.pending[j], func(r rec, e *endpoint.Endpoint) int {
 			return old.compareTo(&r, e)
 		})
-		copyRun(i, i+k)
+		copyLive(i, i+k)
 		i += k
-		next.recs[pos] = pendRecs[pi]
-		posSrc[pos] = -int32(pi) - 1
+		next.recs[pos] = pend[pi]
+		from[pos] = -int32(pi) - 1
 		pos++
 	}
-	copyRun(i, len(old.recs))
+	copyLive(i, len(old.recs))
+	return from
+}
 
-	// Target spans, properties and slots, in the new order.
+// relink gives the merged records of next their target spans and
+// provider-specific properties, taken from where each came from (see
+// merge), points their slots at their new positions, and returns the slot
+// of each position.
+func (s *store) relink(next *snapshot, from []int32, order []int, pendSpans []span) []int32 {
+	old := s.snap
 	nSpans := len(pendSpans)
 	for p := range next.recs {
-		if posSrc[p] >= 0 {
+		if from[p] >= 0 {
 			nSpans += int(next.recs[p].targets.n)
 		}
 	}
 	next.spans = make([]span, 0, nSpans)
-	nextSlot := make([]int32, n)
+	slots := make([]int32, len(next.recs))
 	for p := range next.recs {
 		r := &next.recs[p]
 		var src []span
 		var props endpoint.ProviderSpecific
-		if from := posSrc[p]; from >= 0 {
+		if f := from[p]; f >= 0 {
 			src = old.spans[r.targets.off : r.targets.off+r.targets.n]
 			if r.props >= 0 {
 				props = old.props[r.props]
 			}
-			nextSlot[p] = s.snapSlot[from]
+			slots[p] = s.snapSlot[f]
 		} else {
-			pi := -from - 1
+			j := order[-f-1]
 			src = pendSpans[r.targets.off : r.targets.off+r.targets.n]
-			props = s.pending[order[pi]].ProviderSpecific
-			nextSlot[p] = s.pendingSlot[order[pi]]
+			props = s.pending[j].ProviderSpecific
+			slots[p] = s.pendingSlot[j]
 		}
 		r.targets.off = uint32(len(next.spans))
 		next.spans = append(next.spans, src...)
@@ -328,18 +391,9 @@ func (s *store) compact() {
 			r.props = int32(len(next.props))
 			next.props = append(next.props, props)
 		}
-		s.slots[nextSlot[p]] = int32(p)
+		s.slots[slots[p]] = int32(p)
 	}
-
-	if s.removed > n/2 || len(next.arenas) > maxArenas {
-		next.rebuildArena()
-		s.removed = 0
-	}
-
-	s.snap, s.snapSlot, s.snapDead = next, nextSlot, make([]bool, n)
-	clear(s.pending)
-	s.pending, s.pendingSlot, s.pendingDead = s.pending[:0], s.pendingSlot[:0], s.pendingDead[:0]
-	s.nDead = 0
+	return slots
 }
 
 // rebuildArena moves every string of the snapshot (which is not yet

@@ -22,7 +22,7 @@ import (
 )
 
 func newInMemory() *inmemory.Provider {
-	return inmemory.New(inmemory.WithZone("example.org"))
+	return inmemory.New(inmemory.Options{Zones: []string{"example.org"}})
 }
 
 func TestSuitePassesOnReference(t *testing.T) {

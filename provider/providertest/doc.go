@@ -3,13 +3,12 @@
 // [CheckProvider]) that proves a [provider.Provider] keeps its contract,
 // and provider fakes ([Intercept], [FailRandomly], [FailAfterApplyRandomly],
 // [WithLatency], [RecordingProvider], and [LimitedProvider], a DNS API with
-// Route 53-like limits for testing code that applies at scale). Intercept
-// and the fault injectors have exactly the optional capabilities
-// ([provider.ZoneLister], ...) of the provider they wrap
-// ([provider.Forward]); RecordingProvider and LimitedProvider keep their
-// own type and always implement ListZones, failing with
-// [provider.ErrZonesUnsupported] when the wrapped provider does not list
-// zones (which [provider.ZonesOf] honours).
+// Route 53-like limits for testing code that applies at scale). Every fake
+// has exactly the optional capabilities ([provider.ZoneLister], ...) of the
+// provider it wraps, found with [provider.As] through its Unwrap method;
+// asked directly, their ListZones fails with [provider.ErrZonesUnsupported]
+// when the wrapped provider does not list zones (which [provider.ZonesOf]
+// honours).
 //
 // It links package testing and is meant for tests, examples and test
 // programs; production code imports [github.com/zonesync/zonesync/blueprint]
@@ -28,7 +27,7 @@
 //
 // Fault injection wraps any provider:
 //
-//	p := providertest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")),
+//	p := providertest.FailRandomly(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}),
 //		0.2, rand.New(rand.NewPCG(1, 2)), provider.NewSoftError(errors.New("rate limited")))
 //
 // A fake API refuses batches over its limits, throttles, and rejects a

@@ -21,7 +21,7 @@ import (
 func ExampleCheckProvider() {
 	ctx := context.Background()
 	// A provider that forgets TTL changes.
-	broken := providertest.Intercept(inmemory.New(inmemory.WithZone("example.org")), providertest.Funcs{
+	broken := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			fixed := &plan.Changes{Create: c.Create, UpdateOld: c.UpdateOld, Delete: c.Delete}
 			for i, e := range c.UpdateNew {
@@ -46,7 +46,7 @@ func ExampleCheckProvider() {
 // an existing record replaces it, instead of requiring it to fail.
 func ExampleWithUpsert() {
 	ctx := context.Background()
-	upsert := providertest.Intercept(inmemory.New(inmemory.WithZone("example.org")), providertest.Funcs{
+	upsert := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			recs, err := next.Records(ctx)
 			if err != nil {
@@ -104,7 +104,7 @@ func unjoin(err error) []error {
 func ExampleIntercept() {
 	ctx := context.Background()
 	calls := 0
-	p := providertest.Intercept(inmemory.New(inmemory.WithZone("example.org")), providertest.Funcs{
+	p := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			calls++
 			if calls%2 == 0 {
@@ -132,7 +132,7 @@ func ExampleIntercept() {
 // failures.
 func ExampleFailRandomly() {
 	ctx := context.Background()
-	p := providertest.FailRandomly(inmemory.New(inmemory.WithZone("example.org")), 0.5,
+	p := providertest.FailRandomly(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), 0.5,
 		rand.New(rand.NewPCG(1, 2)), provider.NewSoftError(errors.New("timeout")))
 	failed := 0
 	for range 100 {
@@ -148,7 +148,7 @@ func ExampleFailRandomly() {
 // RecordingProvider shows what a caller asked of its provider.
 func ExampleRecordingProvider() {
 	ctx := context.Background()
-	p := providertest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.org")))
+	p := providertest.NewRecordingProvider(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}))
 	_ = p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
 		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1"),
 	}})
@@ -168,7 +168,7 @@ func ExampleRecordingProvider() {
 
 // WithLatency slows a provider down; a context deadline still ends the call.
 func ExampleWithLatency() {
-	p := providertest.WithLatency(inmemory.New(inmemory.WithZone("example.org")), time.Hour)
+	p := providertest.WithLatency(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
 	_, err := p.Records(ctx)

@@ -29,7 +29,7 @@ type Funcs struct {
 	// ListZones, when set, answers [provider.ZoneLister.ListZones], and
 	// the provider lists zones whether p does or not. When nil, the
 	// provider has the optional capabilities of p, [provider.ZoneLister]
-	// among them, answered by p (see [provider.Forward]).
+	// among them, answered by p (see [provider.As]).
 	ListZones func(ctx context.Context, next provider.Provider) ([]string, error)
 }
 
@@ -41,11 +41,17 @@ type Funcs struct {
 //
 // The returned provider is as safe for concurrent use as p and the funcs.
 func Intercept(p provider.Provider, funcs Funcs) provider.Provider {
-	i := &interceptor{next: p, funcs: funcs}
-	if funcs.ListZones != nil {
-		return i // lists zones through funcs.ListZones
+	return &interceptor{next: p, funcs: funcs}
+}
+
+// Unwrap returns the wrapped provider, through which [provider.As] finds
+// the optional capabilities of p, or nil when [Funcs.ListZones] is set: the
+// interceptor then adds a capability and is the innermost layer.
+func (i *interceptor) Unwrap() provider.Provider {
+	if i.funcs.ListZones != nil {
+		return nil
 	}
-	return provider.Forward(i, p)
+	return i.next
 }
 
 type interceptor struct {
@@ -89,7 +95,7 @@ func (i *interceptor) ListZones(ctx context.Context) ([]string, error) {
 // forwardZones lists the zones of p for a wrapper that forwards the
 // capability.
 func forwardZones(ctx context.Context, p provider.Provider) ([]string, error) {
-	zl, ok := p.(provider.ZoneLister)
+	zl, ok := provider.As[provider.ZoneLister](p)
 	if !ok {
 		return nil, fmt.Errorf("providertest: %w", provider.ErrZonesUnsupported)
 	}

@@ -97,6 +97,10 @@ func (l *LimitedProvider) GetDomainFilter() endpoint.DomainFilterInterface {
 	return l.next.GetDomainFilter()
 }
 
+// Unwrap returns the wrapped provider, through which [provider.As] finds
+// its optional capabilities.
+func (l *LimitedProvider) Unwrap() provider.Provider { return l.next }
+
 // ListZones passes through (or fails with [provider.ErrZonesUnsupported]).
 func (l *LimitedProvider) ListZones(ctx context.Context) ([]string, error) {
 	return forwardZones(ctx, l.next)

@@ -17,7 +17,7 @@ import (
 func TestLimitedProvider(t *testing.T) {
 	ctx := context.Background()
 	a := func(name string) *endpoint.Endpoint { return endpoint.NewEndpoint(name, "A", "192.0.2.1") }
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	p := providertest.NewLimitedProvider(zone, providertest.APILimits{
 		MaxRecords: 2, MaxValueBytes: 20, ThrottleEvery: 4, Poisoned: []string{"Bad.example.com."},
 	})

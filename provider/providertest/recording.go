@@ -90,6 +90,10 @@ func (r *RecordingProvider) AdjustEndpoints(ctx context.Context, eps []*endpoint
 	return out, err
 }
 
+// Unwrap returns the wrapped provider, through which [provider.As] finds
+// its optional capabilities.
+func (r *RecordingProvider) Unwrap() provider.Provider { return r.next }
+
 // ListZones forwards [provider.ZoneLister.ListZones] to the wrapped
 // provider, or fails with [provider.ErrZonesUnsupported] when it does not
 // list zones. The call is not recorded.

@@ -12,6 +12,6 @@ import (
 // The wrapper keeps the provider contract of what it wraps.
 func TestConformance(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return ratelimit.New(inmemory.New(inmemory.WithZone("example.org")), ratelimit.Options{Rate: 1000, Burst: 100})
+		return ratelimit.New(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), ratelimit.Options{Rate: 1000, Burst: 100})
 	})
 }

@@ -12,7 +12,7 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	// Cloudflare allows 1,200 requests per 5 minutes: 4 per second.
 	p := ratelimit.New(zone, ratelimit.Options{Rate: 4, Burst: 4})
 	err := p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{

@@ -75,10 +75,9 @@ var (
 	_ provider.ZoneLister = (*Provider)(nil)
 )
 
-// New returns a rate-limited wrapper of p. The wrapper has the optional
-// capabilities of p ([provider.ZoneLister], ...; see [provider.Forward]);
-// ListZones goes through the limit like the other calls. [provider.As]
-// finds the *Provider in what New returns.
+// New returns a rate-limited wrapper of p, a *Provider. The wrapper has
+// the optional capabilities of p ([provider.ZoneLister], ...; see
+// [provider.As]); ListZones goes through the limit like the other calls.
 func New(p provider.Provider, opts Options) provider.Provider {
 	limit := rate.Inf
 	if opts.Rate > 0 {
@@ -97,8 +96,12 @@ func New(p provider.Provider, opts Options) provider.Provider {
 		opts.BackoffMax = DefaultBackoffMax
 	}
 	opts.Clock = clock.OrReal(opts.Clock)
-	return provider.Forward(&Provider{next: p, opts: opts, lim: rate.NewLimiter(limit, opts.Burst)}, p)
+	return &Provider{next: p, opts: opts, lim: rate.NewLimiter(limit, opts.Burst)}
 }
+
+// Unwrap returns the wrapped provider, through which [provider.As] finds
+// the optional capabilities of the wrapper.
+func (p *Provider) Unwrap() provider.Provider { return p.next }
 
 // wait sleeps d on the clock, or until ctx is done.
 func (p *Provider) wait(ctx context.Context, d time.Duration) error {
@@ -165,10 +168,10 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 }
 
 // ListZones calls the wrapped provider under the limit, or fails with
-// [provider.ErrZonesUnsupported] when it does not list zones (then what
-// [New] returns has no ListZones).
+// [provider.ErrZonesUnsupported] when it does not list zones (then
+// [provider.As] does not find the capability).
 func (p *Provider) ListZones(ctx context.Context) ([]string, error) {
-	zl, ok := p.next.(provider.ZoneLister)
+	zl, ok := provider.As[provider.ZoneLister](p.next)
 	if !ok {
 		return nil, fmt.Errorf("ratelimit: %w", provider.ErrZonesUnsupported)
 	}

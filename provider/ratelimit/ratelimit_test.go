@@ -25,7 +25,7 @@ func create(name string) *plan.Changes {
 
 func TestTokenBucket(t *testing.T) {
 	clk := clocktest.New(time.Unix(0, 0))
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	p := ratelimit.New(zone, ratelimit.Options{Rate: 2, Burst: 2, Clock: clk})
 	ctx := context.Background()
 	require.NoError(t, p.ApplyChanges(ctx, create("a.example.com")))
@@ -45,7 +45,7 @@ func TestTokenBucket(t *testing.T) {
 func TestWaitHonoursContext(t *testing.T) {
 	clk := clocktest.New(time.Unix(0, 0))
 	var calls atomic.Int32
-	inner := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
+	inner := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), providertest.Funcs{
 		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
 			calls.Add(1)
 			return next.Records(ctx)
@@ -85,7 +85,7 @@ func TestSoftErrorsBackOff(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clocktest.New(time.Unix(0, 0))
 			calls := 0
-			inner := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
+			inner := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), providertest.Funcs{
 				ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 					calls++
 					if calls <= len(tt.failures) {
@@ -114,7 +114,7 @@ func TestSoftErrorsBackOff(t *testing.T) {
 
 func TestForwardsZones(t *testing.T) {
 	ctx := context.Background()
-	zones, ok, err := provider.ZonesOf(ctx, ratelimit.New(inmemory.New(inmemory.WithZone("example.com")), ratelimit.Options{}))
+	zones, ok, err := provider.ZonesOf(ctx, ratelimit.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), ratelimit.Options{}))
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, []string{"example.com"}, zones)

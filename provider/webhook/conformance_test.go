@@ -17,7 +17,7 @@ import (
 // inmemory: the protocol loses nothing a provider must keep.
 func TestConformance(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		srv := httptest.NewServer(webhook.NewHandler(inmemory.New(inmemory.WithZone("example.org"))))
+		srv := httptest.NewServer(webhook.NewHandler(inmemory.New(inmemory.Options{Zones: []string{"example.org"}})))
 		t.Cleanup(srv.Close)
 		p, err := webhook.NewProvider(context.Background(), srv.URL+"/", webhook.WithHTTPClient(srv.Client()))
 		require.NoError(t, err)

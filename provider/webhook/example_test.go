@@ -16,7 +16,7 @@ import (
 // client is external-dns (--provider=webhook) or a zonesync Reconciler.
 func Example() {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.org"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.org"}})
 	srv := httptest.NewServer(webhook.NewHandler(zone))
 	defer srv.Close()
 

@@ -27,7 +27,7 @@ func FuzzHandler(f *testing.F) {
 	f.Add("PATCH", "/adjustendpoints", "text/plain", []byte(`[`))
 	f.Add("GET", "/healthz", "", []byte(nil))
 	f.Fuzz(func(t *testing.T, method, path, contentType string, body []byte) {
-		zone := inmemory.New(inmemory.WithZone("example.org"))
+		zone := inmemory.New(inmemory.Options{Zones: []string{"example.org"}})
 		if err := zone.ApplyChanges(context.Background(), &plan.Changes{Create: []*endpoint.Endpoint{
 			endpoint.NewEndpoint("old.example.org", "A", "192.0.2.1"),
 		}}); err != nil {

@@ -28,7 +28,7 @@ const media = webhook.MediaType
 
 func newZone(t *testing.T) *inmemory.Provider {
 	t.Helper()
-	p := inmemory.New(inmemory.WithZone("example.com"))
+	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	require.NoError(t, p.ApplyChanges(context.Background(), &plan.Changes{Create: []*endpoint.Endpoint{
 		endpoint.NewEndpointWithTTL("old.example.com", endpoint.RecordTypeA, 300, "192.0.2.1"),
 	}}))

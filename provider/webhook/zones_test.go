@@ -29,7 +29,7 @@ func TestListZonesFromTheNegotiatedFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var p provider.Provider = inmemory.New(inmemory.WithZone("b.example"), inmemory.WithZone("A.example."))
+			var p provider.Provider = inmemory.New(inmemory.Options{Zones: []string{"b.example", "A.example."}})
 			if tt.filter != nil {
 				p = providertest.Intercept(p, providertest.Funcs{
 					GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface { return tt.filter },

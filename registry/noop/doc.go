@@ -21,6 +21,11 @@
 // restriction" instead would either override those settings or
 // contradict them.
 //
+// Checked with registrytest, it is a registry with Options.NoOwnership
+// (owner id "", no owner label on any record, no ownership data written)
+// and Options.OneApplyCall (each change set goes to the provider as it
+// is, in one call).
+//
 // # Concurrency
 //
 // A Registry is as safe for concurrent use as its provider (providers are

@@ -14,7 +14,7 @@ import (
 // empty owner id lets a plan manage every record.
 func ExampleNew() {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg := noop.New(zone)
 
 	app := endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10")

@@ -17,10 +17,10 @@ import (
 
 func TestPassThrough(t *testing.T) {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{
 		endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1"),
 		endpoint.NewEndpoint("a-a.example.com", "TXT", `"heritage=external-dns,external-dns/owner=default"`),
-	))
+	}})
 	rp := providertest.NewRecordingProvider(zone)
 	reg := noop.New(rp)
 	assert.Empty(t, reg.OwnerID())
@@ -61,7 +61,7 @@ func TestErrorsPassThrough(t *testing.T) {
 // its own, so it does not claim to be the source of truth for them: a
 // Reconciler over it plans with its own managed record types.
 func TestNoOwnershipReporter(t *testing.T) {
-	var reg registry.Registry = noop.New(inmemory.New(inmemory.WithZone("example.com")))
-	_, ok := reg.(registry.OwnershipReporter)
+	var reg registry.Registry = noop.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}))
+	_, ok := registry.As[registry.OwnershipReporter](reg)
 	assert.False(t, ok)
 }

@@ -640,7 +640,7 @@ func TestSharedTXTKeptWhileUsed(t *testing.T) {
 // the registry directly with a trailing dot and upper case gets the record
 // and the TXT name external-dns writes.
 func TestRegression_TrailingDotCreateUsesCanonicalNames(t *testing.T) {
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	ctx := context.Background()

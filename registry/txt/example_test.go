@@ -15,7 +15,7 @@ import (
 // the record after it.
 func ExampleNew() {
 	ctx := context.Background()
-	zone := providertest.NewRecordingProvider(inmemory.New(inmemory.WithZone("example.com")))
+	zone := providertest.NewRecordingProvider(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}))
 	reg, err := txt.New(zone, txt.Config{OwnerID: "default"})
 	if err != nil {
 		fmt.Println(err)
@@ -45,11 +45,11 @@ func ExampleNew() {
 }
 
 func ExampleRegistry_Records() {
-	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{
 		endpoint.NewEndpoint("app.example.com", "A", "192.0.2.10"),
 		endpoint.NewEndpoint("a-app.example.com", "TXT", `"heritage=external-dns,external-dns/owner=team-a"`),
 		endpoint.NewEndpoint("manual.example.com", "A", "192.0.2.20"),
-	))
+	}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "team-b"})
 	if err != nil {
 		fmt.Println(err)

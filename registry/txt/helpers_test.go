@@ -23,7 +23,7 @@ import (
 const v1 = `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"`
 
 func newZone(eps ...*endpoint.Endpoint) *inmemory.Provider {
-	return inmemory.New(inmemory.WithZone("example.com"), inmemory.WithRecords(eps...))
+	return inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: eps})
 }
 
 func a(name string, targets ...string) *endpoint.Endpoint {

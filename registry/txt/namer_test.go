@@ -197,7 +197,7 @@ func TestNamerWorkedExample(t *testing.T) {
 // TestOwnershipTXTWorkedExample: the TXT of a wildcard record with a prefix
 // and a wildcard replacement.
 func TestOwnershipTXTWorkedExample(t *testing.T) {
-	reg := newRegistry(t, inmemory.New(inmemory.WithZone("example.com")), txt.Config{
+	reg := newRegistry(t, inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), txt.Config{
 		OwnerID: "default", Prefix: "txt-", WildcardReplacement: "any",
 	})
 	rec := endpoint.NewEndpoint("*.apps.example.com", "A", "192.0.2.20").WithLabel(endpoint.OwnerLabelKey, "default")

@@ -64,7 +64,7 @@ func TestCheckOwnableAgreesWithApply(t *testing.T) {
 
 func TestRegistryListZones(t *testing.T) {
 	ctx := context.Background()
-	reg := newRegistry(t, inmemory.New(inmemory.WithZone("example.org"), inmemory.WithZone("example.com")), txt.Config{})
+	reg := newRegistry(t, inmemory.New(inmemory.Options{Zones: []string{"example.org", "example.com"}}), txt.Config{})
 	zones, ok, err := provider.ZonesOf(ctx, reg)
 	require.NoError(t, err)
 	require.True(t, ok, "the registry forwards the zones of its provider")

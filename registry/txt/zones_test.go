@@ -23,7 +23,7 @@ import (
 // cycle completes it without duplicate or orphan TXT anywhere.
 func TestApplyPerZone(t *testing.T) {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"), inmemory.WithZone("example.org"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}})
 	broken := true
 	errDown := errors.New("zone API down")
 	rec := providertest.NewRecordingProvider(providertest.Intercept(zone, providertest.Funcs{
@@ -73,7 +73,7 @@ func TestApplyPerZone(t *testing.T) {
 // A provider whose zone list fails gets no change: the error says why.
 func TestApplyZoneListFails(t *testing.T) {
 	ctx := context.Background()
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	errList := errors.New("zone API down")
 	p := providertest.Intercept(zone, providertest.Funcs{
 		ListZones: func(context.Context, provider.Provider) ([]string, error) { return nil, errList },

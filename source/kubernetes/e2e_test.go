@@ -47,7 +47,7 @@ func TestReconcilerOverServiceSource(t *testing.T) {
 	factory := k8sinformers.NewSharedInformerFactory(client, 0)
 	src, err := kubernetes.NewServiceSource(ctx, client, kubernetes.ServiceConfig{Factory: factory})
 	require.NoError(t, err)
-	zone := inmemory.New(inmemory.WithZone("example.com"))
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "e2e"})
 	require.NoError(t, err)
 	rec := &zonesync.Reconciler{Source: src, Registry: reg}

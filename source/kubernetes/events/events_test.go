@@ -53,7 +53,7 @@ type harness struct {
 func newHarness(t *testing.T, opts events.Options) *harness {
 	t.Helper()
 	h := &harness{fake: record.NewFakeRecorder(100)}
-	zone := providertest.Intercept(inmemory.New(inmemory.WithZone("example.com")), providertest.Funcs{
+	zone := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
 			if h.fail.Load() {
 				return errors.New("connection refused")

@@ -17,7 +17,7 @@ func ExampleNew() {
 	// In a cluster: a recorder from record.NewBroadcaster().NewRecorder(...).
 	recorder := record.NewFakeRecorder(10)
 
-	reg, err := txt.New(inmemory.New(inmemory.WithZone("example.com")), txt.Config{OwnerID: "example"})
+	reg, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), txt.Config{OwnerID: "example"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,0 +1,343 @@
+package registrytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
+	"github.com/zonesync/zonesync/registry"
+)
+
+// Rule names, as they appear in subtest names and in every [Violation].
+const (
+	RuleOwnerIDStable              = "OwnerIDStable"
+	RuleForeignRecordsNotOwned     = "ForeignRecordsNotOwned"
+	RuleOrphanOwnershipNotLent     = "OrphanOwnershipNotLent"
+	RuleForeignChangesRefused      = "ForeignChangesRefused"
+	RuleOwnershipTravelsWithRecord = "OwnershipTravelsWithRecord"
+	RulePerZoneErrors              = "PerZoneErrors"
+	RuleRecordsAreCopies           = "RecordsAreCopies"
+	RuleAdjustEndpointsKeepsInput  = "AdjustEndpointsKeepsInput"
+	RuleDeterministicRecords       = "DeterministicRecords"
+)
+
+// The zones of the in-memory provider every rule runs over. Records are
+// created in zoneA; PerZoneErrors also uses zoneB. Violations name them.
+const (
+	zoneA = "zone-a.example"
+	zoneB = "zone-b.example"
+)
+
+// otherOwnerID is the owner id of the second registry the checker builds
+// over the same provider, whose records must not pass for the checked
+// registry's.
+const otherOwnerID = "registrytest-other-owner"
+
+// NewRegistry builds the registry under test over p, writing ownerID as its
+// owner. The checker calls it several times per rule, over the same
+// provider and with different owner ids; a registry that keeps no
+// ownership ignores ownerID.
+type NewRegistry func(p provider.Provider, ownerID string) (registry.Registry, error)
+
+// Options configures [CheckRegistry] and [TestRegistry]. The zero value
+// checks a registry that records ownership and applies per zone. The
+// functions take zero or one Options; with several, the non-zero fields of
+// later ones override earlier ones.
+type Options struct {
+	// OwnerID is the owner id of the registry under test (default
+	// "registrytest-owner").
+	OwnerID string
+	// NoOwnership declares a registry that records no ownership and
+	// reports OwnerID "" (registry/noop): see the package documentation
+	// for what the ownership rules check instead.
+	NoOwnership bool
+	// OneApplyCall declares a registry that hands each change set to the
+	// provider in a single call, whatever its zones: PerZoneErrors then
+	// only requires that the provider's error is returned.
+	OneApplyCall bool
+}
+
+func mergeOptions(opts []Options) Options {
+	o := Options{OwnerID: "registrytest-owner"}
+	for _, x := range opts {
+		if x.OwnerID != "" {
+			o.OwnerID = x.OwnerID
+		}
+		o.NoOwnership = o.NoOwnership || x.NoOwnership
+		o.OneApplyCall = o.OneApplyCall || x.OneApplyCall
+	}
+	return o
+}
+
+// Violation is one breach of the registry contract found by the checker.
+// CheckRegistry returns violations joined with errors.Join; errors.As finds
+// them.
+type Violation struct {
+	// Rule is the rule broken, e.g. "ForeignRecordsNotOwned".
+	Rule string
+	// Op is the operation that misbehaved, e.g. "Records" or
+	// "ApplyChanges(delete)".
+	Op string
+	// Record names the record concerned (name/type), or is empty.
+	Record string
+	// Msg says what was wrong.
+	Msg string
+	// Err is the error the registry returned, if any.
+	Err error
+}
+
+// Error renders "Rule: Op record: Msg: Err".
+func (v *Violation) Error() string {
+	var b strings.Builder
+	b.WriteString(v.Rule)
+	b.WriteString(": ")
+	b.WriteString(v.Op)
+	if v.Record != "" {
+		b.WriteByte(' ')
+		b.WriteString(v.Record)
+	}
+	b.WriteString(": ")
+	b.WriteString(v.Msg)
+	if v.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(v.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the registry's error.
+func (v *Violation) Unwrap() error { return v.Err }
+
+type rule struct {
+	name  string
+	check func(*session)
+}
+
+func rules() []rule {
+	return []rule{
+		{RuleOwnerIDStable, checkOwnerIDStable},
+		{RuleForeignRecordsNotOwned, checkForeignRecordsNotOwned},
+		{RuleOrphanOwnershipNotLent, checkOrphanOwnershipNotLent},
+		{RuleForeignChangesRefused, checkForeignChangesRefused},
+		{RuleOwnershipTravelsWithRecord, checkOwnershipTravelsWithRecord},
+		{RulePerZoneErrors, checkPerZoneErrors},
+		{RuleRecordsAreCopies, checkRecordsAreCopies},
+		{RuleAdjustEndpointsKeepsInput, checkAdjustEndpointsKeepsInput},
+		{RuleDeterministicRecords, checkDeterministicRecords},
+	}
+}
+
+// CheckRegistry runs every rule against registries built by newRegistry,
+// each rule over a fresh in-memory provider holding the zones
+// "zone-a.example" and "zone-b.example", and returns every violation found (nil when there is none),
+// joined with errors.Join; each is a [*Violation]. It stops early only when
+// ctx is done.
+func CheckRegistry(ctx context.Context, newRegistry NewRegistry, opts ...Options) error {
+	o := mergeOptions(opts)
+	var errs []error
+	for _, r := range rules() {
+		if err := ctx.Err(); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		errs = append(errs, runRule(ctx, newRegistry, o, r)...)
+	}
+	return errors.Join(errs...)
+}
+
+// TestRegistry runs every rule of [CheckRegistry] as a subtest of t named
+// after the rule, reporting each violation with t.Error.
+func TestRegistry(t *testing.T, newRegistry NewRegistry, opts ...Options) {
+	t.Helper()
+	o := mergeOptions(opts)
+	for _, r := range rules() {
+		t.Run(r.name, func(t *testing.T) {
+			for _, err := range runRule(t.Context(), newRegistry, o, r) {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func runRule(ctx context.Context, newRegistry NewRegistry, o Options, r rule) []error {
+	raw := inmemory.New(inmemory.Options{Zones: []string{zoneA, zoneB}})
+	s := &session{ctx: ctx, rule: r.name, opts: o, newRegistry: newRegistry, raw: raw}
+	s.p = providertest.Intercept(raw, providertest.Funcs{ApplyChanges: s.applyOrFail})
+	r.check(s)
+	return s.errs
+}
+
+// session is the state of one rule's run.
+type session struct {
+	ctx         context.Context
+	rule        string
+	opts        Options
+	newRegistry NewRegistry
+	raw         *inmemory.Provider // the provider, read and written behind the registry's back
+	p           provider.Provider  // raw as the registries see it: fails the changes of failZone
+	failZone    string
+	errs        []error
+}
+
+// applyOrFail fails changes that touch failZone, and applies the others.
+func (s *session) applyOrFail(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+	if s.failZone != "" {
+		for _, list := range [][]*endpoint.Endpoint{c.Create, c.UpdateOld, c.UpdateNew, c.Delete} {
+			for _, e := range list {
+				if inZone(e.DNSName, s.failZone) {
+					return fmt.Errorf("zone %s: %w", s.failZone, providertest.ErrInjected)
+				}
+			}
+		}
+	}
+	return next.ApplyChanges(ctx, c)
+}
+
+func inZone(name, zone string) bool {
+	name = strings.ToLower(strings.TrimSuffix(name, "."))
+	return name == zone || strings.HasSuffix(name, "."+zone)
+}
+
+func (s *session) fail(op, record, msg string, err error) {
+	s.errs = append(s.errs, &Violation{Rule: s.rule, Op: op, Record: record, Msg: msg, Err: err})
+}
+
+// registry builds a registry over the session's provider.
+func (s *session) registry(ownerID string) (registry.Registry, bool) {
+	reg, err := s.newRegistry(s.p, ownerID)
+	if err == nil && reg == nil {
+		err = errors.New("NewRegistry returned nil")
+	}
+	if err != nil {
+		s.fail("NewRegistry", "", fmt.Sprintf("owner %q", ownerID), err)
+		return nil, false
+	}
+	return reg, true
+}
+
+// records reads reg; after says what came before, for the message.
+func (s *session) records(reg registry.Registry, after string) ([]*endpoint.Endpoint, bool) {
+	recs, err := reg.Records(s.ctx)
+	if err != nil {
+		s.fail("Records", "", "failed after "+after, err)
+		return nil, false
+	}
+	return recs, true
+}
+
+// apply applies c through reg and reports a failure.
+func (s *session) apply(reg registry.Registry, op string, c *plan.Changes, subject *endpoint.Endpoint) bool {
+	if err := reg.ApplyChanges(s.ctx, c); err != nil {
+		s.fail("ApplyChanges("+op+")", keyOf(subject), "failed", err)
+		return false
+	}
+	return true
+}
+
+// rawRecords reads the provider directly.
+func (s *session) rawRecords() ([]*endpoint.Endpoint, bool) {
+	recs, err := s.raw.Records(s.ctx)
+	if err != nil {
+		s.fail("provider Records", "", "the in-memory provider failed", err)
+		return nil, false
+	}
+	return recs, true
+}
+
+// write applies c to the provider directly, as somebody else would.
+func (s *session) write(c *plan.Changes) bool {
+	if err := s.raw.ApplyChanges(s.ctx, c); err != nil {
+		s.fail("provider ApplyChanges", "", "writing behind the registry's back failed", err)
+		return false
+	}
+	return true
+}
+
+// seedForeign writes the records no registry of ours may own: one written
+// to the provider directly and one created through the registry of
+// otherOwnerID. It returns both.
+func (s *session) seedForeign() ([]*endpoint.Endpoint, bool) {
+	plain := ep("plain."+zoneA, "192.0.2.1")
+	if !s.write(&plan.Changes{Create: []*endpoint.Endpoint{plain}}) {
+		return nil, false
+	}
+	other, ok := s.registry(otherOwnerID)
+	if !ok {
+		return nil, false
+	}
+	theirs := ep("theirs."+zoneA, "192.0.2.2")
+	if _, ok := s.records(other, "building the other owner's registry"); !ok {
+		return nil, false
+	}
+	if !s.apply(other, "create by the other owner", &plan.Changes{Create: []*endpoint.Endpoint{theirs}}, theirs) {
+		return nil, false
+	}
+	return []*endpoint.Endpoint{plain, theirs}, true
+}
+
+// ownerOf returns the owner label of e, and whether it has one.
+func ownerOf(e *endpoint.Endpoint) (string, bool) {
+	return e.Labels.Get(endpoint.OwnerLabelKey)
+}
+
+// ep returns an A record in canonical form with TTL 300.
+func ep(name string, targets ...string) *endpoint.Endpoint {
+	return endpoint.NewEndpointWithTTL(name, endpoint.RecordTypeA, 300, targets...)
+}
+
+func keyOf(e *endpoint.Endpoint) string {
+	if e == nil {
+		return ""
+	}
+	return e.Key().String()
+}
+
+// find returns the record of recs with the key of want.
+func find(recs []*endpoint.Endpoint, want *endpoint.Endpoint) (*endpoint.Endpoint, bool) {
+	k := want.Key()
+	for _, r := range recs {
+		if r != nil && r.Key() == k {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// sameRecords reports whether a and b hold equal records in the same order.
+func sameRecords(a, b []*endpoint.Endpoint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hidden returns the provider records that reg does not report as records:
+// its ownership data.
+func (s *session) hidden(reg registry.Registry, after string) ([]*endpoint.Endpoint, bool) {
+	recs, ok := s.records(reg, after)
+	if !ok {
+		return nil, false
+	}
+	raw, ok := s.rawRecords()
+	if !ok {
+		return nil, false
+	}
+	var out []*endpoint.Endpoint
+	for _, r := range raw {
+		if _, ok := find(recs, r); !ok {
+			out = append(out, r)
+		}
+	}
+	return out, true
+}

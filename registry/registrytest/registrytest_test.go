@@ -1,0 +1,51 @@
+package registrytest_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry"
+	"github.com/zonesync/zonesync/registry/noop"
+	"github.com/zonesync/zonesync/registry/registrytest"
+	"github.com/zonesync/zonesync/registry/txt"
+)
+
+// txtRegistry returns a NewRegistry building TXT registries with cfg and
+// the owner id the checker gives.
+func txtRegistry(cfg txt.Config) registrytest.NewRegistry {
+	return func(p provider.Provider, ownerID string) (registry.Registry, error) {
+		cfg.OwnerID = ownerID
+		return txt.New(p, cfg)
+	}
+}
+
+func TestTXTRegistry(t *testing.T) {
+	for name, cfg := range map[string]txt.Config{
+		"default":          {},
+		"prefix":           {Prefix: "own-"},
+		"templated prefix": {Prefix: "%{record_type}-own."},
+		"suffix":           {Suffix: "-own"},
+		"encryption":       {EncryptionKey: []byte("0123456789abcdef0123456789abcdef")},
+		"old owner":        {OldOwnerID: "previous-owner"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			registrytest.TestRegistry(t, txtRegistry(cfg))
+		})
+	}
+}
+
+func TestNoopRegistry(t *testing.T) {
+	registrytest.TestRegistry(t, func(p provider.Provider, _ string) (registry.Registry, error) {
+		return noop.New(p), nil
+	}, registrytest.Options{NoOwnership: true, OneApplyCall: true})
+}
+
+func TestNoopBreaksOwnershipRules(t *testing.T) {
+	err := registrytest.CheckRegistry(context.Background(), func(p provider.Provider, _ string) (registry.Registry, error) {
+		return noop.New(p), nil
+	})
+	require.Error(t, err)
+}
