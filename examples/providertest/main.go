@@ -24,7 +24,7 @@ import (
 
 func run(ctx context.Context, w io.Writer) error {
 	p := newMapProvider("example.org")
-	err := providertest.CheckProvider(ctx, p, providertest.WithZone("example.org"))
+	err := providertest.CheckProvider(ctx, p, providertest.Options{Zone: "example.org"})
 	if err != nil {
 		var v *providertest.Violation
 		n := 0

@@ -20,7 +20,7 @@ import (
 func TestConformance(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return newMapProvider("example.org")
-	}, providertest.WithZone("example.org"))
+	}, providertest.Options{Zone: "example.org"})
 }
 
 func TestRunPrintsResult(t *testing.T) {
@@ -58,7 +58,7 @@ func TestSuiteCatchesBrokenProvider(t *testing.T) {
 			return next.ApplyChanges(ctx, c)
 		},
 	})
-	err := providertest.CheckProvider(context.Background(), broken, providertest.WithZone("example.org"))
+	err := providertest.CheckProvider(context.Background(), broken, providertest.Options{Zone: "example.org"})
 	require.Error(t, err)
 	var v *providertest.Violation
 	require.True(t, errors.As(err, &v))

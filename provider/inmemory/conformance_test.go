@@ -17,5 +17,5 @@ func TestConformance(t *testing.T) {
 func TestConformanceNestedZones(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return inmemory.New(inmemory.Options{Zones: []string{"example.org", "sub.example.org"}})
-	}, providertest.WithZone("sub.example.org"), providertest.WithConcurrency(32))
+	}, providertest.Options{Zone: "sub.example.org", Concurrency: 32})
 }

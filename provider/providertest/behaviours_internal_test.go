@@ -11,9 +11,7 @@ import (
 // Only genuinely optional features can be declared away: with every option
 // given, the one behaviour skipped is SetIdentifier.
 func TestOnlyOptionalBehavioursCanBeSkipped(t *testing.T) {
-	cfg := newSuiteConfig([]SuiteOption{
-		WithZone("zone.test"), WithoutSetIdentifier(), WithUpsert(), WithTimeout(time.Second), WithConcurrency(1),
-	})
+	cfg := newSuiteConfig([]Options{{Zone: "zone.test", NoSetIdentifier: true, Upsert: true, Timeout: time.Second, Concurrency: 1}})
 	var skipped []string
 	seen := map[string]bool{}
 	for _, b := range behaviours() {
@@ -34,7 +32,7 @@ func TestOnlyOptionalBehavioursCanBeSkipped(t *testing.T) {
 func TestSuiteConfigDefaults(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []SuiteOption
+		opts []Options
 		want suiteConfig
 	}{
 		{
@@ -43,12 +41,12 @@ func TestSuiteConfigDefaults(t *testing.T) {
 		},
 		{
 			name: "zone is canonical, bad numbers are raised",
-			opts: []SuiteOption{WithZone(" Zone.TEST. "), WithTimeout(-1), WithConcurrency(0)},
+			opts: []Options{{Zone: " Zone.TEST. ", Timeout: -1, Concurrency: 1}},
 			want: suiteConfig{zone: "zone.test", setIdentifier: true, timeout: time.Minute, concurrency: 2},
 		},
 		{
 			name: "punycode zone stays in A-label form",
-			opts: []SuiteOption{WithZone("XN--MNCHEN-3YA.example."), WithUpsert(), WithoutSetIdentifier()},
+			opts: []Options{{Zone: "XN--MNCHEN-3YA.example.", Upsert: true, NoSetIdentifier: true}},
 			want: suiteConfig{zone: "xn--mnchen-3ya.example", upsert: true, timeout: time.Minute, concurrency: 8},
 		},
 	}

@@ -192,14 +192,14 @@ func checkCreateExisting(s *session) {
 	err := s.p.ApplyChanges(s.ctx, &plan.Changes{Create: []*endpoint.Endpoint{second}})
 	switch {
 	case err == nil && !s.cfg.upsert:
-		s.fail("ApplyChanges(create)", keyOf(second), "creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)", nil)
+		s.fail("ApplyChanges(create)", keyOf(second), "creating an existing record succeeded; it must fail (declare Options.Upsert if the provider replaces the record)", nil)
 	case err == nil:
 		if recs, ok := s.records("create of an existing record"); ok {
 			s.expect(recs, second, "an upsert create of an existing record")
 		}
 	default:
 		if s.cfg.upsert {
-			s.fail("ApplyChanges(create)", keyOf(second), "creating an existing record failed; a provider declared WithUpsert must replace it", err)
+			s.fail("ApplyChanges(create)", keyOf(second), "creating an existing record failed; a provider declared Options.Upsert must replace it", err)
 		}
 		if recs, ok := s.records("create of an existing record"); ok {
 			s.expect(recs, first, "a failed create of an existing record")

@@ -84,8 +84,34 @@ func (v *Violation) Error() string {
 // Unwrap returns the provider's error.
 func (v *Violation) Unwrap() error { return v.Err }
 
-// SuiteOption configures [TestProvider] and [CheckProvider].
-type SuiteOption func(*suiteConfig)
+// Options configures [TestProvider] and [CheckProvider]. The zero value
+// runs every behaviour in zone "example.org". The functions take zero or
+// one Options; with several, the non-zero fields of later ones override
+// earlier ones.
+type Options struct {
+	// Zone is the zone in which the suite creates its records (default
+	// "example.org"). The provider must accept records below it.
+	Zone string
+	// NoSetIdentifier declares that the provider does not support set
+	// identifiers (routing policies): the SetIdentifier behaviour is
+	// skipped and the other behaviours create no record with one.
+	NoSetIdentifier bool
+	// Upsert declares that the provider writes with upsert semantics, as
+	// the Route 53 UPSERT action does: a create of an existing record
+	// replaces it instead of failing. The CreateExisting behaviour then
+	// requires the create to succeed and the record to hold the new targets
+	// and TTL, and ChangeMissing accepts an update of a missing record that
+	// creates it (as well as one that fails and changes nothing). Deleting
+	// a missing record must still fail. Without it a create of an existing
+	// record must fail and keep the record.
+	Upsert bool
+	// Timeout bounds the time each behaviour (including its clean-up) may
+	// take; zero or less means one minute.
+	Timeout time.Duration
+	// Concurrency is how many goroutines ConcurrentApply runs (default 8,
+	// at least 2).
+	Concurrency int
+}
 
 type suiteConfig struct {
 	zone          string
@@ -95,47 +121,24 @@ type suiteConfig struct {
 	concurrency   int
 }
 
-// WithZone sets the zone in which the suite creates its records (default
-// "example.org"). The provider must accept records below it.
-func WithZone(name string) SuiteOption {
-	return func(c *suiteConfig) { c.zone = name }
-}
-
-// WithoutSetIdentifier declares that the provider does not support set
-// identifiers (routing policies): the SetIdentifier behaviour is skipped and
-// the other behaviours create no record with one.
-func WithoutSetIdentifier() SuiteOption {
-	return func(c *suiteConfig) { c.setIdentifier = false }
-}
-
-// WithUpsert declares that the provider writes with upsert semantics, as
-// the Route 53 UPSERT action does: a create of an existing record replaces
-// it instead of failing. The CreateExisting behaviour then requires the
-// create to succeed and the record to hold the new targets and TTL, and
-// ChangeMissing accepts an update of a missing record that creates it (as
-// well as one that fails and changes nothing). Deleting a missing record
-// must still fail. Without this option a create of an existing record must
-// fail and keep the record.
-func WithUpsert() SuiteOption {
-	return func(c *suiteConfig) { c.upsert = true }
-}
-
-// WithTimeout bounds the time each behaviour (including its clean-up) may
-// take; the default is one minute.
-func WithTimeout(d time.Duration) SuiteOption {
-	return func(c *suiteConfig) { c.timeout = d }
-}
-
-// WithConcurrency sets how many goroutines ConcurrentApply runs (default 8,
-// at least 2).
-func WithConcurrency(n int) SuiteOption {
-	return func(c *suiteConfig) { c.concurrency = n }
-}
-
-func newSuiteConfig(opts []SuiteOption) *suiteConfig {
+func newSuiteConfig(opts []Options) *suiteConfig {
 	c := &suiteConfig{zone: "example.org", setIdentifier: true, timeout: time.Minute, concurrency: 8}
 	for _, o := range opts {
-		o(c)
+		if o.Zone != "" {
+			c.zone = o.Zone
+		}
+		if o.NoSetIdentifier {
+			c.setIdentifier = false
+		}
+		if o.Upsert {
+			c.upsert = true
+		}
+		if o.Timeout != 0 {
+			c.timeout = o.Timeout
+		}
+		if o.Concurrency != 0 {
+			c.concurrency = o.Concurrency
+		}
 	}
 	c.zone = canonicalName(strings.TrimSpace(c.zone))
 	if c.timeout <= 0 {
@@ -172,7 +175,7 @@ func behaviours() []behaviour {
 		{name: BehaviourUnknownProviderSpecific, run: checkUnknownProviderSpecific},
 		{name: BehaviourSetIdentifier, run: checkSetIdentifier, skip: func(c *suiteConfig) string {
 			if !c.setIdentifier {
-				return "the provider declared WithoutSetIdentifier"
+				return "the provider declared Options.NoSetIdentifier"
 			}
 			return ""
 		}},
@@ -192,7 +195,7 @@ func behaviours() []behaviour {
 // newProvider. Violations are reported with t.Error and the subtest goes on,
 // so one run shows every problem. Behaviours are skipped (t.Skip) only when
 // an option declared the capability missing.
-func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider, opts ...SuiteOption) {
+func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider, opts ...Options) {
 	t.Helper()
 	cfg := newSuiteConfig(opts)
 	for _, b := range behaviours() {
@@ -220,7 +223,7 @@ func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider
 // or nil. Unlike [TestProvider] it shares one provider between behaviours;
 // each behaviour uses its own record names and removes them afterwards.
 // It stops early only when ctx is done.
-func CheckProvider(ctx context.Context, p provider.Provider, opts ...SuiteOption) error {
+func CheckProvider(ctx context.Context, p provider.Provider, opts ...Options) error {
 	if p == nil {
 		return errors.New("providertest: CheckProvider: provider is nil")
 	}

@@ -54,7 +54,7 @@ func TestCheckProviderCleansUp(t *testing.T) {
 	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
 		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1"),
 	}}))
-	require.NoError(t, providertest.CheckProvider(t.Context(), p, providertest.WithConcurrency(16)))
+	require.NoError(t, providertest.CheckProvider(t.Context(), p, providertest.Options{Concurrency: 16}))
 	recs, err := p.Records(t.Context())
 	require.NoError(t, err)
 	require.Len(t, recs, 1, "only the record that was there before remains")
@@ -63,7 +63,7 @@ func TestCheckProviderCleansUp(t *testing.T) {
 
 func TestCheckProviderOtherZone(t *testing.T) {
 	p := newRef("zone.test", refFlaws{})
-	require.NoError(t, providertest.CheckProvider(t.Context(), p, providertest.WithZone("Zone.Test."), providertest.WithTimeout(10*time.Second)))
+	require.NoError(t, providertest.CheckProvider(t.Context(), p, providertest.Options{Zone: "Zone.Test.", Timeout: 10 * time.Second}))
 	// The default zone is not served by this provider: creates fail.
 	err := providertest.CheckProvider(t.Context(), p)
 	require.Error(t, err)
@@ -85,13 +85,13 @@ func noSetIdentifier(p provider.Provider) provider.Provider {
 	})
 }
 
-func TestWithoutSetIdentifier(t *testing.T) {
+func TestNoSetIdentifier(t *testing.T) {
 	err := providertest.CheckProvider(t.Context(), noSetIdentifier(newReference()))
 	require.Error(t, err)
 	assert.Equal(t, []string{providertest.BehaviourSetIdentifier, providertest.BehaviourSortedRecords}, behaviours(err))
 
-	require.NoError(t, providertest.CheckProvider(t.Context(), noSetIdentifier(newReference()), providertest.WithoutSetIdentifier()))
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newReference()) }, providertest.WithoutSetIdentifier())
+	require.NoError(t, providertest.CheckProvider(t.Context(), noSetIdentifier(newReference()), providertest.Options{NoSetIdentifier: true}))
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newReference()) }, providertest.Options{NoSetIdentifier: true})
 }
 
 // behaviours returns the sorted, distinct behaviours of the violations in err.
@@ -618,7 +618,7 @@ func TestCheckProviderStopsWhenContextDone(t *testing.T) {
 
 func TestCheckProviderTimeout(t *testing.T) {
 	slow := providertest.WithLatency(newReference(), time.Second)
-	err := providertest.CheckProvider(t.Context(), slow, providertest.WithTimeout(20*time.Millisecond))
+	err := providertest.CheckProvider(t.Context(), slow, providertest.Options{Timeout: 20 * time.Millisecond})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }
@@ -661,32 +661,32 @@ func TestSuiteOnProviderVariants(t *testing.T) {
 	tests := []struct {
 		name  string
 		p     func() provider.Provider
-		opts  []providertest.SuiteOption
+		opts  []providertest.Options
 		wants []string // nil: the provider passes
 		also  string
 	}{
 		{
-			name: "upsert provider declared WithUpsert",
+			name: "upsert provider declared Options.Upsert",
 			p:    func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
-			opts: []providertest.SuiteOption{providertest.WithUpsert()},
+			opts: []providertest.Options{providertest.Options{Upsert: true}},
 		},
 		{
 			name:  "upsert provider not declared",
 			p:     func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
 			wants: []string{providertest.BehaviourChangeMissing, providertest.BehaviourCreateExisting},
-			also:  "creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)",
+			also:  "creating an existing record succeeded; it must fail (declare Options.Upsert if the provider replaces the record)",
 		},
 		{
-			name:  "strict provider declared WithUpsert",
+			name:  "strict provider declared Options.Upsert",
 			p:     newReference,
-			opts:  []providertest.SuiteOption{providertest.WithUpsert()},
+			opts:  []providertest.Options{providertest.Options{Upsert: true}},
 			wants: []string{providertest.BehaviourCreateExisting},
-			also:  "creating an existing record failed; a provider declared WithUpsert must replace it",
+			also:  "creating an existing record failed; a provider declared Options.Upsert must replace it",
 		},
 		{
-			name:  "create of an existing record ignored, declared WithUpsert",
+			name:  "create of an existing record ignored, declared Options.Upsert",
 			p:     func() provider.Provider { return swallowExists(newReference()) },
-			opts:  []providertest.SuiteOption{providertest.WithUpsert()},
+			opts:  []providertest.Options{providertest.Options{Upsert: true}},
 			wants: []string{providertest.BehaviourCreateExisting},
 			also:  `targets are ["192.0.2.70"] after an upsert create of an existing record, want ["192.0.2.71"]`,
 		},
@@ -703,9 +703,9 @@ func TestSuiteOnProviderVariants(t *testing.T) {
 			also:  `is not in lower-case A-label form without a trailing dot after create of Zs-cOnFoRmAnCe-`,
 		},
 		{
-			name:  "does not lower-case names, declared WithUpsert",
+			name:  "does not lower-case names, declared Options.Upsert",
 			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true, upsert: true}) },
-			opts:  []providertest.SuiteOption{providertest.WithUpsert()},
+			opts:  []providertest.Options{providertest.Options{Upsert: true}},
 			wants: []string{providertest.BehaviourNameNormalisation},
 			also:  "record returned 2 times after update addressed as ZS-CONFORMANCE-",
 		},

@@ -22,7 +22,7 @@
 //	func TestConformance(t *testing.T) {
 //		providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 //			return myprovider.New(...)
-//		}, providertest.WithZone("test.example.net"))
+//		}, providertest.Options{Zone: "test.example.net"})
 //	}
 //
 // Fault injection wraps any provider:
@@ -78,9 +78,9 @@
 //   - DomainFilter: GetDomainFilter matches the names the provider accepts,
 //     and AdjustEndpoints keeps valid endpoints without modifying them.
 //   - CreateExisting: creating an existing record fails and keeps it (with
-//     [WithUpsert]: succeeds and replaces it).
+//     [Options.Upsert]: succeeds and replaces it).
 //   - ChangeMissing: deleting a missing record fails; updating a missing
-//     record fails and creates nothing (with [WithUpsert] it may instead
+//     record fails and creates nothing (with [Options.Upsert] it may instead
 //     create the record).
 //   - SortedRecords: Records is sorted by (DNSName, SetIdentifier, RecordType).
 //   - ReturnedSlicesAreCopies: mutating Records results or the applied
@@ -95,9 +95,9 @@
 //     and names. Providers without the capability pass.
 //
 // The suite only creates records whose name has a label starting with
-// "zs-conformance-<random>-", under the zone given with [WithZone] (default
+// "zs-conformance-<random>-", under the zone given with [Options.Zone] (default
 // "example.org"), and deletes them afterwards, so it can run against a real
-// zone. [WithTimeout] bounds each behaviour and [WithConcurrency] sets the
+// zone. [Options.Timeout] bounds each behaviour and [Options.Concurrency] sets the
 // number of goroutines of ConcurrentApply.
 //
 // # Capabilities
@@ -105,10 +105,10 @@
 // A provider declares how it legitimately differs from the strict default
 // with options; the suite then checks it against its declaration:
 //
-//   - [WithUpsert]: creates replace existing records, as Route 53 UPSERT
+//   - [Options.Upsert]: creates replace existing records, as Route 53 UPSERT
 //     does. CreateExisting then requires the replacement, and ChangeMissing
 //     also accepts an update of a missing record that creates it.
-//   - [WithoutSetIdentifier]: the provider has no set identifiers (routing
+//   - [Options.NoSetIdentifier]: the provider has no set identifiers (routing
 //     policies). SetIdentifier is skipped and no other behaviour writes a
 //     set identifier.
 //

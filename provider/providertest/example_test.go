@@ -32,7 +32,7 @@ func ExampleCheckProvider() {
 			return next.ApplyChanges(ctx, fixed)
 		},
 	})
-	err := providertest.CheckProvider(ctx, broken, providertest.WithZone("example.org"))
+	err := providertest.CheckProvider(ctx, broken, providertest.Options{Zone: "example.org"})
 	var v *providertest.Violation
 	if errors.As(err, &v) {
 		fmt.Println(v.Behaviour, v.Op, "-", v.Msg)
@@ -42,9 +42,9 @@ func ExampleCheckProvider() {
 }
 
 // A provider whose creates replace existing records (as Route 53 UPSERT
-// does) declares it with WithUpsert; the suite then checks that a create of
+// does) declares it with Options.Upsert; the suite then checks that a create of
 // an existing record replaces it, instead of requiring it to fail.
-func ExampleWithUpsert() {
+func ExampleOptions_upsert() {
 	ctx := context.Background()
 	upsert := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), providertest.Funcs{
 		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
@@ -66,26 +66,22 @@ func ExampleWithUpsert() {
 		},
 	})
 	for _, declared := range []bool{false, true} {
-		var opts []providertest.SuiteOption
-		if declared {
-			opts = append(opts, providertest.WithUpsert())
-		}
-		err := providertest.CheckProvider(ctx, upsert, opts...)
+		err := providertest.CheckProvider(ctx, upsert, providertest.Options{Upsert: declared})
 		found := false
 		var v *providertest.Violation
 		for _, e := range unjoin(err) {
 			if errors.As(e, &v) && v.Behaviour == providertest.BehaviourCreateExisting {
-				fmt.Printf("WithUpsert %v: %s\n", declared, v.Msg)
+				fmt.Printf("Upsert %v: %s\n", declared, v.Msg)
 				found = true
 			}
 		}
 		if !found {
-			fmt.Printf("WithUpsert %v: no CreateExisting violation\n", declared)
+			fmt.Printf("Upsert %v: no CreateExisting violation\n", declared)
 		}
 	}
 	// Output:
-	// WithUpsert false: creating an existing record succeeded; it must fail (declare WithUpsert if the provider replaces the record)
-	// WithUpsert true: no CreateExisting violation
+	// Upsert false: creating an existing record succeeded; it must fail (declare Options.Upsert if the provider replaces the record)
+	// Upsert true: no CreateExisting violation
 }
 
 // unjoin returns the errors joined in err (errors.Join), or err alone.

@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) {
 	srv := bindtest.Start(t, bindtest.Config{Zones: []string{"example.org"}})
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		return newProvider(t, srv)
-	}, providertest.WithZone("example.org"), providertest.WithoutSetIdentifier())
+	}, providertest.Options{Zone: "example.org", NoSetIdentifier: true})
 }
 
 func TestConformanceUDPSmallBatches(t *testing.T) {
@@ -45,5 +45,5 @@ func TestConformanceUDPSmallBatches(t *testing.T) {
 			k := srv.Keys()[1]
 			c.TSIG = &rfc2136.TSIG{KeyName: k.Name, Algorithm: k.Algorithm, Secret: k.Secret}
 		})
-	}, providertest.WithZone("example.net"), providertest.WithoutSetIdentifier())
+	}, providertest.Options{Zone: "example.net", NoSetIdentifier: true})
 }
