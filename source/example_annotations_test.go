@@ -8,6 +8,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // annotatedApp is one object of a program's own: a name, the address it serves on,
@@ -23,7 +24,7 @@ type annotatedApp struct {
 // annotation or else the app's address.
 type annotatedAppSource struct {
 	apps     []annotatedApp
-	cfg      source.AnnotationConfig
+	cfg      annotations.Config
 	template *source.FQDNTemplate
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -28,7 +29,7 @@ func newServiceSource(client k8sclient.Interface, resync time.Duration) (*kubern
 		informers.TransformerWithOptions[*corev1.Service](
 			informers.RemoveManagedFields(),
 			informers.RemoveLastApplied(),
-			informers.KeepAnnotationPrefixes(source.DefaultAnnotationPrefixes()...),
+			informers.KeepAnnotationPrefixes(annotations.DefaultPrefixes()...),
 		))
 	src, err := kubernetes.NewServiceSource(context.Background(), client, kubernetes.ServiceConfig{Factory: factory})
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -246,7 +247,7 @@ func addIndex(inf cache.SharedIndexInformer, key string, opts []informers.IndexO
 func transformOptions(cfg Config) []informers.TransformOption {
 	prefixes := cfg.Annotations.Prefixes
 	if len(prefixes) == 0 {
-		prefixes = source.DefaultAnnotationPrefixes()
+		prefixes = annotations.DefaultPrefixes()
 	}
 	var keys []string
 	if cfg.AnnotationFilter != "" {
@@ -411,7 +412,7 @@ func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstr
 // order: spec.hostnames, the hostname annotation, the template, and "" (any
 // listener hostname) when the spec names none; the gateway-hostname-source
 // annotation narrows this to the annotation or to the spec and template.
-func (s *routeSource) routeHostnames(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, ann source.Annotations) ([]string, error) {
+func (s *routeSource) routeHostnames(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, ann annotations.Values) ([]string, error) {
 	spec := rt.Spec.Hostnames
 	switch strings.ToLower(ann.GatewayHostnameSource) {
 	case HostnameSourceAnnotationOnly:

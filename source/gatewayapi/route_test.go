@@ -15,6 +15,7 @@ import (
 	k8sinformers "k8s.io/client-go/informers"
 
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/gatewayapi"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
@@ -366,7 +367,7 @@ func TestRouteErrorsArePerObject(t *testing.T) {
 	assert.Contains(t, partial.Failed, "httproute/default/bad")
 	assert.Contains(t, partial.Failed, "httproute/default/viabad")
 	assert.ErrorContains(t, err, "Gateway default/badgw")
-	var annErr *source.AnnotationError
+	var annErr *annotations.Error
 	assert.True(t, errors.As(err, &annErr))
 }
 
@@ -471,7 +472,7 @@ func TestConfigErrors(t *testing.T) {
 		"annotation filter":      {Options: kubernetes.Options{AnnotationFilter: "a in ("}},
 		"label selector":         {Options: kubernetes.Options{LabelSelector: "!!"}},
 		"gateway label selector": {GatewayLabelSelector: "a in ("},
-		"annotation prefix":      {Options: kubernetes.Options{Annotations: source.AnnotationConfig{Prefixes: []string{"no-slash"}}}},
+		"annotation prefix":      {Options: kubernetes.Options{Annotations: annotations.Config{Prefixes: []string{"no-slash"}}}},
 	} {
 		_, err := gatewayapi.NewHTTPRouteSource(ctx, newKube(), dynClient(t), cfg)
 		assert.ErrorContains(t, err, "gateway-httproute source", name)

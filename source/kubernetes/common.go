@@ -10,6 +10,7 @@ import (
 
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IngressClassAnnotation is the annotation that named an Ingress's class
@@ -36,7 +37,7 @@ type Options struct {
 	CombineFQDN bool
 	// Annotations says which annotation prefixes are read and which
 	// controller name marks an object as ours.
-	Annotations source.AnnotationConfig
+	Annotations annotations.Config
 	// ResyncPeriod is the informers' resync period; zero disables resyncs.
 	// It is used only when the source builds its own informer factory.
 	ResyncPeriod time.Duration
@@ -90,7 +91,7 @@ func (s selection) addTo(informer cache.SharedIndexInformer) error {
 func (o Options) annotationKeys(extra ...string) []informers.TransformOption {
 	prefixes := o.Annotations.Prefixes
 	if len(prefixes) == 0 {
-		prefixes = source.DefaultAnnotationPrefixes()
+		prefixes = annotations.DefaultPrefixes()
 	}
 	keys := append([]string(nil), extra...)
 	if o.AnnotationFilter != "" {
@@ -139,6 +140,6 @@ func (s informerSet) AddEventHandler(ctx context.Context, handler func()) {
 
 // hostnames returns the host names of an object from its annotations and
 // the template, as external-dns does.
-func (o Options) hostnames(ann source.Annotations, obj source.ObjectRef, data any) ([]string, error) {
+func (o Options) hostnames(ann annotations.Values, obj source.ObjectRef, data any) ([]string, error) {
 	return source.CombineHostnames(ann.Hostnames, o.FQDNTemplate, o.CombineFQDN, obj, data)
 }

@@ -6,7 +6,7 @@
 // imported.
 //
 // Every source reads the external-dns annotations through
-// [source.AnnotationConfig], gets host names from annotations and an
+// [annotations.Config], gets host names from annotations and an
 // optional [source.FQDNTemplate], selects objects with an annotation filter
 // and a label selector (an index on the informer), can be limited to one
 // namespace, and labels each endpoint with the resource key of its object

@@ -13,6 +13,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IngressConfig configures an [IngressSource].
@@ -145,7 +146,7 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 	}
 	// The template runs only for an Ingress with no names of its own
 	// (or always, with CombineFQDN), as in external-dns.
-	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: append(specHosts, annotated...)}, ref, ing)
+	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(specHosts, annotated...)}, ref, ing)
 	if err != nil {
 		return nil, err
 	}

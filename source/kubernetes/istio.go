@@ -19,6 +19,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IstioGatewayGVR is the resource of Istio Gateways read by default;
@@ -149,7 +150,7 @@ func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructu
 			}
 		}
 	}
-	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: append(ann.Hostnames, hosts...)}, ref, u.Object)
+	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(ann.Hostnames, hosts...)}, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

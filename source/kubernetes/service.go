@@ -16,6 +16,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // ServiceConfig configures a [ServiceSource].
@@ -201,7 +202,7 @@ func (s *ServiceSource) serviceEndpoints(ref source.ObjectRef, svc *corev1.Servi
 }
 
 // hostEndpoints returns the endpoints of one host name of svc.
-func (s *ServiceSource) hostEndpoints(svc *corev1.Service, hostname string, ann source.Annotations, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+func (s *ServiceSource) hostEndpoints(svc *corev1.Service, hostname string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
 	var targets []string
 	var extra []*endpoint.Endpoint
 	switch svc.Spec.Type {
@@ -318,7 +319,7 @@ func srvEndpoints(svc *corev1.Service, hostname string, meta source.EndpointMeta
 // headlessEndpoints returns the records of a headless Service: hostname
 // with every address, and ⟨pod hostname⟩.hostname for endpoints that have
 // a hostname.
-func (s *ServiceSource) headlessEndpoints(svc *corev1.Service, hostname string, ann source.Annotations, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+func (s *ServiceSource) headlessEndpoints(svc *corev1.Service, hostname string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
 	slicesOf, err := informers.ByIndex[*discoveryv1.EndpointSlice](s.slices.GetIndexer(), sliceIndex, svc.Namespace+"/"+svc.Name)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -221,7 +222,7 @@ func TestServiceSourcePartialError(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	require.Contains(t, pe.Failed, "service/ns/bad")
 	assert.ErrorContains(t, pe.Failed["service/ns/bad"], "Service ns/bad")
-	var ae *source.AnnotationError
+	var ae *annotations.Error
 	assert.True(t, errors.As(err, &ae))
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // UnstructuredConfig configures an [UnstructuredSource]. Host names come
@@ -150,7 +151,7 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 			names = append(names, strings.TrimSuffix(n, "."))
 		}
 	}
-	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: names}, ref, u.Object)
+	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: names}, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}
