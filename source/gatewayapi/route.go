@@ -24,6 +24,7 @@ import (
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -418,9 +419,9 @@ func (s *routeSource) routeHostnames(ref source.ObjectRef, u *unstructured.Unstr
 	case HostnameSourceAnnotationOnly:
 		return ann.Hostnames, nil
 	case HostnameSourceDefinedHostsOnly:
-		return source.CombineHostnames(spec, s.cfg.FQDNTemplate, s.cfg.CombineFQDN, ref, u.Object)
+		return fqdn.CombineHostnames(spec, s.cfg.FQDNTemplate, s.cfg.CombineFQDN, ref, u.Object)
 	}
-	hosts, err := source.CombineHostnames(append(slices.Clone(spec), ann.Hostnames...), s.cfg.FQDNTemplate, s.cfg.CombineFQDN, ref, u.Object)
+	hosts, err := fqdn.CombineHostnames(append(slices.Clone(spec), ann.Hostnames...), s.cfg.FQDNTemplate, s.cfg.CombineFQDN, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/gatewayapi"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
@@ -424,9 +425,9 @@ func TestRouteSourceEvents(t *testing.T) {
 	eventually(t, func() bool { return calls.Load() > before && len(endpoints()) == 0 })
 }
 
-func mustTemplate(t *testing.T, text string) *source.FQDNTemplate {
+func mustTemplate(t *testing.T, text string) *fqdn.Template {
 	t.Helper()
-	tmpl, err := source.NewFQDNTemplate(text)
+	tmpl, err := fqdn.NewTemplate(text)
 	require.NoError(t, err)
 	return tmpl
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 )
 
 // IngressClassAnnotation is the annotation that named an Ingress's class
@@ -29,9 +30,9 @@ type Options struct {
 	// Empty selects all.
 	LabelSelector string
 	// FQDNTemplate gives host names for objects without a hostname
-	// annotation (see [source.CombineHostnames]); the typed object (or the
+	// annotation (see [fqdn.CombineHostnames]); the typed object (or the
 	// unstructured object's map) is its data. Nil for none.
-	FQDNTemplate *source.FQDNTemplate
+	FQDNTemplate *fqdn.Template
 	// CombineFQDN adds the template's names to the annotated ones
 	// (--combine-fqdn-annotation).
 	CombineFQDN bool
@@ -141,5 +142,5 @@ func (s informerSet) AddEventHandler(ctx context.Context, handler func()) {
 // hostnames returns the host names of an object from its annotations and
 // the template, as external-dns does.
 func (o Options) hostnames(ann annotations.Values, obj source.ObjectRef, data any) ([]string, error) {
-	return source.CombineHostnames(ann.Hostnames, o.FQDNTemplate, o.CombineFQDN, obj, data)
+	return fqdn.CombineHostnames(ann.Hostnames, o.FQDNTemplate, o.CombineFQDN, obj, data)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -166,7 +167,7 @@ func TestServiceSource(t *testing.T) {
 			cfg: kubernetes.ServiceConfig{
 				Options: kubernetes.Options{
 					Namespace: "ns", AnnotationFilter: "dns=public", LabelSelector: "team=web",
-					FQDNTemplate: source.MustFQDNTemplate("{{.Name}}.{{.Namespace}}.example.com"),
+					FQDNTemplate: fqdn.MustTemplate("{{.Name}}.{{.Namespace}}.example.com"),
 				},
 				ServiceTypeFilter: []corev1.ServiceType{corev1.ServiceTypeLoadBalancer},
 			},

@@ -16,6 +16,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 )
 
 // UnstructuredConfig configures an [UnstructuredSource]. Host names come
@@ -37,7 +38,7 @@ type UnstructuredConfig struct {
 	HostnameJSONPath string
 	// TargetTemplate and TargetJSONPath give targets in the same way; the
 	// template's output is split on commas.
-	TargetTemplate *source.FQDNTemplate
+	TargetTemplate *fqdn.Template
 	TargetJSONPath string
 	// RecordType forces the type of every endpoint (for example TXT or
 	// CNAME); empty types targets as other sources do (A, AAAA or CNAME).
