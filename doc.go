@@ -46,7 +46,7 @@
 //     interface that yields desired endpoints, the optional readiness
 //     capability [source.Syncer], the per-object [source.PartialError],
 //     wrappers ([source.Multi], [source.Dedup], [source.PostProcessor] and
-//     more), ready-made sources ([source.InMemory], [source.Static],
+//     more), ready-made sources ([source.Static], [source.Static],
 //     [source.Connector], [source.Fake]) and the external-dns annotation
 //     parser and FQDN templates for sources of one's own.
 //     [github.com/zonesync/zonesync/source/kubernetes] reads Services,

@@ -21,7 +21,7 @@ func ExampleReconciler_RunOnce() {
 		fmt.Println(err)
 		return
 	}
-	src := source.NewInMemory(
+	src := source.NewStatic(
 		endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"),
 		endpoint.NewEndpointWithTTL("api.example.com", endpoint.RecordTypeCNAME, 300, "www.example.com"),
 	)
@@ -81,7 +81,7 @@ func ExampleReconciler_Run() {
 		fmt.Println(err)
 		return
 	}
-	src := source.NewInMemory(endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"))
+	src := source.NewStatic(endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"))
 	rec := &zonesync.Reconciler{
 		Source:               src,
 		Registry:             reg,
@@ -119,7 +119,7 @@ func ExampleReconciler_Preview() {
 		return
 	}
 	rec := &zonesync.Reconciler{
-		Source: source.NewInMemory(
+		Source: source.NewStatic(
 			endpoint.NewEndpoint("shop.example.com", endpoint.RecordTypeA, "192.0.2.1"),
 			endpoint.NewEndpoint("blog.example.com", endpoint.RecordTypeA, "192.0.2.2"),
 		),
@@ -157,7 +157,7 @@ func ExampleUnsafePlanError() {
 		return
 	}
 	// The source briefly returns nothing: the plan would delete everything.
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg}
 	_, err = rec.RunOnce(ctx)
 
 	var unsafe *zonesync.UnsafePlanError

@@ -12,7 +12,7 @@
 // [InMemory] holds a list of endpoints that the program replaces with
 // [InMemory.Set]; every Set notifies the registered handlers:
 //
-//	src := source.NewInMemory(endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10"))
+//	src := source.NewStatic(endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10"))
 //	rec := &zonesync.Reconciler{Source: src, Registry: reg}
 //	go rec.Run(ctx)                 // Run registers a handler on src
 //	src.Set(newEndpoints...)        // schedules a cycle
@@ -78,25 +78,21 @@
 //
 // # Other sources
 //
-// [Empty] has no endpoints, [Static] serves a fixed list, [InMemory] a list
-// the program replaces, [Fake] random endpoints for tests (reproducible from
-// a seed), and [Connector] reads endpoints from a TCP server in the wire
-// format of external-dns's connector source; [ServeConnector] is that
-// server.
+// [Empty] has no endpoints, [Static] serves a list held in memory, and
+// [Connector] reads endpoints from a TCP server in the wire format of
+// external-dns's connector source; [ServeConnector] is that server. The
+// test kit [github.com/zonesync/zonesync/source/sourcetest] has a source
+// of random endpoints and a checker of the contract above.
 //
-// # Annotations and templates
+// # Building endpoints from objects
 //
-// Sources that read objects carrying external-dns annotations share one
-// parser: [AnnotationConfig.Parse] reads them from any object's annotation
-// map (both external-dns.kubernetes.io/ and external-dns.alpha.kubernetes.io/
-// by default, the newer winning when both are set; other prefixes for split
-// horizon). [FQDNTemplate] derives host names from the object with the
-// template helpers external-dns offers, [CombineHostnames] merges template
-// and annotation names, and [EndpointsForHostname] turns names and targets
-// into typed endpoints (A, AAAA, CNAME) carrying the object's resource label.
-// Errors name the object ([ObjectRef]), the key and the value; report them per
-// object with [PartialError.Add] and obj.Key(), so the other objects' records
-// are still planned.
+// Sources that read objects carrying external-dns annotations use the
+// parser of package source/annotations and the FQDN templates of package
+// source/fqdn; both name the object at fault with an [ObjectRef]. Report
+// an object whose endpoints could not be built with [PartialError.Add] and
+// obj.Key(), so the other objects' records are still planned.
+// [EndpointsForHostname] turns names and targets into typed endpoints (A,
+// AAAA, CNAME) carrying the object's resource label.
 //
 // # Doc markers
 //

@@ -78,9 +78,9 @@ func ExamplePTR() {
 	reverse := endpoint.NewDomainFilter([]string{"2.0.192.in-addr.arpa"})
 	printEndpoints(source.NewPTR(src, reverse))
 	// Output:
+	// other.example.com 0 A 198.51.100.1
 	// web.example.com 0 A 192.0.2.10
 	// www.example.com 0 A 192.0.2.10
-	// other.example.com 0 A 198.51.100.1
 	// 10.2.0.192.in-addr.arpa 0 PTR web.example.com;www.example.com
 }
 
