@@ -122,18 +122,6 @@ func ExamplePostProcessor() {
 	// 60 [{webhook/weight 10}]
 }
 
-func ExampleFake() {
-	src := source.NewFake("example.com", 3, source.FakeSeed(1))
-	eps, _ := src.Endpoints(context.Background())
-	for _, ep := range eps {
-		fmt.Println(ep.RecordType, ep.Validate() == nil)
-	}
-	// Output:
-	// A true
-	// A true
-	// A true
-}
-
 // ExampleServeConnector serves endpoints on a loopback port in external-dns's
 // connector format and reads them back with a Connector. (It is compiled but
 // not run by go test, because it opens a port; TestConnectorEndToEnd runs the
