@@ -92,7 +92,7 @@ func TestConnectorEndToEnd(t *testing.T) {
 
 // TestConnectorReadsExternalDNSEncoding decodes what external-dns's server
 // writes: a gob-encoded []*Endpoint whose exported fields are those of
-// endpoint.Endpoint (COMPAT.md §6), from a server that keeps the
+// endpoint.Endpoint (see docs/compatibility.md), from a server that keeps the
 // connection open after writing.
 func TestConnectorReadsExternalDNSEncoding(t *testing.T) {
 	release := make(chan struct{})

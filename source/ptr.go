@@ -103,7 +103,7 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		}
 		host := strings.TrimSuffix(ep.DNSName, ".")
 		for _, t := range ep.Targets {
-			name, ok := ReverseName(t)
+			name, ok := reverseName(t)
 			if !ok || (p.filter != nil && !p.filter.Match(name)) {
 				continue
 			}
@@ -146,12 +146,12 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 // String describes the wrapper.
 func (p *PTR) String() string { return "ptr of " + describe(p.inner) }
 
-// ReverseName returns the reverse-DNS name of an IP address in text form,
+// reverseName returns the reverse-DNS name of an IP address in text form,
 // without a trailing dot: "10.2.0.192.in-addr.arpa" for "192.0.2.10", and
 // the 32 nibbles of an IPv6 address in reverse order followed by
 // "ip6.arpa". An IPv4-mapped IPv6 address gets its IPv4 name. ok is false
 // when addr is not an IP address (or has a zone).
-func ReverseName(addr string) (name string, ok bool) {
+func reverseName(addr string) (name string, ok bool) {
 	a, err := netip.ParseAddr(addr)
 	if err != nil || a.Zone() != "" {
 		return "", false
