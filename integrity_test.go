@@ -36,7 +36,7 @@ func serveConnector(t *testing.T, list *atomic.Pointer[[]*endpoint.Endpoint]) st
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		_ = source.ServeConnector(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) { return *list.Load(), nil })
+		_ = source.ServeConnector(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) { return *list.Load(), nil }, source.ServeConnectorOptions{})
 	})
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	return l.Addr().String()
@@ -62,7 +62,7 @@ func TestConnectorInvalidEndpointKeepsItsRecord(t *testing.T) {
 	list.Store(&first)
 	addr := serveConnector(t, &list)
 	zone, reg := newZone(t)
-	rec := &zonesync.Reconciler{Source: source.NewConnector(addr), Registry: reg, Logger: testr.New(t)}
+	rec := &zonesync.Reconciler{Source: source.NewConnector(addr, source.ConnectorOptions{}), Registry: reg, Logger: testr.New(t)}
 	_, err := rec.RunOnce(ctx)
 	require.NoError(t, err)
 

@@ -19,7 +19,7 @@ import (
 // per byte of the response plus 1 MiB. Real lists decode to 3 to 10 bytes
 // per byte; a stream of empty endpoints or empty strings, one byte each on
 // the wire, would decode to more than 100. With the size limit
-// ([ConnectorMaxBytes], default [DefaultConnectorMaxBytes]) it bounds the
+// ([ConnectorOptions.MaxBytes], default [DefaultConnectorMaxBytes]) it bounds the
 // memory of one read to about ConnectorMaxDecodedPerByte+2 times the limit
 // (the response itself is held while it is decoded).
 const ConnectorMaxDecodedPerByte = 16

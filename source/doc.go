@@ -68,13 +68,16 @@
 //
 // The order external-dns applies them in is a good default:
 //
-//	var src source.Source = source.NewMulti(sources)
-//	src = source.NewDefaultTargets(src, defaults)
+//	var src source.Source = source.NewMulti(sources, source.MultiOptions{})
+//	src = source.NewDefaultTargets(src, source.DefaultTargetsOptions{Targets: defaults})
 //	src = source.NewDedup(src)
-//	src, err = source.NewNAT64(src, nat64Prefixes) // when used
-//	src = source.NewTargetFilter(src, include, exclude)
-//	src = source.NewPTR(src, reverseZones) // when PTR records are wanted
-//	src = source.NewPostProcessor(src, source.DefaultTTL(ttl), source.ProviderName("webhook"))
+//	src, err = source.NewNAT64(src, source.NAT64Options{Prefixes: nat64Prefixes}) // when used
+//	src = source.NewTargetFilter(src, source.TargetFilterOptions{Include: include, Exclude: exclude})
+//	src = source.NewPTR(src, source.PTROptions{ReverseZones: reverseZones}) // when PTR records are wanted
+//	src = source.NewPostProcessor(src, source.PostProcessorOptions{DefaultTTL: ttl, Provider: "webhook"})
+//
+// Each wrapper takes one options struct whose zero value changes nothing
+// (or, for [Multi], asks every source at once).
 //
 // # Other sources
 //

@@ -27,7 +27,7 @@ import (
 // forward record when that object fails to build.
 //
 // Which endpoints ask: by default every A and AAAA endpoint (as with
-// --create-ptr); with [PTROnlyWhenAsked] none. Either way, an endpoint's
+// --create-ptr); with [PTROptions.OnlyAnnotated] none. Either way, an endpoint's
 // "record-type" provider-specific property decides for it when present:
 // "ptr" (any case) asks, any other value does not. The property is removed
 // from the endpoints once read, as external-dns does.
@@ -59,24 +59,20 @@ var (
 	_ Syncer = (*PTR)(nil)
 )
 
-// PTROption configures a [PTR].
-type PTROption func(*PTR)
-
-// PTROnlyWhenAsked makes a [PTR] create PTR endpoints only for endpoints
-// whose "record-type" provider-specific property is "ptr" (external-dns
-// without --create-ptr).
-func PTROnlyWhenAsked() PTROption {
-	return func(p *PTR) { p.defaultEnabled = false }
+// PTROptions configures a [PTR]. The zero value makes a PTR endpoint for
+// every A and AAAA target (external-dns's --create-ptr).
+type PTROptions struct {
+	// ReverseZones selects the reverse names to produce; nil means all.
+	ReverseZones endpoint.DomainFilterInterface
+	// OnlyAnnotated makes PTR endpoints only for the endpoints whose
+	// "record-type" provider-specific property is "ptr" (the record-type
+	// annotation), as external-dns does without --create-ptr.
+	OnlyAnnotated bool
 }
 
-// NewPTR wraps inner (nil = [Empty]); filter selects the reverse names to
-// produce (nil = all).
-func NewPTR(inner Source, filter endpoint.DomainFilterInterface, opts ...PTROption) *PTR {
-	p := &PTR{wrapper: wrapper{orEmpty(inner)}, filter: filter, defaultEnabled: true}
-	for _, o := range opts {
-		o(p)
-	}
-	return p
+// NewPTR wraps inner (nil = [Empty]).
+func NewPTR(inner Source, opts PTROptions) *PTR {
+	return &PTR{wrapper: wrapper{orEmpty(inner)}, filter: opts.ReverseZones, defaultEnabled: !opts.OnlyAnnotated}
 }
 
 // Endpoints returns the inner source's endpoints followed by the PTR

@@ -10,7 +10,6 @@ import (
 	k8sclient "k8s.io/client-go/kubernetes"
 
 	"github.com/zonesync/zonesync/informers"
-	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
