@@ -29,11 +29,11 @@ func MustAddIndexers(informer cache.SharedIndexInformer, indexers cache.Indexers
 	}
 }
 
-// MustAddEventHandler registers handler on informer until ctx is done,
-// when it removes it again. A failure is logged through the logger of ctx
-// and nil is returned; it does not panic, because a missed event is
-// repaired by the next periodic run.
-func MustAddEventHandler(ctx context.Context, informer cache.SharedIndexInformer, handler cache.ResourceEventHandler) cache.ResourceEventHandlerRegistration {
+// AddEventHandlerUntilDone registers handler on informer until ctx is
+// done, when it removes it again. A failure is logged through the logger
+// of ctx and nil is returned, because a missed event is repaired by the
+// next periodic run.
+func AddEventHandlerUntilDone(ctx context.Context, informer cache.SharedIndexInformer, handler cache.ResourceEventHandler) cache.ResourceEventHandlerRegistration {
 	reg, err := informer.AddEventHandler(handler)
 	if err != nil {
 		logr.FromContextOrDiscard(ctx).Error(err, "informers: adding an event handler failed")

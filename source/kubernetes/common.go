@@ -53,27 +53,27 @@ type selection struct {
 // parse checks o and returns the index that selects its objects. The index
 // name includes the filters, so that sources with different filters can
 // share an informer and sources with the same filters share the index.
-func (o Options) parse(kind string, newIndexers func(...informers.IndexOption) cache.Indexers) (selection, error) {
+func (o Options) parse(kind string, newIndexers func(informers.IndexOptions) cache.Indexers) (selection, error) {
 	if err := o.Annotations.Validate(); err != nil {
 		return selection{}, fmt.Errorf("%s source: %w", kind, err)
 	}
-	var opts []informers.IndexOption
+	var opts informers.IndexOptions
 	if o.AnnotationFilter != "" {
 		sel, err := labels.Parse(o.AnnotationFilter)
 		if err != nil {
 			return selection{}, fmt.Errorf("%s source: annotation filter %q: %w", kind, o.AnnotationFilter, err)
 		}
-		opts = append(opts, informers.WithAnnotationFilter(sel))
+		opts.AnnotationFilter = sel
 	}
 	if o.LabelSelector != "" {
 		sel, err := labels.Parse(o.LabelSelector)
 		if err != nil {
 			return selection{}, fmt.Errorf("%s source: label selector %q: %w", kind, o.LabelSelector, err)
 		}
-		opts = append(opts, informers.WithLabelSelector(sel))
+		opts.LabelSelector = sel
 	}
 	name := fmt.Sprintf("%s:%s|%s", informers.IndexName, o.AnnotationFilter, o.LabelSelector)
-	return selection{indexName: name, indexers: cache.Indexers{name: newIndexers(opts...)[informers.IndexName]}}, nil
+	return selection{indexName: name, indexers: cache.Indexers{name: newIndexers(opts)[informers.IndexName]}}, nil
 }
 
 // addTo adds the selection's index to informer unless it has it already.
@@ -89,7 +89,7 @@ func (s selection) addTo(informer cache.SharedIndexInformer) error {
 
 // annotationKeys returns the transform options that keep the annotations a
 // source reads: its prefixes, and the keys its annotation filter names.
-func (o Options) annotationKeys(extra ...string) []informers.TransformOption {
+func (o Options) annotationKeys(extra ...string) informers.TransformOptions {
 	prefixes := o.Annotations.Prefixes
 	if len(prefixes) == 0 {
 		prefixes = annotations.DefaultPrefixes()
@@ -102,11 +102,11 @@ func (o Options) annotationKeys(extra ...string) []informers.TransformOption {
 			}
 		}
 	}
-	return []informers.TransformOption{
-		informers.RemoveManagedFields(),
-		informers.RemoveLastApplied(),
-		informers.KeepAnnotationPrefixes(prefixes...),
-		informers.KeepAnnotations(keys...),
+	return informers.TransformOptions{
+		RemoveManagedFields: true,
+		RemoveLastApplied:   true,
+		DropAnnotations:     true, KeepAnnotationPrefixes: prefixes,
+		KeepAnnotations: keys,
 	}
 }
 
@@ -135,7 +135,7 @@ func (s informerSet) WaitForSync(ctx context.Context) error {
 // AddEventHandler registers handler on every informer until ctx is done.
 func (s informerSet) AddEventHandler(ctx context.Context, handler func()) {
 	for _, inf := range s {
-		informers.MustAddEventHandler(ctx, inf, informers.DefaultEventHandler(handler))
+		informers.AddEventHandlerUntilDone(ctx, inf, informers.DefaultEventHandler(handler))
 	}
 }
 
