@@ -192,6 +192,33 @@ func TestInformerLifecycle(t *testing.T) {
 	assert.Panics(t, func() { informers.MustAddIndexers(inf, informers.Indexer[*corev1.Service](informers.IndexOptions{})) })
 }
 
+func TestAddEventHandlerUntilDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := fake.NewClientset()
+	factory := k8sinformers.NewSharedInformerFactory(client, 0)
+	inf := factory.Core().V1().Services().Informer()
+	factory.Start(ctx.Done())
+	require.NoError(t, informers.WaitForCacheSync(ctx, inf.HasSynced))
+
+	done, cancelDone := context.WithCancel(ctx)
+	cancelDone()
+	var early, live, ended atomic.Int32
+	assert.Nil(t, informers.AddEventHandlerUntilDone(done, inf, informers.DefaultEventHandler(func() { early.Add(1) })), "a done context registers nothing")
+	liveCtx, cancelLive := context.WithCancel(ctx)
+	defer cancelLive()
+	require.NotNil(t, informers.AddEventHandlerUntilDone(liveCtx, inf, informers.DefaultEventHandler(func() { live.Add(1) })))
+	endedCtx, cancelEnded := context.WithCancel(ctx)
+	require.NotNil(t, informers.AddEventHandlerUntilDone(endedCtx, inf, informers.DefaultEventHandler(func() { ended.Add(1) })))
+	cancelEnded()
+
+	_, err := client.CoreV1().Services("ns").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return live.Load() == 1 }, 5*time.Second, 5*time.Millisecond)
+	assert.Zero(t, early.Load())
+	assert.Zero(t, ended.Load(), "not called once its context is done")
+}
+
 func TestDefaultEventHandlerSkipsResync(t *testing.T) {
 	var calls int
 	h := informers.DefaultEventHandler(func() { calls++ })
