@@ -46,7 +46,7 @@ var ErrConnectorTooLarge = errors.New("connector: response exceeds the size limi
 // memory ([ErrConnectorTooDense]) fail the call and name the server.
 //
 // Memory: a response may have at most [DefaultConnectorMaxBytes] bytes (see
-// [ConnectorMaxBytes]) and decode to at most [ConnectorMaxDecodedPerByte]
+// [ConnectorOptions.MaxBytes]) and decode to at most [ConnectorMaxDecodedPerByte]
 // bytes of endpoints per byte (plus 1 MiB). The stream is decoded by a gob
 // decoder of this package that checks every length the server declares
 // against the bytes that actually arrived before allocating for it, so the

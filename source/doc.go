@@ -9,8 +9,9 @@
 //
 // # Usage
 //
-// [InMemory] holds a list of endpoints that the program replaces with
-// [InMemory.Set]; every Set notifies the registered handlers:
+// [Static] holds a list of endpoints that the program replaces with
+// [Static.Set] or extends with [Static.Add]; each call notifies the
+// registered handlers:
 //
 //	src := source.NewStatic(endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10"))
 //	rec := &zonesync.Reconciler{Source: src, Registry: reg}
@@ -47,6 +48,9 @@
 //   - A source that can be incomplete (informer caches not synced) implements
 //     [Syncer]; informer-backed sources register their handlers before the
 //     informers start and stop with the context.
+//
+// CheckSource in package source/sourcetest checks a source against this
+// contract and reports every violation; run it in the source's tests.
 //
 // # Wrappers
 //
