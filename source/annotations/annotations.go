@@ -242,7 +242,7 @@ func (c Config) Parse(obj source.ObjectRef, ann map[string]string) (Values, erro
 	a.InternalHostnames = p.names(InternalHostname)
 	a.Targets = p.targets(Target)
 	if key, v, ok := p.get(TTL); ok {
-		ttl, err := ParseTTL(v)
+		ttl, err := parseTTL(v)
 		if err != nil {
 			p.fail(key, v, err)
 		}
@@ -391,11 +391,11 @@ func familyProperty(name string) (string, bool) {
 	return "", false
 }
 
-// ParseTTL parses a ttl annotation value: whole seconds ("300") or a Go
+// parseTTL parses a ttl annotation value: whole seconds ("300") or a Go
 // duration ("5m", "1h30m"; fractions of a second are truncated, so "1.5s"
 // is 1). The result must lie in 1…2147483647 seconds. Surrounding white
 // space is ignored. On error the TTL is 0 and the error says why.
-func ParseTTL(s string) (endpoint.TTL, error) {
+func parseTTL(s string) (endpoint.TTL, error) {
 	s = strings.TrimSpace(s)
 	var secs int64
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
