@@ -38,7 +38,7 @@ func TestRegression_PunycodeNamesKeepTheirOwnership(t *testing.T) {
 			require.NoError(t, p.Err())
 			reg, err := txt.New(p, txt.Config{OwnerID: "me"})
 			require.NoError(t, err)
-			src := source.NewInMemory(a(tc.desired, "192.0.2.1").WithLabel(endpoint.ResourceLabelKey, "service/ns/a"))
+			src := source.NewStatic(a(tc.desired, "192.0.2.1").WithLabel(endpoint.ResourceLabelKey, "service/ns/a"))
 			rec := &zonesync.Reconciler{Source: src, Registry: reg, Logger: testr.New(t)}
 
 			_, err = rec.RunOnce(context.Background())
@@ -79,7 +79,7 @@ func TestRegression_TrailingDotInTXTName(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, reg := newZone(t, tc.seed...)
-			rec := &zonesync.Reconciler{Source: source.NewInMemory(aaaa("a-b.example.com.")), Registry: reg, Logger: testr.New(t)}
+			rec := &zonesync.Reconciler{Source: source.NewStatic(aaaa("a-b.example.com.")), Registry: reg, Logger: testr.New(t)}
 			for range 3 {
 				_, err := rec.RunOnce(context.Background())
 				require.NoError(t, err)
@@ -101,7 +101,7 @@ func TestRegression_TrailingDotInTXTName(t *testing.T) {
 func TestRegression_WhiteSpaceNameKeepsRecords(t *testing.T) {
 	p, reg := newZone(t, a("web.example.com", "192.0.2.1"), ownershipTXT("a-web.example.com", "me"))
 	before := zoneLines(t, p)
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(a(" web.example.com", "192.0.2.9")), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(a(" web.example.com", "192.0.2.9")), Registry: reg}
 	pv, err := rec.Preview(context.Background())
 	require.NoError(t, err)
 	assert.False(t, pv.Plan.Changes.HasChanges())

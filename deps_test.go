@@ -29,6 +29,7 @@ var corePatterns = []string{
 	".", "./endpoint/...", "./plan/...", "./policy/...", "./registry/...",
 	"./provider", "./provider/inmemory/...", "./provider/webhook/...",
 	"./provider/batch/...", "./provider/ratelimit/...", "./provider/cache/...", "./blueprint/...", "./source",
+	"./source/annotations", "./source/fqdn", "./source/sourcetest",
 }
 
 // allowedCoreModules are the only modules core packages may import directly.

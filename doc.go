@@ -46,9 +46,10 @@
 //     interface that yields desired endpoints, the optional readiness
 //     capability [source.Syncer], the per-object [source.PartialError],
 //     wrappers ([source.Multi], [source.Dedup], [source.PostProcessor] and
-//     more), ready-made sources ([source.InMemory], [source.Static],
-//     [source.Connector], [source.Fake]) and the external-dns annotation
-//     parser and FQDN templates for sources of one's own.
+//     more) and ready-made sources ([source.Static], [source.Connector]);
+//     packages source/annotations and source/fqdn hold the external-dns
+//     annotation parser and FQDN templates for sources of one's own, and
+//     source/sourcetest a contract checker and a random source for tests.
 //     [github.com/zonesync/zonesync/source/kubernetes] reads Services,
 //     Ingresses, DNSEndpoints, Istio Gateways, Contour HTTPProxies and any
 //     resource through informers set up with

@@ -32,7 +32,7 @@ func ExampleReconciler_applyingAtScale() {
 		fmt.Println(err)
 		return
 	}
-	src := source.NewInMemory(
+	src := source.NewStatic(
 		endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.1"),
 		endpoint.NewEndpoint("api.example.com", endpoint.RecordTypeA, "192.0.2.2"),
 		endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.3"),

@@ -22,7 +22,7 @@ func ExampleReconciler_RunOnce() {
 		fmt.Println(err)
 		return
 	}
-	src := source.NewInMemory(
+	src := source.NewStatic(
 		endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"),
 		endpoint.NewEndpointWithTTL("api.example.com", endpoint.RecordTypeCNAME, 300, "www.example.com"),
 	)
@@ -82,7 +82,7 @@ func ExampleReconciler_Run() {
 		fmt.Println(err)
 		return
 	}
-	src := source.NewInMemory(endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"))
+	src := source.NewStatic(endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"))
 	rec := &zonesync.Reconciler{
 		Source:               src,
 		Registry:             reg,
@@ -120,7 +120,7 @@ func ExampleReconciler_Preview() {
 		return
 	}
 	rec := &zonesync.Reconciler{
-		Source: source.NewInMemory(
+		Source: source.NewStatic(
 			endpoint.NewEndpoint("shop.example.com", endpoint.RecordTypeA, "192.0.2.1"),
 			endpoint.NewEndpoint("blog.example.com", endpoint.RecordTypeA, "192.0.2.2"),
 		),
@@ -158,7 +158,7 @@ func ExampleReconciler_RunOnce_unsafePlan() {
 		return
 	}
 	// The source briefly returns nothing: the plan would delete everything.
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg}
 	_, err = rec.RunOnce(ctx)
 
 	var unsafe *plan.UnsafePlanError

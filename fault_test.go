@@ -117,7 +117,7 @@ func TestFaultInjectionConverges(t *testing.T) {
 			injected := provider.NewSoftError(errors.New("injected outage"))
 			reg, err := txt.New(tt.wrap(raw, rng, injected), txt.Config{OwnerID: "me"})
 			require.NoError(t, err)
-			src := source.NewInMemory()
+			src := source.NewStatic()
 			rec := &zonesync.Reconciler{
 				Source: src, Registry: reg,
 				// Random desired states change far more than 30% at once.

@@ -36,7 +36,7 @@ func serveConnector(t *testing.T, list *atomic.Pointer[[]*endpoint.Endpoint]) st
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		_ = source.ServeConnector(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) { return *list.Load(), nil })
+		_ = source.ServeConnector(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) { return *list.Load(), nil }, source.ServeConnectorOptions{})
 	})
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	return l.Addr().String()
@@ -62,7 +62,7 @@ func TestConnectorInvalidEndpointKeepsItsRecord(t *testing.T) {
 	list.Store(&first)
 	addr := serveConnector(t, &list)
 	zone, reg := newZone(t)
-	rec := &zonesync.Reconciler{Source: source.NewConnector(addr), Registry: reg, Logger: testr.New(t)}
+	rec := &zonesync.Reconciler{Source: source.NewConnector(addr, source.ConnectorOptions{}), Registry: reg, Logger: testr.New(t)}
 	_, err := rec.RunOnce(ctx)
 	require.NoError(t, err)
 
@@ -249,7 +249,7 @@ func TestUnownableApexIsSkipped(t *testing.T) {
 		a("www.example.com", "192.0.2.2").WithLabel(endpoint.ResourceLabelKey, "ingress/web/apex"),
 		a("api.example.com", "192.0.2.3").WithLabel(endpoint.ResourceLabelKey, "service/web/api"),
 	}
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(desired...), Registry: reg, Observer: obs, Logger: testr.New(t)}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: reg, Observer: obs, Logger: testr.New(t)}
 
 	pv, err := rec.Preview(ctx)
 	require.NoError(t, err)
@@ -297,7 +297,7 @@ func TestPreviewShowsSettingsWarnings(t *testing.T) {
 		`3 record(s) carry owner "old" only in TXT records named with the prefix "x-": with the prefix "y-" they are no longer owned`,
 	}}
 	reg.repairs.Store(2)
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg}
 	pv, err := rec.Preview(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, reg.warnings, pv.Warnings)
@@ -325,7 +325,7 @@ func TestRepairsApplyEmptyPlan(t *testing.T) {
 			reg := &warningRegistry{fakeRegistry: &fakeRegistry{}}
 			reg.repairs.Store(tt.repairs)
 			obs := &lastCycle{}
-			rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg, DryRun: tt.dryRun, Observer: obs}
+			rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg, DryRun: tt.dryRun, Observer: obs}
 			changes, err := rec.RunOnce(context.Background())
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges())
@@ -391,7 +391,7 @@ func TestSafetyThresholdPerZone(t *testing.T) {
 			for i, e := range tt.desired {
 				desired[i] = a(e.DNSName, e.Targets...)
 			}
-			rec := &zonesync.Reconciler{Source: source.NewInMemory(desired...), Registry: reg}
+			rec := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: reg}
 			pv, err := rec.Preview(context.Background())
 			require.NoError(t, err)
 			_, err = rec.RunOnce(context.Background())
@@ -427,7 +427,7 @@ func TestSafetyThresholdPerZoneTXT(t *testing.T) {
 	for i := range 20 {
 		all = append(all, a(fmt.Sprintf("r%d.small.example", i), "192.0.2.1"))
 	}
-	src := source.NewInMemory(all...)
+	src := source.NewStatic(all...)
 	rec := &zonesync.Reconciler{Source: src, Registry: reg}
 	_, err = rec.RunOnce(ctx)
 	require.NoError(t, err)
@@ -473,7 +473,7 @@ func TestRecordStatusesUnicodeZoneEndToEnd(t *testing.T) {
 	reg, err := txt.New(p, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	obs := &lastCycle{}
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(a("www.bücher.example", "192.0.2.1"), a("www.example.com", "192.0.2.2")), Registry: reg, Observer: obs}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(a("www.bücher.example", "192.0.2.1"), a("www.example.com", "192.0.2.2")), Registry: reg, Observer: obs}
 	_, err = rec.RunOnce(context.Background())
 	require.Error(t, err)
 	assert.Equal(t, []statusLine{

@@ -119,7 +119,7 @@ func TestRunOnceConvergesAndFollowsTheSource(t *testing.T) {
 		},
 	}
 	p, reg := newZone(t)
-	src := source.NewInMemory()
+	src := source.NewStatic()
 	rec := &zonesync.Reconciler{Source: src, Registry: reg, Logger: testr.New(t)}
 	for _, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestRunOnceNeverTouchesForeignRecords(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, reg := newZone(t, foreignSeed()...)
 			before := zoneLines(t, p)
-			rec := &zonesync.Reconciler{Source: source.NewInMemory(tt.desired...), Registry: reg, Logger: testr.New(t)}
+			rec := &zonesync.Reconciler{Source: source.NewStatic(tt.desired...), Registry: reg, Logger: testr.New(t)}
 			for range 2 {
 				changes, err := rec.RunOnce(context.Background())
 				require.NoError(t, err)
@@ -176,7 +176,7 @@ func TestRunOnceSourceSuddenlyEmpty(t *testing.T) {
 	for i := range desired {
 		desired[i] = a(fmt.Sprintf("svc-%d.example.com", i), "192.0.2.1")
 	}
-	src := source.NewInMemory(desired...)
+	src := source.NewStatic(desired...)
 	rec := &zonesync.Reconciler{Source: src, Registry: reg, Logger: testr.New(t)}
 	_, err := rec.RunOnce(context.Background())
 	require.NoError(t, err)
@@ -216,7 +216,7 @@ func TestRunOncePolicies(t *testing.T) {
 				a("gone.example.com", "192.0.2.2"), ownershipTXT("a-gone.example.com", "me"),
 			)
 			rec := &zonesync.Reconciler{
-				Source:   source.NewInMemory(a("keep.example.com", "192.0.2.9"), a("new.example.com", "192.0.2.3")),
+				Source:   source.NewStatic(a("keep.example.com", "192.0.2.9"), a("new.example.com", "192.0.2.3")),
 				Registry: reg, Policy: tt.policy, Logger: testr.New(t),
 			}
 			changes, err := rec.RunOnce(context.Background())
@@ -237,7 +237,7 @@ func TestRunOnceDryRun(t *testing.T) {
 	before := zoneLines(t, p)
 	obs := newCycleObserver()
 	rec := &zonesync.Reconciler{
-		Source: source.NewInMemory(a("new.example.com", "192.0.2.3")), Registry: reg,
+		Source: source.NewStatic(a("new.example.com", "192.0.2.3")), Registry: reg,
 		DryRun: true, Observer: obs, Logger: testr.New(t),
 	}
 	for range 2 {
@@ -282,7 +282,7 @@ func TestRunOnceFiltersAndTypes(t *testing.T) {
 			reg, err := txt.New(p, tt.txt)
 			require.NoError(t, err)
 			rec := &zonesync.Reconciler{
-				Source: source.NewInMemory(
+				Source: source.NewStatic(
 					a("a.example.com", "192.0.2.1"), a("b.sub.example.com", "192.0.2.2"),
 					endpoint.NewEndpoint("c.example.com", endpoint.RecordTypeCNAME, "a.example.com"),
 					a("outside.example.org", "192.0.2.4"), // not in the registry's zone
@@ -301,7 +301,7 @@ func TestRunOnceFiltersAndTypes(t *testing.T) {
 
 func TestRunOnceNoopRegistry(t *testing.T) {
 	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{a("manual.example.com", "198.51.100.2")}})
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(a("web.example.com", "192.0.2.1")), Registry: noop.New(p)}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(a("web.example.com", "192.0.2.1")), Registry: noop.New(p)}
 	changes, err := rec.RunOnce(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"create web.example.com/A 192.0.2.1", "delete manual.example.com/A 198.51.100.2"}, changeLines(changes),
@@ -317,7 +317,7 @@ func TestRunOnceValidation(t *testing.T) {
 		wantErr string
 	}{
 		{name: "no source", rec: &zonesync.Reconciler{Registry: reg}, wantErr: "zonesync: invalid Reconciler configuration: Source is nil"},
-		{name: "no registry", rec: &zonesync.Reconciler{Source: source.NewInMemory()}, wantErr: "zonesync: invalid Reconciler configuration: Registry is nil"},
+		{name: "no registry", rec: &zonesync.Reconciler{Source: source.NewStatic()}, wantErr: "zonesync: invalid Reconciler configuration: Registry is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -335,7 +335,7 @@ func TestRunOnceCanceledContext(t *testing.T) {
 	_, reg := newZone(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg}
 	_, err := rec.RunOnce(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 }
@@ -358,7 +358,7 @@ func TestObserverCounts(t *testing.T) {
 	_, reg := newZone(t, append(foreignSeed(), a("gone.example.com", "192.0.2.2"), ownershipTXT("a-gone.example.com", "me"))...)
 	obs := newCycleObserver()
 	rec := &zonesync.Reconciler{
-		Source:   source.NewInMemory(a("new.example.com", "192.0.2.3"), a("other.example.com", "192.0.2.4")),
+		Source:   source.NewStatic(a("new.example.com", "192.0.2.3"), a("other.example.com", "192.0.2.4")),
 		Registry: reg, Observer: obs,
 	}
 	_, err := rec.RunOnce(context.Background())
@@ -412,7 +412,7 @@ func TestLogging(t *testing.T) {
 			}, funcr.Options{Verbosity: tt.verbosity})
 			_, reg := newZone(t)
 			rec := &zonesync.Reconciler{
-				Source:   source.NewInMemory(a("a.example.com", "192.0.2.1"), a("b.example.com", "192.0.2.2")),
+				Source:   source.NewStatic(a("a.example.com", "192.0.2.1"), a("b.example.com", "192.0.2.2")),
 				Registry: reg, Logger: logger,
 			}
 			_, err := rec.RunOnce(context.Background())
@@ -451,8 +451,8 @@ func TestReconcilersShareNothing(t *testing.T) {
 	p1, reg1 := newZone(t)
 	p2, reg2 := newZone(t)
 	obs1, obs2 := newCycleObserver(), newCycleObserver()
-	r1 := &zonesync.Reconciler{Source: source.NewInMemory(a("one.example.com", "192.0.2.1")), Registry: reg1, Observer: obs1}
-	r2 := &zonesync.Reconciler{Source: source.NewInMemory(a("two.example.com", "192.0.2.2")), Registry: reg2, Observer: obs2}
+	r1 := &zonesync.Reconciler{Source: source.NewStatic(a("one.example.com", "192.0.2.1")), Registry: reg1, Observer: obs1}
+	r2 := &zonesync.Reconciler{Source: source.NewStatic(a("two.example.com", "192.0.2.2")), Registry: reg2, Observer: obs2}
 	_, err := r1.RunOnce(context.Background())
 	require.NoError(t, err)
 	_, err = r2.RunOnce(context.Background())
@@ -474,7 +474,7 @@ func TestLoggingAtV1(t *testing.T) {
 	_, reg := newZone(t, append(foreignSeed(),
 		a("keep.example.com", "192.0.2.1"), ownershipTXT("a-keep.example.com", "me"),
 		a("gone.example.com", "192.0.2.2"), ownershipTXT("a-gone.example.com", "me"))...)
-	src := source.NewInMemory(a("keep.example.com", "192.0.2.9"), a("other.example.com", "192.0.2.4"))
+	src := source.NewStatic(a("keep.example.com", "192.0.2.9"), a("other.example.com", "192.0.2.4"))
 	rec := &zonesync.Reconciler{Source: src, Registry: reg, Logger: logger}
 	_, err := rec.RunOnce(context.Background())
 	require.NoError(t, err)

@@ -57,7 +57,7 @@ func lines(sts []zonesync.RecordStatus) []statusLine {
 
 type statusHarness struct {
 	zone  *inmemory.Provider
-	src   *source.InMemory
+	src   *source.Static
 	obs   *lastCycle
 	r     *zonesync.Reconciler
 	apply func(ctx context.Context, next provider.Provider, c *plan.Changes) error
@@ -76,7 +76,7 @@ func newStatusHarness(t *testing.T) *statusHarness {
 	})
 	reg, err := txt.New(p, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
-	h.src = source.NewInMemory()
+	h.src = source.NewStatic()
 	h.r = &zonesync.Reconciler{Source: h.src, Registry: reg, Observer: h.obs}
 	return h
 }
@@ -273,7 +273,7 @@ func ExampleCycle_RecordStatuses() {
 	}})
 
 	obs := &lastCycle{}
-	r := &zonesync.Reconciler{Registry: reg, Observer: obs, Source: source.NewInMemory(
+	r := &zonesync.Reconciler{Registry: reg, Observer: obs, Source: source.NewStatic(
 		rec("www.example.com", "192.0.2.10", "service/default/web"),
 		rec("taken.example.com", "192.0.2.11", "service/default/web"),
 	)}

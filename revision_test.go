@@ -23,7 +23,7 @@ import (
 // readySource is an in-memory source with a readiness switch and a count
 // of Endpoints calls.
 type readySource struct {
-	*source.InMemory
+	*source.Static
 	ready atomic.Bool
 	calls atomic.Int32
 }
@@ -32,7 +32,7 @@ func (s *readySource) HasSynced() bool { return s.ready.Load() }
 
 func (s *readySource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	s.calls.Add(1)
-	return s.InMemory.Endpoints(ctx)
+	return s.Static.Endpoints(ctx)
 }
 
 // countingRegistry counts Records calls of the registry it wraps.
@@ -49,7 +49,7 @@ func (r *countingRegistry) Records(ctx context.Context) ([]*endpoint.Endpoint, e
 func TestRunOnceSourceNotReady(t *testing.T) {
 	p, reg := newZone(t, a("old.example.com", "192.0.2.1"), ownershipTXT("a-old.example.com", "me"))
 	before := zoneLines(t, p)
-	src := &readySource{InMemory: source.NewInMemory()} // a cold cache: empty and not synced
+	src := &readySource{Static: source.NewStatic()} // a cold cache: empty and not synced
 	creg := &countingRegistry{Registry: reg}
 	obs := newCycleObserver()
 	rec := &zonesync.Reconciler{Source: src, Registry: creg, Observer: obs, Logger: testr.New(t)}
@@ -79,12 +79,12 @@ func TestRunOnceSourceNotReady(t *testing.T) {
 // partialSource returns its endpoints with a partial error for the
 // resources in failed.
 type partialSource struct {
-	*source.InMemory
+	*source.Static
 	failed map[string]error
 }
 
 func (s *partialSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	eps, err := s.InMemory.Endpoints(ctx)
+	eps, err := s.Static.Endpoints(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func TestRunOncePartialSource(t *testing.T) {
 	for i := range 10 {
 		desired = append(desired, svc(i, "192.0.2.1"))
 	}
-	inmem := source.NewInMemory(desired...)
+	inmem := source.NewStatic(desired...)
 	rec := &zonesync.Reconciler{Source: inmem, Registry: reg, Logger: testr.New(t)}
 	_, err := rec.RunOnce(context.Background())
 	require.NoError(t, err)
@@ -122,7 +122,7 @@ func TestRunOncePartialSource(t *testing.T) {
 	}
 	inmem.Set(moved...)
 	cause := errors.New(`annotation "ttl": "ten minutes" is not a duration`)
-	src := &partialSource{InMemory: inmem, failed: map[string]error{"service/default/svc-9": cause}}
+	src := &partialSource{Static: inmem, failed: map[string]error{"service/default/svc-9": cause}}
 	obs := newCycleObserver()
 	rec = &zonesync.Reconciler{Source: src, Registry: reg, Observer: obs, Logger: testr.New(t)}
 
@@ -170,7 +170,7 @@ func TestRunOncePartialSourceIsNotAnEmptySource(t *testing.T) {
 	for i := range 3 {
 		desired = append(desired, svc(i, "192.0.2.1"))
 	}
-	inmem := source.NewInMemory(desired...)
+	inmem := source.NewStatic(desired...)
 	_, err := (&zonesync.Reconciler{Source: inmem, Registry: reg}).RunOnce(context.Background())
 	require.NoError(t, err)
 	before := zoneLines(t, p)
@@ -180,7 +180,7 @@ func TestRunOncePartialSourceIsNotAnEmptySource(t *testing.T) {
 	for i := range 3 {
 		failed[fmt.Sprintf("service/default/svc-%d", i)] = errors.New("bad")
 	}
-	changes, err := (&zonesync.Reconciler{Source: &partialSource{InMemory: inmem, failed: failed}, Registry: reg}).RunOnce(context.Background())
+	changes, err := (&zonesync.Reconciler{Source: &partialSource{Static: inmem, failed: failed}, Registry: reg}).RunOnce(context.Background())
 	var pe *source.PartialError
 	require.ErrorAs(t, err, &pe)
 	assert.False(t, changes.HasChanges())
@@ -209,7 +209,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 	t.Run("old owner id set on the registry only", func(t *testing.T) {
 		p, _ := newZone(t, a("web.example.com", "192.0.2.1"), ownershipTXT("a-web.example.com", "old"))
 		reg := newTXT(t, p, txtConfig{owner: "me", oldOwner: "old"})
-		rec := &zonesync.Reconciler{Source: source.NewInMemory(a("web.example.com", "192.0.2.1")), Registry: reg, Logger: testr.New(t)}
+		rec := &zonesync.Reconciler{Source: source.NewStatic(a("web.example.com", "192.0.2.1")), Registry: reg, Logger: testr.New(t)}
 		changes, err := rec.RunOnce(context.Background())
 		require.NoError(t, err)
 		require.Len(t, changes.UpdateNew, 1, "the migration relabels the record")
@@ -225,7 +225,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 	t.Run("managed types from the registry", func(t *testing.T) {
 		p, _ := newZone(t)
 		reg := newTXT(t, p, txtConfig{owner: "me", managed: []string{"cname"}})
-		rec := &zonesync.Reconciler{Source: source.NewInMemory(
+		rec := &zonesync.Reconciler{Source: source.NewStatic(
 			a("a.example.com", "192.0.2.1"),
 			endpoint.NewEndpoint("c.example.com", endpoint.RecordTypeCNAME, "a.example.com"),
 		), Registry: reg}
@@ -236,7 +236,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 	t.Run("same types in both places, any case", func(t *testing.T) {
 		p, _ := newZone(t)
 		reg := newTXT(t, p, txtConfig{owner: "me", managed: []string{"A", "CNAME", "TXT"}, exclude: []string{"txt"}})
-		rec := &zonesync.Reconciler{Source: source.NewInMemory(a("a.example.com", "192.0.2.1")), Registry: reg,
+		rec := &zonesync.Reconciler{Source: source.NewStatic(a("a.example.com", "192.0.2.1")), Registry: reg,
 			ManagedRecordTypes: []string{"cname", "a"}}
 		_, err := rec.RunOnce(context.Background())
 		require.NoError(t, err)
@@ -245,7 +245,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 		p, _ := newZone(t, a("a.example.com", "192.0.2.1"), ownershipTXT("a-a.example.com", "me"))
 		before := zoneLines(t, p)
 		reg := newTXT(t, p, txtConfig{owner: "me"})
-		rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg, ManagedRecordTypes: []string{"A", "TXT"}}
+		rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg, ManagedRecordTypes: []string{"A", "TXT"}}
 		_, err := rec.RunOnce(context.Background())
 		require.ErrorIs(t, err, zonesync.ErrInvalidConfig)
 		assert.Contains(t, err.Error(), "[A TXT]")
@@ -255,7 +255,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 	})
 	t.Run("a registry without a report uses the Reconciler's types", func(t *testing.T) {
 		fr := &fakeRegistry{owner: "me"}
-		rec := &zonesync.Reconciler{Source: source.NewInMemory(
+		rec := &zonesync.Reconciler{Source: source.NewStatic(
 			a("a.example.com", "192.0.2.1"),
 			endpoint.NewEndpoint("t.example.com", endpoint.RecordTypeTXT, `"x"`),
 		), Registry: fr, ManagedRecordTypes: []string{"a", "txt"}}
@@ -272,7 +272,7 @@ func TestPreview(t *testing.T) {
 	}
 	p, reg := newZone(t, seed...)
 	before := zoneLines(t, p)
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(svc(0, "192.0.2.1")), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(svc(0, "192.0.2.1")), Registry: reg}
 	pv, err := rec.Preview(context.Background())
 	require.NoError(t, err)
 	require.NotNil(t, pv.Unsafe, "deleting 9 of 10 is refused")

@@ -29,7 +29,7 @@ type runHarness struct {
 	clock *clocktest.FakeClock
 	obs   *cycleObserver
 	reg   *fakeRegistry
-	src   *source.InMemory
+	src   *source.Static
 	rec   *zonesync.Reconciler
 	done  chan error
 	stop  context.CancelFunc
@@ -39,7 +39,7 @@ func startRun(t *testing.T, reg *fakeRegistry, configure func(*zonesync.Reconcil
 	t.Helper()
 	h := &runHarness{
 		t: t, clock: clocktest.New(time.Time{}), obs: newCycleObserver(), reg: reg,
-		src:  source.NewInMemory(endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1")),
+		src:  source.NewStatic(endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1")),
 		done: make(chan error, 1),
 	}
 	h.rec = &zonesync.Reconciler{
@@ -296,7 +296,7 @@ func TestRunUnsafePlanIsRetried(t *testing.T) {
 	}
 	reg := &fakeRegistry{records: records}
 	h := startRun(t, reg, func(r *zonesync.Reconciler) {
-		r.Source = source.NewInMemory() // looks empty: would delete all 12
+		r.Source = source.NewStatic() // looks empty: would delete all 12
 		r.BackoffInitial = time.Second
 	})
 	c := h.cycle()
@@ -310,7 +310,7 @@ func TestRunUnsafePlanIsRetried(t *testing.T) {
 
 func TestRunCancelReturnsPromptly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: &fakeRegistry{}, Interval: time.Hour}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: &fakeRegistry{}, Interval: time.Hour}
 	done := make(chan error, 1)
 	go func() { done <- rec.Run(ctx) }()
 	time.Sleep(10 * time.Millisecond) // let it reach its wait; correctness does not depend on it
@@ -326,7 +326,7 @@ func TestRunCancelReturnsPromptly(t *testing.T) {
 func TestRunCancelDuringCycle(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	reg := &fakeRegistry{delay: time.Hour} // Records blocks until ctx ends
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg}
 	done := make(chan error, 1)
 	go func() { done <- rec.Run(ctx) }()
 	require.Eventually(t, func() bool { return reg.calls.Load() > 0 }, waitLimit, time.Millisecond)
@@ -353,7 +353,7 @@ func TestRunValidates(t *testing.T) {
 
 func TestConcurrentRunOnceNeverOverlap(t *testing.T) {
 	reg := &fakeRegistry{delay: time.Millisecond}
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1")), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1")), Registry: reg}
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Add(1)
@@ -371,7 +371,7 @@ func TestConcurrentRunOnceNeverOverlap(t *testing.T) {
 
 func TestRunOnceWaitingForLockHonoursContext(t *testing.T) {
 	reg := &fakeRegistry{delay: time.Hour}
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: reg}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg}
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	defer cancel1()
 	go func() { _, _ = rec.RunOnce(ctx1) }()

@@ -93,7 +93,7 @@ func TestSafetyThreshold(t *testing.T) {
 			records := append(ownedRecords(tt.owned, "me"), foreignRecords(tt.foreign)...)
 			reg := &fakeRegistry{owner: "me", records: records}
 			rec := &zonesync.Reconciler{
-				Source:   source.NewInMemory(desiredRecords(tt.keep, tt.change)...),
+				Source:   source.NewStatic(desiredRecords(tt.keep, tt.change)...),
 				Registry: reg,
 				Safety:   tt.safety,
 			}
@@ -137,7 +137,7 @@ func TestSafetyThresholdValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &zonesync.Reconciler{Source: source.NewInMemory(), Registry: &fakeRegistry{}, Safety: tt.safety}
+			rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: &fakeRegistry{}, Safety: tt.safety}
 			_, err := rec.RunOnce(context.Background())
 			require.ErrorContains(t, err, tt.wantErr)
 		})

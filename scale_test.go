@@ -47,7 +47,7 @@ func TestScalePoisonedRecord(t *testing.T) {
 		desired[i] = a(fmt.Sprintf("svc-%d.example.com", i), fmt.Sprintf("10.0.%d.%d", i>>8, i&255))
 	}
 	obs := newCycleObserver()
-	rec := &zonesync.Reconciler{Source: source.NewInMemory(desired...), Registry: reg, Observer: obs}
+	rec := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: reg, Observer: obs}
 
 	var last zonesync.Cycle
 	for cycle := 0; ; cycle++ {
@@ -115,7 +115,7 @@ func TestScaleFailingZone(t *testing.T) {
 	})
 	reg, err := txt.New(batch.New(flaky, batch.Options{MaxRecords: 6}), txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
-	src := source.NewInMemory()
+	src := source.NewStatic()
 	rec := &zonesync.Reconciler{Source: src, Registry: reg, Safety: plan.SafetyThreshold{Disabled: true}}
 
 	want := func(desired []*endpoint.Endpoint, zone string) []string {

@@ -47,7 +47,7 @@ func TestVerifierRunsAfterApplying(t *testing.T) {
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
-	src := source.NewInMemory(a("www.example.com", "192.0.2.1"), a("api.example.com", "192.0.2.2"))
+	src := source.NewStatic(a("www.example.com", "192.0.2.1"), a("api.example.com", "192.0.2.2"))
 	v := &fakeVerifier{}
 	obs := newCycleObserver()
 	r := &zonesync.Reconciler{Source: src, Registry: reg, Verifier: v, Observer: obs}

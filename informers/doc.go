@@ -8,24 +8,27 @@
 // A shared informer accepts a transform and indexers only before it runs,
 // so set things up in this order:
 //
-//  1. transform: [MustSetTransform] with [TransformerWithOptions];
-//  2. indexers: [MustAddIndexers] with [IndexerWithOptions];
-//  3. event handlers: [MustAddEventHandler] with [DefaultEventHandler];
+//  1. transform: [MustSetTransform] with [Transformer];
+//  2. indexers: [MustAddIndexers] with [Indexer];
+//  3. event handlers: [AddEventHandlerUntilDone] with [DefaultEventHandler];
 //  4. start the informer (or its factory), then wait with [WaitForCacheSync].
 //
 // MustSetTransform panics when called after start, and MustAddIndexers when
 // an index name is taken: programming errors which a test run finds at
 // once. (Indexers added after start work, but they make the informer index
 // its whole cache again while it runs.) Event handlers may
-// be added at any time; MustAddEventHandler logs a failure (through the
-// logger of its context) instead of panicking.
+// be added at any time; AddEventHandlerUntilDone logs a failure (through
+// the logger of its context) and removes the handler when its context is
+// done.
 //
 // # Memory
 //
 // Objects in an informer cache stay in memory for the life of the process.
 // managedFields and the kubectl last-applied-configuration annotation often
 // make up most of an object's size and are never read by a DNS controller;
-// [RemoveManagedFields] and [RemoveLastApplied] drop them before the object
-// is stored. The benchmark BenchmarkServiceCacheMemory measures the saving
+// [TransformOptions.RemoveManagedFields] and
+// [TransformOptions.RemoveLastApplied] drop them before the object is
+// stored. Every constructor takes one options struct whose zero value
+// changes nothing. The benchmark BenchmarkServiceCacheMemory measures the saving
 // (docs/benchmarks.md, "Informer cache memory").
 package informers

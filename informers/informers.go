@@ -29,12 +29,17 @@ func MustAddIndexers(informer cache.SharedIndexInformer, indexers cache.Indexers
 	}
 }
 
-// MustAddEventHandler registers handler on informer until ctx is done,
-// when it removes it again. A failure is logged through the logger of ctx
-// and nil is returned; it does not panic, because a missed event is
-// repaired by the next periodic run.
-func MustAddEventHandler(ctx context.Context, informer cache.SharedIndexInformer, handler cache.ResourceEventHandler) cache.ResourceEventHandlerRegistration {
-	reg, err := informer.AddEventHandler(handler)
+// AddEventHandlerUntilDone registers handler on informer until ctx is
+// done, when it removes it again; handler is not called once ctx is done,
+// even for notifications already queued. A ctx that is already done
+// registers nothing and returns nil. A failure is logged through the
+// logger of ctx and nil is returned, because a missed event is repaired by
+// the next periodic run.
+func AddEventHandlerUntilDone(ctx context.Context, informer cache.SharedIndexInformer, handler cache.ResourceEventHandler) cache.ResourceEventHandlerRegistration {
+	if ctx.Err() != nil {
+		return nil
+	}
+	reg, err := informer.AddEventHandler(untilDone{ctx: ctx, inner: handler})
 	if err != nil {
 		logr.FromContextOrDiscard(ctx).Error(err, "informers: adding an event handler failed")
 		return nil
@@ -44,6 +49,30 @@ func MustAddEventHandler(ctx context.Context, informer cache.SharedIndexInformer
 		_ = informer.RemoveEventHandler(reg)
 	}()
 	return reg
+}
+
+// untilDone passes notifications to inner while ctx is not done.
+type untilDone struct {
+	ctx   context.Context
+	inner cache.ResourceEventHandler
+}
+
+func (h untilDone) OnAdd(obj any, isInInitialList bool) {
+	if h.ctx.Err() == nil {
+		h.inner.OnAdd(obj, isInInitialList)
+	}
+}
+
+func (h untilDone) OnUpdate(oldObj, newObj any) {
+	if h.ctx.Err() == nil {
+		h.inner.OnUpdate(oldObj, newObj)
+	}
+}
+
+func (h untilDone) OnDelete(obj any) {
+	if h.ctx.Err() == nil {
+		h.inner.OnDelete(obj)
+	}
 }
 
 // DefaultEventHandler returns an event handler that calls fn on every

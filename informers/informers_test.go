@@ -20,7 +20,7 @@ import (
 	"github.com/zonesync/zonesync/informers"
 )
 
-func TestTransformerWithOptions(t *testing.T) {
+func TestTransformer(t *testing.T) {
 	svc := func() *corev1.Service {
 		return &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{
@@ -38,21 +38,21 @@ func TestTransformerWithOptions(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		opts       []informers.TransformOption
+		opts       informers.TransformOptions
 		wantAnn    []string
 		wantMF     bool
 		wantStatus bool
 	}{
-		{"nothing removed", nil, []string{informers.LastAppliedAnnotation, "external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class", "other.example.com/unrelated"}, true, true},
-		{"managed fields", []informers.TransformOption{informers.RemoveManagedFields()}, []string{informers.LastAppliedAnnotation, "external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class", "other.example.com/unrelated"}, false, true},
-		{"last applied", []informers.TransformOption{informers.RemoveLastApplied()}, []string{"external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class", "other.example.com/unrelated"}, true, true},
-		{"conditions", []informers.TransformOption{informers.RemoveStatusConditions()}, []string{informers.LastAppliedAnnotation, "external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class", "other.example.com/unrelated"}, true, false},
-		{"prefixes and keys", []informers.TransformOption{informers.KeepAnnotationPrefixes("external-dns.kubernetes.io/"), informers.KeepAnnotations("kubernetes.io/ingress.class")}, []string{"external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class"}, true, true},
-		{"no prefix keeps none", []informers.TransformOption{informers.KeepAnnotationPrefixes()}, nil, true, true},
+		{"nothing removed", informers.TransformOptions{}, []string{informers.LastAppliedAnnotation, "external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class", "other.example.com/unrelated"}, true, true},
+		{"managed fields", informers.TransformOptions{RemoveManagedFields: true}, []string{informers.LastAppliedAnnotation, "external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class", "other.example.com/unrelated"}, false, true},
+		{"last applied", informers.TransformOptions{RemoveLastApplied: true}, []string{"external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class", "other.example.com/unrelated"}, true, true},
+		{"conditions", informers.TransformOptions{RemoveStatusConditions: true}, []string{informers.LastAppliedAnnotation, "external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class", "other.example.com/unrelated"}, true, false},
+		{"prefixes and keys", informers.TransformOptions{DropAnnotations: true, KeepAnnotationPrefixes: []string{"external-dns.kubernetes.io/"}, KeepAnnotations: []string{"kubernetes.io/ingress.class"}}, []string{"external-dns.kubernetes.io/hostname", "kubernetes.io/ingress.class"}, true, true},
+		{"no prefix keeps none", informers.TransformOptions{DropAnnotations: true}, nil, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := informers.TransformerWithOptions[*corev1.Service](tt.opts...)(svc())
+			out, err := informers.Transformer[*corev1.Service](tt.opts)(svc())
 			require.NoError(t, err)
 			got := out.(*corev1.Service)
 			var keys []string
@@ -69,7 +69,7 @@ func TestTransformerWithOptions(t *testing.T) {
 }
 
 func TestTransformerTypeMeta(t *testing.T) {
-	out, err := informers.TransformerWithOptions[*networkingv1.Ingress]()(&networkingv1.Ingress{})
+	out, err := informers.Transformer[*networkingv1.Ingress](informers.TransformOptions{})(&networkingv1.Ingress{})
 	require.NoError(t, err)
 	assert.Equal(t, "networking.k8s.io/v1", out.(*networkingv1.Ingress).APIVersion)
 	assert.Equal(t, "Ingress", out.(*networkingv1.Ingress).Kind)
@@ -79,7 +79,7 @@ func TestTransformerTypeMeta(t *testing.T) {
 		"metadata": map[string]any{"name": "p", "managedFields": []any{map[string]any{"manager": "x"}}},
 		"status":   map[string]any{"conditions": []any{"c"}, "loadBalancer": map[string]any{}},
 	}}
-	out, err = informers.TransformerWithOptions[*unstructured.Unstructured](informers.RemoveManagedFields(), informers.RemoveStatusConditions())(u)
+	out, err = informers.Transformer[*unstructured.Unstructured](informers.TransformOptions{RemoveManagedFields: true, RemoveStatusConditions: true})(u)
 	require.NoError(t, err)
 	got := out.(*unstructured.Unstructured)
 	assert.Equal(t, "HTTPProxy", got.GetKind())
@@ -91,7 +91,7 @@ func TestTransformerTypeMeta(t *testing.T) {
 }
 
 func TestTransformerMismatchAndTombstone(t *testing.T) {
-	fn := informers.TransformerWithOptions[*corev1.Service](informers.RemoveManagedFields())
+	fn := informers.Transformer[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true})
 	_, err := fn(&corev1.Pod{})
 	require.ErrorContains(t, err, "*v1.Pod")
 	require.ErrorContains(t, err, "*v1.Service")
@@ -102,7 +102,7 @@ func TestTransformerMismatchAndTombstone(t *testing.T) {
 	assert.Nil(t, out.(cache.DeletedFinalStateUnknown).Obj.(*corev1.Service).ManagedFields)
 }
 
-func TestIndexerWithOptions(t *testing.T) {
+func TestIndexer(t *testing.T) {
 	annSel, err := labels.Parse("team in (dns)")
 	require.NoError(t, err)
 	labelSel, err := labels.Parse("env=prod")
@@ -118,19 +118,19 @@ func TestIndexerWithOptions(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		opts  []informers.IndexOption
+		opts  informers.IndexOptions
 		value string
 		want  []string
 	}{
-		{"all", nil, informers.IndexMatch, []string{"ann-only", "both", "label-only", "prod-no-zone"}},
-		{"annotation filter", []informers.IndexOption{informers.WithAnnotationFilter(annSel)}, informers.IndexMatch, []string{"ann-only", "both", "prod-no-zone"}},
-		{"label selector", []informers.IndexOption{informers.WithLabelSelector(labelSel)}, informers.IndexMatch, []string{"both", "label-only", "prod-no-zone"}},
-		{"both filters", []informers.IndexOption{informers.WithAnnotationFilter(annSel), informers.WithLabelSelector(labelSel)}, informers.IndexMatch, []string{"both", "prod-no-zone"}},
-		{"by label", []informers.IndexOption{informers.WithLabelSelector(labelSel), informers.IndexByLabel("zone")}, "b", []string{"label-only"}},
+		{"all", informers.IndexOptions{}, informers.IndexMatch, []string{"ann-only", "both", "label-only", "prod-no-zone"}},
+		{"annotation filter", informers.IndexOptions{AnnotationFilter: annSel}, informers.IndexMatch, []string{"ann-only", "both", "prod-no-zone"}},
+		{"label selector", informers.IndexOptions{LabelSelector: labelSel}, informers.IndexMatch, []string{"both", "label-only", "prod-no-zone"}},
+		{"both filters", informers.IndexOptions{AnnotationFilter: annSel, LabelSelector: labelSel}, informers.IndexMatch, []string{"both", "prod-no-zone"}},
+		{"by label", informers.IndexOptions{LabelSelector: labelSel, ByLabel: "zone"}, "b", []string{"label-only"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, informers.IndexerWithOptions[*corev1.Service](tt.opts...))
+			idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, informers.Indexer[*corev1.Service](tt.opts))
 			for _, o := range objs {
 				require.NoError(t, idx.Add(o))
 			}
@@ -143,7 +143,7 @@ func TestIndexerWithOptions(t *testing.T) {
 			assert.Equal(t, tt.want, names)
 		})
 	}
-	_, err = informers.IndexerWithOptions[*corev1.Service]()[informers.IndexName](&corev1.Pod{})
+	_, err = informers.Indexer[*corev1.Service](informers.IndexOptions{})[informers.IndexName](&corev1.Pod{})
 	require.ErrorContains(t, err, "*v1.Pod")
 }
 
@@ -175,10 +175,10 @@ func TestInformerLifecycle(t *testing.T) {
 	factory := k8sinformers.NewSharedInformerFactory(client, 0)
 	inf := factory.Core().V1().Services().Informer()
 
-	informers.MustSetTransform(inf, informers.TransformerWithOptions[*corev1.Service](informers.RemoveManagedFields()))
-	informers.MustAddIndexers(inf, informers.IndexerWithOptions[*corev1.Service]())
+	informers.MustSetTransform(inf, informers.Transformer[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true}))
+	informers.MustAddIndexers(inf, informers.Indexer[*corev1.Service](informers.IndexOptions{}))
 	var calls atomic.Int32
-	require.NotNil(t, informers.MustAddEventHandler(ctx, inf, informers.DefaultEventHandler(func() { calls.Add(1) })))
+	require.NotNil(t, informers.AddEventHandlerUntilDone(ctx, inf, informers.DefaultEventHandler(func() { calls.Add(1) })))
 	factory.Start(ctx.Done())
 	require.NoError(t, informers.WaitForCacheSync(ctx, inf.HasSynced))
 
@@ -189,7 +189,34 @@ func TestInformerLifecycle(t *testing.T) {
 	require.Eventually(t, func() bool { return calls.Load() == 1 }, 5*time.Second, 5*time.Millisecond)
 
 	assert.Panics(t, func() { informers.MustSetTransform(inf, nil) })
-	assert.Panics(t, func() { informers.MustAddIndexers(inf, informers.IndexerWithOptions[*corev1.Service]()) })
+	assert.Panics(t, func() { informers.MustAddIndexers(inf, informers.Indexer[*corev1.Service](informers.IndexOptions{})) })
+}
+
+func TestAddEventHandlerUntilDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := fake.NewClientset()
+	factory := k8sinformers.NewSharedInformerFactory(client, 0)
+	inf := factory.Core().V1().Services().Informer()
+	factory.Start(ctx.Done())
+	require.NoError(t, informers.WaitForCacheSync(ctx, inf.HasSynced))
+
+	done, cancelDone := context.WithCancel(ctx)
+	cancelDone()
+	var early, live, ended atomic.Int32
+	assert.Nil(t, informers.AddEventHandlerUntilDone(done, inf, informers.DefaultEventHandler(func() { early.Add(1) })), "a done context registers nothing")
+	liveCtx, cancelLive := context.WithCancel(ctx)
+	defer cancelLive()
+	require.NotNil(t, informers.AddEventHandlerUntilDone(liveCtx, inf, informers.DefaultEventHandler(func() { live.Add(1) })))
+	endedCtx, cancelEnded := context.WithCancel(ctx)
+	require.NotNil(t, informers.AddEventHandlerUntilDone(endedCtx, inf, informers.DefaultEventHandler(func() { ended.Add(1) })))
+	cancelEnded()
+
+	_, err := client.CoreV1().Services("ns").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return live.Load() == 1 }, 5*time.Second, 5*time.Millisecond)
+	assert.Zero(t, early.Load())
+	assert.Zero(t, ended.Load(), "not called once its context is done")
 }
 
 func TestDefaultEventHandlerSkipsResync(t *testing.T) {

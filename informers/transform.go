@@ -3,6 +3,7 @@ package informers
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,57 +25,33 @@ type Object interface {
 	metav1.Object
 }
 
-// TransformOption selects what [TransformerWithOptions] removes.
-type TransformOption func(*transformOptions)
-
-type transformOptions struct {
-	managedFields bool
-	lastApplied   bool
-	conditions    bool
-	keepPrefixes  []string // nil: keep all annotations
-	keepKeys      []string
+// TransformOptions selects what [Transformer] removes. The zero value
+// removes nothing; the transform then only restores the TypeMeta.
+type TransformOptions struct {
+	// RemoveManagedFields drops metadata.managedFields.
+	RemoveManagedFields bool
+	// RemoveLastApplied drops the [LastAppliedAnnotation] annotation.
+	RemoveLastApplied bool
+	// RemoveStatusConditions drops status.conditions: the Conditions
+	// field of a typed object's Status struct, or the status.conditions
+	// field of an unstructured object.
+	RemoveStatusConditions bool
+	// DropAnnotations drops every annotation except those whose key
+	// starts with one of KeepAnnotationPrefixes or equals one of
+	// KeepAnnotations (with both empty, every annotation is dropped). A
+	// source must keep every annotation it reads, including the keys its
+	// annotation filter names.
+	DropAnnotations bool
+	// KeepAnnotationPrefixes are the prefixes of the annotations
+	// DropAnnotations keeps. Without DropAnnotations they change nothing.
+	KeepAnnotationPrefixes []string
+	// KeepAnnotations are the exact keys of the annotations
+	// DropAnnotations keeps. Without DropAnnotations they change nothing.
+	KeepAnnotations []string
 }
 
-// RemoveManagedFields drops metadata.managedFields.
-func RemoveManagedFields() TransformOption {
-	return func(o *transformOptions) { o.managedFields = true }
-}
-
-// RemoveLastApplied drops the [LastAppliedAnnotation] annotation.
-func RemoveLastApplied() TransformOption {
-	return func(o *transformOptions) { o.lastApplied = true }
-}
-
-// RemoveStatusConditions drops status.conditions: the Conditions field of
-// a typed object's Status struct, or the status.conditions field of an
-// unstructured object.
-func RemoveStatusConditions() TransformOption {
-	return func(o *transformOptions) { o.conditions = true }
-}
-
-// KeepAnnotationPrefixes keeps only the annotations whose key starts with
-// one of prefixes, and those named by [KeepAnnotations]; all others are
-// dropped. Given several times, the prefixes add up. A source must keep
-// every annotation it reads, including the keys its annotation filter
-// names.
-func KeepAnnotationPrefixes(prefixes ...string) TransformOption {
-	return func(o *transformOptions) {
-		o.keepPrefixes = append(o.keepPrefixes, prefixes...)
-		if o.keepPrefixes == nil {
-			o.keepPrefixes = []string{}
-		}
-	}
-}
-
-// KeepAnnotations keeps the annotations with exactly the keys given when
-// [KeepAnnotationPrefixes] drops the others. On its own it changes
-// nothing.
-func KeepAnnotations(keys ...string) TransformOption {
-	return func(o *transformOptions) { o.keepKeys = append(o.keepKeys, keys...) }
-}
-
-// TransformerWithOptions returns a transform for informers of T (for
-// example *corev1.Service) that removes what opts select and restores the
+// Transformer returns a transform for informers of T (for example
+// *corev1.Service) that removes what opts select and restores the
 // object's TypeMeta, which client-go leaves empty on typed objects it
 // decodes: the full group, version and kind for types registered in the
 // client-go scheme, the Kind from the Go type name for others. An
@@ -84,10 +61,15 @@ func KeepAnnotations(keys ...string) TransformOption {
 // decode). Tombstones ([cache.DeletedFinalStateUnknown]) are passed on
 // with their object transformed. Any other value that is not a T is an
 // error naming its type.
-func TransformerWithOptions[T Object](opts ...TransformOption) cache.TransformFunc {
-	var o transformOptions
-	for _, opt := range opts {
-		opt(&o)
+func Transformer[T Object](opts TransformOptions) cache.TransformFunc {
+	o := transformOptions{
+		managedFields: opts.RemoveManagedFields,
+		lastApplied:   opts.RemoveLastApplied,
+		conditions:    opts.RemoveStatusConditions,
+		keepKeys:      slices.Clone(opts.KeepAnnotations),
+	}
+	if opts.DropAnnotations {
+		o.keepPrefixes = append([]string{}, opts.KeepAnnotationPrefixes...)
 	}
 	return func(in any) (any, error) {
 		if tomb, ok := in.(cache.DeletedFinalStateUnknown); ok {
@@ -104,6 +86,15 @@ func TransformerWithOptions[T Object](opts ...TransformOption) cache.TransformFu
 		o.apply(obj)
 		return obj, nil
 	}
+}
+
+// transformOptions is TransformOptions as the transform applies it.
+type transformOptions struct {
+	managedFields bool
+	lastApplied   bool
+	conditions    bool
+	keepPrefixes  []string // nil: keep all annotations
+	keepKeys      []string
 }
 
 func (o *transformOptions) apply(obj Object) {

@@ -46,7 +46,7 @@ var ErrConnectorTooLarge = errors.New("connector: response exceeds the size limi
 // memory ([ErrConnectorTooDense]) fail the call and name the server.
 //
 // Memory: a response may have at most [DefaultConnectorMaxBytes] bytes (see
-// [ConnectorMaxBytes]) and decode to at most [ConnectorMaxDecodedPerByte]
+// [ConnectorOptions.MaxBytes]) and decode to at most [ConnectorMaxDecodedPerByte]
 // bytes of endpoints per byte (plus 1 MiB). The stream is decoded by a gob
 // decoder of this package that checks every length the server declares
 // against the bytes that actually arrived before allocating for it, so the
@@ -79,49 +79,48 @@ type Connector struct {
 
 var _ Source = (*Connector)(nil)
 
-// ConnectorOption configures a [Connector].
-type ConnectorOption func(*Connector)
-
-// ConnectorDialTimeout sets how long a connection attempt may take (default
-// [DefaultConnectorDialTimeout]); d <= 0 leaves only the context's deadline.
-func ConnectorDialTimeout(d time.Duration) ConnectorOption {
-	return func(c *Connector) { c.dialTimeout = d }
-}
-
-// ConnectorReadTimeout sets how long reading the response may take once
-// connected (default [DefaultConnectorReadTimeout]); d <= 0 leaves only the
-// context's deadline.
-func ConnectorReadTimeout(d time.Duration) ConnectorOption {
-	return func(c *Connector) { c.readTimeout = d }
-}
-
-// ConnectorMaxBytes sets the most bytes a response may have (default
-// [DefaultConnectorMaxBytes]); a larger response is an error, never
-// truncated. It also bounds the memory of one call (see [Connector]).
-// n <= 0 restores the default.
-func ConnectorMaxBytes(n int64) ConnectorOption {
-	return func(c *Connector) { c.maxBytes = n }
+// ConnectorOptions configures a [Connector]. The zero value uses the
+// defaults.
+type ConnectorOptions struct {
+	// DialTimeout is how long a connection attempt may take. Zero means
+	// [DefaultConnectorDialTimeout]; a negative value leaves only the
+	// context's deadline.
+	DialTimeout time.Duration
+	// ReadTimeout is how long reading the response may take once
+	// connected. Zero means [DefaultConnectorReadTimeout]; a negative
+	// value leaves only the context's deadline.
+	ReadTimeout time.Duration
+	// MaxBytes is the most bytes a response may have; a larger response
+	// is an error, never truncated. It also bounds the memory of one call
+	// (see [Connector]). Zero or negative means [DefaultConnectorMaxBytes].
+	MaxBytes int64
 }
 
 // NewConnector returns a source reading from the server at addr
 // ("host:port"; empty means [DefaultConnectorAddress]).
-func NewConnector(addr string, opts ...ConnectorOption) *Connector {
+func NewConnector(addr string, opts ConnectorOptions) *Connector {
 	if addr == "" {
 		addr = DefaultConnectorAddress
 	}
 	c := &Connector{
 		addr:        addr,
-		dialTimeout: DefaultConnectorDialTimeout,
-		readTimeout: DefaultConnectorReadTimeout,
-		maxBytes:    DefaultConnectorMaxBytes,
-	}
-	for _, o := range opts {
-		o(c)
+		dialTimeout: orDefault(opts.DialTimeout, DefaultConnectorDialTimeout),
+		readTimeout: orDefault(opts.ReadTimeout, DefaultConnectorReadTimeout),
+		maxBytes:    opts.MaxBytes,
 	}
 	if c.maxBytes <= 0 {
 		c.maxBytes = DefaultConnectorMaxBytes
 	}
 	return c
+}
+
+// orDefault returns def for a zero d, and d otherwise (a negative d, which
+// the caller treats as "no timeout", included).
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // String returns "connector <address>".
@@ -270,27 +269,18 @@ const (
 	DefaultConnectorWriteTimeout = 30 * time.Second
 )
 
-// ServeConnectorOption configures [ServeConnector].
-type ServeConnectorOption func(*serveConnectorOptions)
-
-type serveConnectorOptions struct {
-	maxConns     int
-	writeTimeout time.Duration
-}
-
-// ServeConnectorMaxConns sets how many connections are answered at once
-// (default [DefaultConnectorMaxConns]); a connection accepted beyond it is
-// closed at once, unanswered (its client sees a decoding error and tries
-// again at its next cycle). n <= 0 restores the default.
-func ServeConnectorMaxConns(n int) ServeConnectorOption {
-	return func(o *serveConnectorOptions) { o.maxConns = n }
-}
-
-// ServeConnectorWriteTimeout sets how long writing one answer may take
-// (default [DefaultConnectorWriteTimeout]); a client that reads slower is
-// dropped. d <= 0 restores the default.
-func ServeConnectorWriteTimeout(d time.Duration) ServeConnectorOption {
-	return func(o *serveConnectorOptions) { o.writeTimeout = d }
+// ServeConnectorOptions configures [ServeConnector]. The zero value uses
+// the defaults.
+type ServeConnectorOptions struct {
+	// MaxConns is how many connections are answered at once; a connection
+	// accepted beyond it is closed at once, unanswered (its client sees a
+	// decoding error and tries again at its next cycle). Zero or negative
+	// means [DefaultConnectorMaxConns].
+	MaxConns int
+	// WriteTimeout is how long writing one answer may take; a client that
+	// reads slower is dropped. Zero or negative means
+	// [DefaultConnectorWriteTimeout].
+	WriteTimeout time.Duration
 }
 
 // ServeConnector is the server side of [Connector]: it accepts connections
@@ -302,33 +292,29 @@ func ServeConnectorWriteTimeout(d time.Duration) ServeConnectorOption {
 // logger in ctx.
 //
 // Resources are bounded against clients that connect and never read: at
-// most [DefaultConnectorMaxConns] connections are answered at once (see
-// [ServeConnectorMaxConns]; the others are closed as soon as they are
-// accepted), and writing one answer may take at most
-// [DefaultConnectorWriteTimeout] (see [ServeConnectorWriteTimeout]). Each
+// most [ServeConnectorOptions.MaxConns] connections are answered at once
+// (the others are closed as soon as they are accepted), and writing one
+// answer may take at most [ServeConnectorOptions.WriteTimeout]. Each
 // answer holds the gob encoding of the list while it is written, so the
 // memory of the server is at most that many encodings.
 //
 // ServeConnector closes l when ctx is done, waits for the connections in
 // progress and returns nil; any other Accept error is returned after the
 // same wait.
-func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.Context) ([]*endpoint.Endpoint, error), opts ...ServeConnectorOption) error {
-	o := serveConnectorOptions{maxConns: DefaultConnectorMaxConns, writeTimeout: DefaultConnectorWriteTimeout}
-	for _, opt := range opts {
-		opt(&o)
+func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.Context) ([]*endpoint.Endpoint, error), opts ServeConnectorOptions) error {
+	o := opts
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultConnectorMaxConns
 	}
-	if o.maxConns <= 0 {
-		o.maxConns = DefaultConnectorMaxConns
-	}
-	if o.writeTimeout <= 0 {
-		o.writeTimeout = DefaultConnectorWriteTimeout
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultConnectorWriteTimeout
 	}
 	log := logr.FromContextOrDiscard(ctx)
 	stop := context.AfterFunc(ctx, func() { _ = l.Close() })
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	slots := make(chan struct{}, o.maxConns)
+	slots := make(chan struct{}, o.MaxConns)
 	for {
 		conn, err := l.Accept()
 		if err != nil {
@@ -340,14 +326,14 @@ func ServeConnector(ctx context.Context, l net.Listener, list func(ctx context.C
 		select {
 		case slots <- struct{}{}:
 		default:
-			log.V(1).Info("connector server: too many connections, closing one unanswered", "remote", conn.RemoteAddr().String(), "max", o.maxConns)
+			log.V(1).Info("connector server: too many connections, closing one unanswered", "remote", conn.RemoteAddr().String(), "max", o.MaxConns)
 			_ = conn.Close()
 			continue
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
 			defer conn.Close()
-			if err := serveConnectorConn(ctx, conn, list, o.writeTimeout); err != nil {
+			if err := serveConnectorConn(ctx, conn, list, o.WriteTimeout); err != nil {
 				log.Error(err, "connector server: answering a connection", "remote", conn.RemoteAddr().String())
 			}
 		})

@@ -24,7 +24,7 @@ func BenchmarkConnectorInvalidEndpoints(b *testing.B) {
 			WithLabel(endpoint.ResourceLabelKey, "crd/ns/many")
 	}
 	addr := serve(b, func(context.Context) ([]*endpoint.Endpoint, error) { return eps, nil })
-	c := source.NewConnector(addr)
+	c := source.NewConnector(addr, source.ConnectorOptions{})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -19,7 +19,7 @@ import (
 // per byte of the response plus 1 MiB. Real lists decode to 3 to 10 bytes
 // per byte; a stream of empty endpoints or empty strings, one byte each on
 // the wire, would decode to more than 100. With the size limit
-// ([ConnectorMaxBytes], default [DefaultConnectorMaxBytes]) it bounds the
+// ([ConnectorOptions.MaxBytes], default [DefaultConnectorMaxBytes]) it bounds the
 // memory of one read to about ConnectorMaxDecodedPerByte+2 times the limit
 // (the response itself is held while it is decoded).
 const ConnectorMaxDecodedPerByte = 16
@@ -313,76 +313,12 @@ func (d *gobDecoder) typeDefinition(id int) error {
 		if t.kind != 0 {
 			return errors.New("type definition with two parts")
 		}
-		switch part {
-		case 0:
-			t.kind = gobKindArray
-		case 1:
-			t.kind = gobKindSlice
-		case 2:
-			t.kind = gobKindStruct
-		case 3:
-			t.kind = gobKindMap
-		case 4, 5, 6:
-			t.kind = gobKindEncoder
-		default:
-			return fmt.Errorf("unknown type definition part %d", part)
-		}
-		return d.structFields(func(f int) error {
-			var err error
-			switch {
-			case f == 0: // CommonType{Name, Id}
-				err = d.structFields(func(c int) error {
-					switch c {
-					case 0:
-						var err error
-						t.name, err = d.string()
-						return err
-					case 1:
-						_, err := d.typeID()
-						return err
-					}
-					return fmt.Errorf("unknown CommonType field %d", c)
-				})
-			case f == 1 && t.kind == gobKindStruct: // Field []fieldType
-				var n int
-				n, err = d.count("struct fields", 1)
-				if err == nil && n > gobMaxDefs {
-					err = fmt.Errorf("struct of %d fields", n)
-				}
-				for i := 0; err == nil && i < n; i++ {
-					var fld gobField
-					err = d.structFields(func(c int) error {
-						var err error
-						switch c {
-						case 0:
-							fld.name, err = d.string()
-						case 1:
-							fld.id, err = d.typeID()
-						default:
-							err = fmt.Errorf("unknown fieldType field %d", c)
-						}
-						return err
-					})
-					t.fields = append(t.fields, fld)
-				}
-			case f == 1 && t.kind == gobKindMap:
-				t.key, err = d.typeID()
-			case f == 1 && (t.kind == gobKindArray || t.kind == gobKindSlice):
-				t.elem, err = d.typeID()
-			case f == 2 && t.kind == gobKindMap:
-				t.elem, err = d.typeID()
-			case f == 2 && t.kind == gobKindArray:
-				var n int64
-				n, err = d.int()
-				if err == nil && (n < 0 || n > math.MaxInt32) {
-					err = fmt.Errorf("array length %d", n)
-				}
-				t.length = int(n)
-			default:
-				err = fmt.Errorf("unknown field %d of a type definition", f)
-			}
+		kind, err := wireTypeKind(part)
+		if err != nil {
 			return err
-		})
+		}
+		t.kind = kind
+		return d.structFields(func(f int) error { return d.wireTypeField(t, f) })
 	})
 	if err != nil {
 		return fmt.Errorf("type definition %d: %w", id, err)
@@ -392,6 +328,99 @@ func (d *gobDecoder) typeDefinition(id int) error {
 	}
 	d.types[id] = t
 	return nil
+}
+
+// wireTypeKind returns the kind a part of gob's wireType stands for: the
+// field number of its ArrayT, SliceT, StructT, MapT or one of the three
+// encoder types.
+func wireTypeKind(part int) (gobKind, error) {
+	switch part {
+	case 0:
+		return gobKindArray, nil
+	case 1:
+		return gobKindSlice, nil
+	case 2:
+		return gobKindStruct, nil
+	case 3:
+		return gobKindMap, nil
+	case 4, 5, 6:
+		return gobKindEncoder, nil
+	}
+	return 0, fmt.Errorf("unknown type definition part %d", part)
+}
+
+// wireTypeField reads field f of the part of a type definition whose kind
+// t already holds.
+func (d *gobDecoder) wireTypeField(t *gobType, f int) error {
+	switch {
+	case f == 0: // CommonType{Name, Id}
+		return d.commonType(t)
+	case f == 1 && t.kind == gobKindStruct: // Field []fieldType
+		return d.structFieldTypes(t)
+	case f == 1 && t.kind == gobKindMap:
+		var err error
+		t.key, err = d.typeID()
+		return err
+	case f == 1 && (t.kind == gobKindArray || t.kind == gobKindSlice):
+		var err error
+		t.elem, err = d.typeID()
+		return err
+	case f == 2 && t.kind == gobKindMap:
+		var err error
+		t.elem, err = d.typeID()
+		return err
+	case f == 2 && t.kind == gobKindArray:
+		n, err := d.int()
+		if err == nil && (n < 0 || n > math.MaxInt32) {
+			err = fmt.Errorf("array length %d", n)
+		}
+		t.length = int(n)
+		return err
+	}
+	return fmt.Errorf("unknown field %d of a type definition", f)
+}
+
+// commonType reads gob's CommonType{Name, Id} into t.name; the id is
+// checked and dropped.
+func (d *gobDecoder) commonType(t *gobType) error {
+	return d.structFields(func(c int) error {
+		switch c {
+		case 0:
+			var err error
+			t.name, err = d.string()
+			return err
+		case 1:
+			_, err := d.typeID()
+			return err
+		}
+		return fmt.Errorf("unknown CommonType field %d", c)
+	})
+}
+
+// structFieldTypes reads the []fieldType{Name, Id} of a struct type into
+// t.fields.
+func (d *gobDecoder) structFieldTypes(t *gobType) error {
+	n, err := d.count("struct fields", 1)
+	if err == nil && n > gobMaxDefs {
+		err = fmt.Errorf("struct of %d fields", n)
+	}
+	for i := 0; err == nil && i < n; i++ {
+		var fld gobField
+		err = d.structFields(func(c int) error {
+			var err error
+			switch c {
+			case 0:
+				fld.name, err = d.string()
+			case 1:
+				fld.id, err = d.typeID()
+			default:
+				err = fmt.Errorf("unknown fieldType field %d", c)
+			}
+			return err
+		})
+		t.fields = append(t.fields, fld)
+	}
+	return err
 }
 
 func (d *gobDecoder) userType(id int) (*gobType, error) {

@@ -55,7 +55,7 @@ func TestServeConnectorCapsConnections(t *testing.T) {
 		assert.NoError(t, source.ServeConnector(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) {
 			calls.Add(1)
 			return big, nil
-		}, source.ServeConnectorMaxConns(maxConns), source.ServeConnectorWriteTimeout(time.Second)))
+		}, source.ServeConnectorOptions{MaxConns: maxConns, WriteTimeout: time.Second}))
 	})
 	defer func() { cancel(); wg.Wait() }()
 	addr := l.Addr().String()
@@ -77,7 +77,7 @@ func TestServeConnectorCapsConnections(t *testing.T) {
 
 	// The stuck writes time out and free their slots.
 	require.Eventually(t, func() bool {
-		got, err := source.NewConnector(addr).Endpoints(context.Background())
+		got, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(context.Background())
 		return err == nil && len(got) == len(big)
 	}, 10*time.Second, 100*time.Millisecond)
 }

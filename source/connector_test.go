@@ -25,7 +25,7 @@ func serve(t testing.TB, list func(context.Context) ([]*endpoint.Endpoint, error
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { assert.NoError(t, source.ServeConnector(ctx, l, list)) })
+	wg.Go(func() { assert.NoError(t, source.ServeConnector(ctx, l, list, source.ServeConnectorOptions{})) })
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	return l.Addr().String()
 }
@@ -65,7 +65,7 @@ func TestConnectorEndToEnd(t *testing.T) {
 		nil,
 	}
 	addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return sent, nil })
-	c := source.NewConnector(addr)
+	c := source.NewConnector(addr, source.ConnectorOptions{})
 	assert.Equal(t, "connector "+addr, c.String())
 
 	got, err := c.Endpoints(context.Background())
@@ -92,7 +92,7 @@ func TestConnectorEndToEnd(t *testing.T) {
 
 // TestConnectorReadsExternalDNSEncoding decodes what external-dns's server
 // writes: a gob-encoded []*Endpoint whose exported fields are those of
-// endpoint.Endpoint (COMPAT.md §6), from a server that keeps the
+// endpoint.Endpoint (see docs/compatibility.md), from a server that keeps the
 // connection open after writing.
 func TestConnectorReadsExternalDNSEncoding(t *testing.T) {
 	release := make(chan struct{})
@@ -104,7 +104,7 @@ func TestConnectorReadsExternalDNSEncoding(t *testing.T) {
 		<-release // the connection stays open: the client must not wait for EOF
 	})
 	defer close(release)
-	got, err := source.NewConnector(addr).Endpoints(context.Background())
+	got, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(context.Background())
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "app.example.com A 192.0.2.10", swNames(got)[0])
@@ -113,7 +113,7 @@ func TestConnectorReadsExternalDNSEncoding(t *testing.T) {
 
 func TestConnectorEmptyList(t *testing.T) {
 	addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return nil, nil })
-	got, err := source.NewConnector(addr).Endpoints(context.Background())
+	got, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }
@@ -126,22 +126,22 @@ func TestConnectorErrors(t *testing.T) {
 			many[i] = swA("host-"+strings.Repeat("x", 20)+".example.com", "192.0.2.1")
 		}
 		addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return many, nil })
-		_, err := source.NewConnector(addr, source.ConnectorMaxBytes(512)).Endpoints(ctx)
+		_, err := source.NewConnector(addr, source.ConnectorOptions{MaxBytes: 512}).Endpoints(ctx)
 		require.ErrorIs(t, err, source.ErrConnectorTooLarge)
 		assert.ErrorContains(t, err, "connector "+addr)
 
-		got, err := source.NewConnector(addr).Endpoints(ctx)
+		got, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(ctx)
 		require.NoError(t, err, "the default limit is large enough")
 		assert.Len(t, got, 1, "all merged into one endpoint")
 	})
 	t.Run("server fails", func(t *testing.T) {
 		addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return nil, errors.New("no data") })
-		_, err := source.NewConnector(addr).Endpoints(ctx)
+		_, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(ctx)
 		assert.ErrorContains(t, err, "connector "+addr+": decoding endpoints")
 	})
 	t.Run("garbage", func(t *testing.T) {
 		addr := rawServer(t, func(c net.Conn) { _, _ = c.Write([]byte("HTTP/1.1 200 OK\r\n\r\n")) })
-		_, err := source.NewConnector(addr).Endpoints(ctx)
+		_, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(ctx)
 		assert.ErrorContains(t, err, "decoding endpoints")
 	})
 	t.Run("nobody listening", func(t *testing.T) {
@@ -149,14 +149,14 @@ func TestConnectorErrors(t *testing.T) {
 		require.NoError(t, err)
 		addr := l.Addr().String()
 		require.NoError(t, l.Close())
-		_, err = source.NewConnector(addr).Endpoints(ctx)
+		_, err = source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(ctx)
 		assert.ErrorContains(t, err, "connector "+addr)
 	})
 	t.Run("silent server: read timeout", func(t *testing.T) {
 		release := make(chan struct{})
 		addr := rawServer(t, func(net.Conn) { <-release })
 		defer close(release)
-		_, err := source.NewConnector(addr, source.ConnectorReadTimeout(50*time.Millisecond)).Endpoints(ctx)
+		_, err := source.NewConnector(addr, source.ConnectorOptions{ReadTimeout: 50 * time.Millisecond}).Endpoints(ctx)
 		var ne net.Error
 		require.ErrorAs(t, err, &ne)
 		assert.True(t, ne.Timeout())
@@ -168,11 +168,11 @@ func TestConnectorErrors(t *testing.T) {
 		defer close(release)
 		cctx, cancel := context.WithCancel(ctx)
 		go func() { <-accepted; cancel() }()
-		_, err := source.NewConnector(addr).Endpoints(cctx)
+		_, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(cctx)
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 }
 
 func TestConnectorDefaultAddress(t *testing.T) {
-	assert.Equal(t, "connector localhost:8080", source.NewConnector("").String())
+	assert.Equal(t, "connector localhost:8080", source.NewConnector("", source.ConnectorOptions{}).String())
 }

@@ -14,13 +14,13 @@ import (
 // do.
 //
 // By default only endpoints without targets are affected; with
-// [ForceDefaultTargets] every endpoint is. An affected endpoint is replaced
+// [DefaultTargetsOptions.ReplaceExisting] every endpoint is. An affected endpoint is replaced
 // by one endpoint per kind of default target: an A endpoint holding the IPv4
 // addresses, an AAAA endpoint holding the IPv6 addresses and a CNAME
 // endpoint holding the other (host name) targets, each with the original's
 // name, set identifier, TTL, labels and provider-specific properties; the
-// original record type is not kept. Endpoints with targets (without the
-// force option) pass unchanged. With no default targets the wrapper passes
+// original record type is not kept. Endpoints with targets (without
+// ReplaceExisting) pass unchanged. With no default targets the wrapper passes
 // everything through.
 //
 // Where it differs from external-dns: external-dns lets an explicit
@@ -57,19 +57,23 @@ type targetGroup struct {
 	targets    endpoint.Targets
 }
 
-// DefaultTargetsOption configures a [DefaultTargets].
-type DefaultTargetsOption func(*DefaultTargets)
-
-// ForceDefaultTargets makes a [DefaultTargets] replace the targets of every
-// endpoint, not only of those without targets (--force-default-targets).
-func ForceDefaultTargets() DefaultTargetsOption {
-	return func(d *DefaultTargets) { d.force = true }
+// DefaultTargetsOptions configures a [DefaultTargets]. The zero value has
+// no targets, and the wrapper then changes nothing.
+type DefaultTargetsOptions struct {
+	// Targets are the default targets (--default-targets): IPv4 addresses
+	// give A records, IPv6 addresses AAAA records and names CNAME
+	// records. Duplicates are dropped.
+	Targets []string
+	// ReplaceExisting gives every endpoint the default targets, not only
+	// those without targets (--force-default-targets).
+	ReplaceExisting bool
 }
 
-// NewDefaultTargets wraps inner (nil = [Empty]) with the given default
-// targets; duplicates among them are dropped.
-func NewDefaultTargets(inner Source, targets []string, opts ...DefaultTargetsOption) *DefaultTargets {
-	d := &DefaultTargets{wrapper: wrapper{orEmpty(inner)}}
+// NewDefaultTargets wraps inner (nil = [Empty]) with the default targets
+// of opts.
+func NewDefaultTargets(inner Source, opts DefaultTargetsOptions) *DefaultTargets {
+	d := &DefaultTargets{wrapper: wrapper{orEmpty(inner)}, force: opts.ReplaceExisting}
+	targets := opts.Targets
 	var v4, v6, hosts endpoint.Targets
 	for _, t := range targets {
 		if a, err := netip.ParseAddr(t); err == nil && a.Zone() == "" {
@@ -90,9 +94,6 @@ func NewDefaultTargets(inner Source, targets []string, opts ...DefaultTargetsOpt
 		if len(g.targets) > 0 {
 			d.groups = append(d.groups, g)
 		}
-	}
-	for _, o := range opts {
-		o(d)
 	}
 	return d
 }

@@ -22,7 +22,7 @@ func TestDefaultTargets(t *testing.T) {
 	defaults := []string{"198.51.100.1", "2001:db8::1", "lb.example.net", "198.51.100.1", "::ffff:198.51.100.2"}
 
 	t.Run("only endpoints without targets", func(t *testing.T) {
-		got, err := source.NewDefaultTargets(&swStub{eps: in()}, defaults).Endpoints(context.Background())
+		got, err := source.NewDefaultTargets(&swStub{eps: in()}, source.DefaultTargetsOptions{Targets: defaults}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, []string{
 			"empty.example.com A 198.51.100.1;198.51.100.2",
@@ -39,17 +39,17 @@ func TestDefaultTargets(t *testing.T) {
 		got[0].Labels["x"] = "y"
 		got[0].Targets[0] = "changed"
 		assert.NotContains(t, got[1].Labels, "x", "each replacement has its own labels")
-		again, err := source.NewDefaultTargets(&swStub{eps: in()}, defaults).Endpoints(context.Background())
+		again, err := source.NewDefaultTargets(&swStub{eps: in()}, source.DefaultTargetsOptions{Targets: defaults}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, "198.51.100.1", again[0].Targets[0])
 	})
 	t.Run("forced", func(t *testing.T) {
-		got, err := source.NewDefaultTargets(&swStub{eps: in()}, []string{"198.51.100.1"}, source.ForceDefaultTargets()).Endpoints(context.Background())
+		got, err := source.NewDefaultTargets(&swStub{eps: in()}, source.DefaultTargetsOptions{Targets: []string{"198.51.100.1"}, ReplaceExisting: true}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, []string{"empty.example.com A 198.51.100.1", "full.example.com A 198.51.100.1"}, swNames(got))
 	})
 	t.Run("no defaults: pass-through", func(t *testing.T) {
-		got, err := source.NewDefaultTargets(&swStub{eps: in()}, nil, source.ForceDefaultTargets()).Endpoints(context.Background())
+		got, err := source.NewDefaultTargets(&swStub{eps: in()}, source.DefaultTargetsOptions{Targets: nil, ReplaceExisting: true}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, []string{"empty.example.com A ", "full.example.com A 192.0.2.1"}, swNames(got))
 	})

@@ -9,10 +9,11 @@
 //
 // # Usage
 //
-// [InMemory] holds a list of endpoints that the program replaces with
-// [InMemory.Set]; every Set notifies the registered handlers:
+// [Static] holds a list of endpoints that the program replaces with
+// [Static.Set] or extends with [Static.Add]; each call notifies the
+// registered handlers:
 //
-//	src := source.NewInMemory(endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10"))
+//	src := source.NewStatic(endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10"))
 //	rec := &zonesync.Reconciler{Source: src, Registry: reg}
 //	go rec.Run(ctx)                 // Run registers a handler on src
 //	src.Set(newEndpoints...)        // schedules a cycle
@@ -48,6 +49,9 @@
 //     [Syncer]; informer-backed sources register their handlers before the
 //     informers start and stop with the context.
 //
+// CheckSource in package source/sourcetest checks a source against this
+// contract and reports every violation; run it in the source's tests.
+//
 // # Wrappers
 //
 // Wrappers hold another source and change what it returns. Each reports the
@@ -68,35 +72,34 @@
 //
 // The order external-dns applies them in is a good default:
 //
-//	var src source.Source = source.NewMulti(sources)
-//	src = source.NewDefaultTargets(src, defaults)
+//	var src source.Source = source.NewMulti(sources, source.MultiOptions{})
+//	src = source.NewDefaultTargets(src, source.DefaultTargetsOptions{Targets: defaults})
 //	src = source.NewDedup(src)
-//	src, err = source.NewNAT64(src, nat64Prefixes) // when used
-//	src = source.NewTargetFilter(src, include, exclude)
-//	src = source.NewPTR(src, reverseZones) // when PTR records are wanted
-//	src = source.NewPostProcessor(src, source.DefaultTTL(ttl), source.ProviderName("webhook"))
+//	src, err = source.NewNAT64(src, source.NAT64Options{Prefixes: nat64Prefixes}) // when used
+//	src = source.NewTargetFilter(src, source.TargetFilterOptions{Include: include, Exclude: exclude})
+//	src = source.NewPTR(src, source.PTROptions{ReverseZones: reverseZones}) // when PTR records are wanted
+//	src = source.NewPostProcessor(src, source.PostProcessorOptions{DefaultTTL: ttl, Provider: "webhook"})
+//
+// Each wrapper takes one options struct whose zero value changes nothing
+// (or, for [Multi], asks every source at once).
 //
 // # Other sources
 //
-// [Empty] has no endpoints, [Static] serves a fixed list, [InMemory] a list
-// the program replaces, [Fake] random endpoints for tests (reproducible from
-// a seed), and [Connector] reads endpoints from a TCP server in the wire
-// format of external-dns's connector source; [ServeConnector] is that
-// server.
+// [Empty] has no endpoints, [Static] serves a list held in memory, and
+// [Connector] reads endpoints from a TCP server in the wire format of
+// external-dns's connector source; [ServeConnector] is that server. The
+// test kit [github.com/zonesync/zonesync/source/sourcetest] has a source
+// of random endpoints and a checker of the contract above.
 //
-// # Annotations and templates
+// # Building endpoints from objects
 //
-// Sources that read objects carrying external-dns annotations share one
-// parser: [AnnotationConfig.Parse] reads them from any object's annotation
-// map (both external-dns.kubernetes.io/ and external-dns.alpha.kubernetes.io/
-// by default, the newer winning when both are set; other prefixes for split
-// horizon). [FQDNTemplate] derives host names from the object with the
-// template helpers external-dns offers, [CombineHostnames] merges template
-// and annotation names, and [EndpointsForHostname] turns names and targets
-// into typed endpoints (A, AAAA, CNAME) carrying the object's resource label.
-// Errors name the object ([ObjectRef]), the key and the value; report them per
-// object with [PartialError.Add] and obj.Key(), so the other objects' records
-// are still planned.
+// Sources that read objects carrying external-dns annotations use the
+// parser of package source/annotations and the FQDN templates of package
+// source/fqdn; both name the object at fault with an [ObjectRef]. Report
+// an object whose endpoints could not be built with [PartialError.Add] and
+// obj.Key(), so the other objects' records are still planned.
+// [EndpointsForHostname] turns names and targets into typed endpoints (A,
+// AAAA, CNAME) carrying the object's resource label.
 //
 // # Doc markers
 //

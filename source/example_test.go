@@ -8,11 +8,11 @@ import (
 	"github.com/zonesync/zonesync/source"
 )
 
-func ExampleInMemory() {
+func ExampleStatic() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	src := source.NewInMemory(
+	src := source.NewStatic(
 		endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.10"),
 		endpoint.NewEndpoint("api.example.com", endpoint.RecordTypeCNAME, "web.example.com"),
 	)

@@ -50,10 +50,10 @@ func Example_customSource() {
 	}}
 	extra := source.NewStatic(endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.10"))
 
-	var src source.Source = source.NewMulti([]source.Source{hosts, extra})
+	var src source.Source = source.NewMulti([]source.Source{hosts, extra}, source.MultiOptions{})
 	src = source.NewDedup(src) // web.example.com appears twice
-	src = source.NewTargetFilter(src, nil, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")})
-	src = source.NewPostProcessor(src, source.DefaultTTL(300))
+	src = source.NewTargetFilter(src, source.TargetFilterOptions{Exclude: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	src = source.NewPostProcessor(src, source.PostProcessorOptions{DefaultTTL: 300})
 	printEndpoints(src)
 	// Output:
 	// web.example.com 300 A 192.0.2.10
@@ -62,7 +62,7 @@ func Example_customSource() {
 func ExampleMulti() {
 	a := source.NewStatic(endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1"))
 	b := source.NewStatic(endpoint.NewEndpoint("b.example.com", endpoint.RecordTypeCNAME, "a.example.com"))
-	printEndpoints(source.NewMulti([]source.Source{b, a}))
+	printEndpoints(source.NewMulti([]source.Source{b, a}, source.MultiOptions{}))
 	// Output:
 	// b.example.com 0 CNAME a.example.com
 	// a.example.com 0 A 192.0.2.1
@@ -76,17 +76,17 @@ func ExamplePTR() {
 	)
 	// Only the reverse zone 2.0.192.in-addr.arpa is managed.
 	reverse := endpoint.NewDomainFilter([]string{"2.0.192.in-addr.arpa"})
-	printEndpoints(source.NewPTR(src, reverse))
+	printEndpoints(source.NewPTR(src, source.PTROptions{ReverseZones: reverse}))
 	// Output:
+	// other.example.com 0 A 198.51.100.1
 	// web.example.com 0 A 192.0.2.10
 	// www.example.com 0 A 192.0.2.10
-	// other.example.com 0 A 198.51.100.1
 	// 10.2.0.192.in-addr.arpa 0 PTR web.example.com;www.example.com
 }
 
 func ExampleNAT64() {
 	src := source.NewStatic(endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeAAAA, "64:ff9b::c000:20a"))
-	n, err := source.NewNAT64(src, []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96")})
+	n, err := source.NewNAT64(src, source.NAT64Options{Prefixes: []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96")}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -102,7 +102,7 @@ func ExampleDefaultTargets() {
 		&endpoint.Endpoint{DNSName: "internal.example.com", RecordType: endpoint.RecordTypeA},
 		endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.10"),
 	)
-	printEndpoints(source.NewDefaultTargets(src, []string{"198.51.100.1", "lb.example.net"}))
+	printEndpoints(source.NewDefaultTargets(src, source.DefaultTargetsOptions{Targets: []string{"198.51.100.1", "lb.example.net"}}))
 	// Output:
 	// internal.example.com 0 A 198.51.100.1
 	// internal.example.com 0 CNAME lb.example.net
@@ -115,23 +115,11 @@ func ExamplePostProcessor() {
 			WithProviderSpecific("aws/evaluate-target-health", "true").
 			WithProviderSpecific("webhook/weight", "10"),
 	)
-	pp := source.NewPostProcessor(src, source.MinTTL(60), source.ProviderName("webhook"))
+	pp := source.NewPostProcessor(src, source.PostProcessorOptions{MinTTL: 60, Provider: "webhook"})
 	eps, _ := pp.Endpoints(context.Background())
 	fmt.Println(eps[0].RecordTTL, eps[0].ProviderSpecific)
 	// Output:
 	// 60 [{webhook/weight 10}]
-}
-
-func ExampleFake() {
-	src := source.NewFake("example.com", 3, source.FakeSeed(1))
-	eps, _ := src.Endpoints(context.Background())
-	for _, ep := range eps {
-		fmt.Println(ep.RecordType, ep.Validate() == nil)
-	}
-	// Output:
-	// A true
-	// A true
-	// A true
 }
 
 // ExampleServeConnector serves endpoints on a loopback port in external-dns's
@@ -156,10 +144,10 @@ func ExampleServeConnector() {
 				endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.10"),
 				endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.11"),
 			}, nil
-		})
+		}, source.ServeConnectorOptions{})
 	}()
 
-	printEndpoints(source.NewConnector(l.Addr().String()))
+	printEndpoints(source.NewConnector(l.Addr().String(), source.ConnectorOptions{}))
 	cancel()
 	fmt.Println("server stopped:", <-served)
 }

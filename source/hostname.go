@@ -9,7 +9,8 @@ import (
 )
 
 // EndpointMeta is what every endpoint built for one object carries besides
-// its name, type and targets. [Annotations.EndpointMeta] fills it from an
+// its name, type and targets. The EndpointMeta method of annotations.Values
+// (package source/annotations) fills it from an
 // object's annotations.
 type EndpointMeta struct {
 	// TTL of the records; zero means the provider's default.
@@ -35,7 +36,7 @@ type EndpointMeta struct {
 // targets are dropped and each endpoint's targets are sorted with
 // duplicates removed. An empty hostname or no targets give nil. Names and
 // targets are not otherwise checked: use [endpoint.Endpoint.Validate] on
-// the result, or [AnnotationConfig.Parse], which checks annotated ones.
+// the result, or annotations.Config.Parse, which checks annotated ones.
 func EndpointsForHostname(hostname string, targets []string, meta EndpointMeta) []*endpoint.Endpoint {
 	hostname = strings.TrimSuffix(hostname, ".")
 	if hostname == "" {

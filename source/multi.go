@@ -47,26 +47,22 @@ var (
 	_ Syncer = (*Multi)(nil)
 )
 
-// MultiOption configures a [Multi].
-type MultiOption func(*Multi)
-
-// WithConcurrencyLimit bounds how many sources a [Multi] asks at once; n <= 0
-// (the default) means no bound.
-func WithConcurrencyLimit(n int) MultiOption {
-	return func(m *Multi) { m.limit = n }
+// MultiOptions configures a [Multi]. The zero value asks every source at
+// once.
+type MultiOptions struct {
+	// MaxConcurrent bounds how many sources are asked at once; zero or
+	// negative means no bound.
+	MaxConcurrent int
 }
 
 // NewMulti returns a source combining sources. Nil entries are skipped, and
 // error messages number the sources that remain from 0.
-func NewMulti(sources []Source, opts ...MultiOption) *Multi {
-	m := &Multi{}
+func NewMulti(sources []Source, opts MultiOptions) *Multi {
+	m := &Multi{limit: opts.MaxConcurrent}
 	for _, s := range sources {
 		if s != nil {
 			m.sources = append(m.sources, s)
 		}
-	}
-	for _, o := range opts {
-		o(m)
 	}
 	return m
 }

@@ -74,16 +74,16 @@ func swNames(eps []*endpoint.Endpoint) []string {
 // configured so that it does some work.
 func swWrappers(t *testing.T, inner source.Source) map[string]source.Source {
 	t.Helper()
-	nat, err := source.NewNAT64(inner, []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96")})
+	nat, err := source.NewNAT64(inner, source.NAT64Options{Prefixes: []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96")}})
 	require.NoError(t, err)
 	return map[string]source.Source{
-		"Multi":          source.NewMulti([]source.Source{inner}),
+		"Multi":          source.NewMulti([]source.Source{inner}, source.MultiOptions{}),
 		"Dedup":          source.NewDedup(inner),
-		"TargetFilter":   source.NewTargetFilter(inner, []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, nil),
+		"TargetFilter":   source.NewTargetFilter(inner, source.TargetFilterOptions{Include: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}}),
 		"NAT64":          nat,
-		"PTR":            source.NewPTR(inner, nil),
-		"DefaultTargets": source.NewDefaultTargets(inner, []string{"198.51.100.1"}),
-		"PostProcessor":  source.NewPostProcessor(inner, source.MinTTL(60)),
+		"PTR":            source.NewPTR(inner, source.PTROptions{}),
+		"DefaultTargets": source.NewDefaultTargets(inner, source.DefaultTargetsOptions{Targets: []string{"198.51.100.1"}}),
+		"PostProcessor":  source.NewPostProcessor(inner, source.PostProcessorOptions{MinTTL: 60}),
 	}
 }
 
@@ -137,7 +137,7 @@ func TestMultiOrderAndErrors(t *testing.T) {
 	ctx := context.Background()
 	slow := &swStub{eps: []*endpoint.Endpoint{swA("first.example.com", "192.0.2.1")}, block: make(chan struct{}), synced: true}
 	fast := &swStub{eps: []*endpoint.Endpoint{swA("second.example.com", "192.0.2.2"), swA("third.example.com", "192.0.2.3")}, synced: true}
-	m := source.NewMulti([]source.Source{slow, nil, fast})
+	m := source.NewMulti([]source.Source{slow, nil, fast}, source.MultiOptions{})
 	var wg sync.WaitGroup
 	var got []*endpoint.Endpoint
 	var err error
@@ -150,7 +150,7 @@ func TestMultiOrderAndErrors(t *testing.T) {
 	t.Run("partial errors merge", func(t *testing.T) {
 		p1 := &swStub{eps: []*endpoint.Endpoint{swA("a.example.com", "192.0.2.1")}, err: (&source.PartialError{}).Add("service/ns/x", errors.New("x")), synced: true}
 		p2 := &swStub{eps: []*endpoint.Endpoint{swA("b.example.com", "192.0.2.2")}, err: (&source.PartialError{}).Add("ingress/ns/y", errors.New("y")), synced: true}
-		eps, err := source.NewMulti([]source.Source{p1, p2}).Endpoints(ctx)
+		eps, err := source.NewMulti([]source.Source{p1, p2}, source.MultiOptions{}).Endpoints(ctx)
 		var pe *source.PartialError
 		require.ErrorAs(t, err, &pe)
 		assert.Len(t, pe.Failed, 2)
@@ -158,17 +158,17 @@ func TestMultiOrderAndErrors(t *testing.T) {
 	})
 	t.Run("hard error names the source and returns nothing", func(t *testing.T) {
 		boom := errors.New("connection refused")
-		eps, err := source.NewMulti([]source.Source{fast, &swStub{err: boom, synced: true}}).Endpoints(ctx)
+		eps, err := source.NewMulti([]source.Source{fast, &swStub{err: boom, synced: true}}, source.MultiOptions{}).Endpoints(ctx)
 		require.ErrorIs(t, err, boom)
 		assert.Contains(t, err.Error(), "source 1 (stub): connection refused")
 		assert.Nil(t, eps)
 	})
 	t.Run("readiness needs all", func(t *testing.T) {
-		assert.False(t, source.HasSynced(source.NewMulti([]source.Source{fast, &swStub{}})))
-		assert.True(t, source.HasSynced(source.NewMulti([]source.Source{fast, source.NewStatic()})))
+		assert.False(t, source.HasSynced(source.NewMulti([]source.Source{fast, &swStub{}}, source.MultiOptions{})))
+		assert.True(t, source.HasSynced(source.NewMulti([]source.Source{fast, source.NewStatic()}, source.MultiOptions{})))
 	})
 	t.Run("limit", func(t *testing.T) {
-		eps, err := source.NewMulti([]source.Source{fast, fast, fast}, source.WithConcurrencyLimit(1)).Endpoints(ctx)
+		eps, err := source.NewMulti([]source.Source{fast, fast, fast}, source.MultiOptions{MaxConcurrent: 1}).Endpoints(ctx)
 		require.NoError(t, err)
 		assert.Len(t, eps, 6)
 	})
@@ -180,11 +180,11 @@ func TestMultiOrderAndErrors(t *testing.T) {
 // filter). Subtract BenchmarkWorkloadSource for the wrappers' own cost.
 func BenchmarkPipeline(b *testing.B) {
 	benchWorkload(b, func(n int) source.Source {
-		var src source.Source = source.NewMulti([]source.Source{workload.NewSource(n)})
+		var src source.Source = source.NewMulti([]source.Source{workload.NewSource(n)}, source.MultiOptions{})
 		src = source.NewDedup(src)
-		src = source.NewTargetFilter(src, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, nil)
-		src = source.NewPTR(src, endpoint.NewDomainFilter([]string{"in-addr.example"}))
-		return source.NewPostProcessor(src, source.DefaultTTL(300), source.ProviderName("webhook"))
+		src = source.NewTargetFilter(src, source.TargetFilterOptions{Include: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+		src = source.NewPTR(src, source.PTROptions{ReverseZones: endpoint.NewDomainFilter([]string{"in-addr.example"})})
+		return source.NewPostProcessor(src, source.PostProcessorOptions{DefaultTTL: 300, Provider: "webhook"})
 	})
 }
 

@@ -19,7 +19,7 @@ import (
 // targets outside the prefixes contribute nothing, and an AAAA endpoint
 // with none inside adds nothing.
 //
-// With [NAT64SynthesizeAAAA] it works the other way round, as a DNS64
+// With [NAT64Options.SynthesizeAAAA] it works the other way round, as a DNS64
 // resolver would: for each A endpoint it adds an AAAA endpoint holding every
 // IPv4 target embedded in every prefix.
 //
@@ -47,28 +47,26 @@ var (
 	_ Syncer = (*NAT64)(nil)
 )
 
-// NAT64Option configures a [NAT64].
-type NAT64Option func(*NAT64)
-
-// NAT64SynthesizeAAAA makes a [NAT64] add AAAA endpoints for A endpoints
-// (each IPv4 target embedded in each prefix) instead of A endpoints for
-// AAAA ones.
-func NAT64SynthesizeAAAA() NAT64Option {
-	return func(n *NAT64) { n.synthesizeAAAA = true }
+// NAT64Options configures a [NAT64]. The zero value has no prefix, and the
+// wrapper then adds nothing.
+type NAT64Options struct {
+	// Prefixes are the NAT64 prefixes, each an IPv6 /96.
+	Prefixes []netip.Prefix
+	// SynthesizeAAAA adds AAAA endpoints for A endpoints (each IPv4
+	// target embedded in each prefix) instead of A endpoints for the AAAA
+	// targets inside a prefix.
+	SynthesizeAAAA bool
 }
 
 // NewNAT64 wraps inner (nil = [Empty]). Every prefix must be an IPv6 /96;
 // otherwise NewNAT64 returns an error naming it.
-func NewNAT64(inner Source, prefixes []netip.Prefix, opts ...NAT64Option) (*NAT64, error) {
-	n := &NAT64{wrapper: wrapper{orEmpty(inner)}}
-	for i, p := range prefixes {
+func NewNAT64(inner Source, opts NAT64Options) (*NAT64, error) {
+	n := &NAT64{wrapper: wrapper{orEmpty(inner)}, synthesizeAAAA: opts.SynthesizeAAAA}
+	for i, p := range opts.Prefixes {
 		if !p.IsValid() || !p.Addr().Is6() || p.Addr().Is4In6() || p.Bits() != 96 {
 			return nil, fmt.Errorf("nat64 prefix %d %q: want an IPv6 /96 prefix", i, p)
 		}
 		n.prefixes = append(n.prefixes, p.Masked())
-	}
-	for _, o := range opts {
-		o(n)
 	}
 	return n, nil
 }

@@ -20,7 +20,7 @@ func TestNAT64(t *testing.T) {
 	v4 := swA("v4.example.com", "192.0.2.20", "not-an-ip")
 
 	t.Run("A from AAAA inside the prefixes (external-dns)", func(t *testing.T) {
-		n, err := source.NewNAT64(&swStub{eps: []*endpoint.Endpoint{aaaa, plainV6, v4}}, prefixes("64:ff9b::/96", "64:ff9b:1::/96"))
+		n, err := source.NewNAT64(&swStub{eps: []*endpoint.Endpoint{aaaa, plainV6, v4}}, source.NAT64Options{Prefixes: prefixes("64:ff9b::/96", "64:ff9b:1::/96")})
 		require.NoError(t, err)
 		got, err := n.Endpoints(context.Background())
 		require.NoError(t, err)
@@ -41,7 +41,7 @@ func TestNAT64(t *testing.T) {
 		assert.NotContains(t, got[0].Labels, "x")
 	})
 	t.Run("AAAA from A with the option", func(t *testing.T) {
-		n, err := source.NewNAT64(&swStub{eps: []*endpoint.Endpoint{v4, plainV6}}, prefixes("64:ff9b::/96"), source.NAT64SynthesizeAAAA())
+		n, err := source.NewNAT64(&swStub{eps: []*endpoint.Endpoint{v4, plainV6}}, source.NAT64Options{Prefixes: prefixes("64:ff9b::/96"), SynthesizeAAAA: true})
 		require.NoError(t, err)
 		got, err := n.Endpoints(context.Background())
 		require.NoError(t, err)
@@ -53,7 +53,7 @@ func TestNAT64(t *testing.T) {
 	})
 	t.Run("bad prefixes", func(t *testing.T) {
 		for _, p := range []netip.Prefix{netip.MustParsePrefix("64:ff9b::/64"), netip.MustParsePrefix("10.0.0.0/8"), {}} {
-			_, err := source.NewNAT64(nil, []netip.Prefix{p})
+			_, err := source.NewNAT64(nil, source.NAT64Options{Prefixes: []netip.Prefix{p}})
 			assert.ErrorContains(t, err, "nat64 prefix 0", "prefix %v", p)
 		}
 	})

@@ -12,19 +12,19 @@ import (
 // external-dns makes to every endpoint after the sources (its post
 // processor), each enabled by an option:
 //
-//   - [DefaultTTL]: endpoints without a configured TTL get this one
+//   - [PostProcessorOptions.DefaultTTL]: endpoints without a configured TTL get this one
 //     (external-dns's --min-ttl, which despite its name only fills in unset
 //     TTLs);
-//   - [MinTTL]: endpoints with a TTL below this one, unset TTLs included,
+//   - [PostProcessorOptions.MinTTL]: endpoints with a TTL below this one, unset TTLs included,
 //     are raised to it;
-//   - [ProviderName]: provider-specific properties meant for other
+//   - [PostProcessorOptions.Provider]: provider-specific properties meant for other
 //     providers are dropped: a property whose name contains "/" is kept only
 //     when it starts with "<provider>/"; names without "/" (alias,
 //     record-type) are always kept. For "cloudflare" nothing is dropped,
 //     because Cloudflare's properties are named by their full annotation
 //     key. For "webhook" only plain names and "webhook/..." ones remain,
 //     which is what reaches a webhook provider;
-//   - [PreferAlias]: CNAME endpoints without an "alias" property get
+//   - [PostProcessorOptions.PreferAlias]: CNAME endpoints without an "alias" property get
 //     alias=true.
 //
 // When any option is set, the provider-specific properties of every endpoint
@@ -54,41 +54,33 @@ var (
 	_ Syncer = (*PostProcessor)(nil)
 )
 
-// PostProcessorOption configures a [PostProcessor].
-type PostProcessorOption func(*PostProcessor)
-
-// DefaultTTL sets the TTL of endpoints whose TTL is not configured; ttl <= 0
-// disables it.
-func DefaultTTL(ttl endpoint.TTL) PostProcessorOption {
-	return func(p *PostProcessor) { p.defaultTTL = max(ttl, 0) }
-}
-
-// MinTTL raises every TTL below ttl, unset ones included, to ttl; ttl <= 0
-// disables it.
-func MinTTL(ttl endpoint.TTL) PostProcessorOption {
-	return func(p *PostProcessor) { p.minTTL = max(ttl, 0) }
-}
-
-// ProviderName keeps only the provider-specific properties meant for the
-// named provider (see [PostProcessor]); white space around name is ignored
-// and an empty name disables the filter.
-func ProviderName(name string) PostProcessorOption {
-	return func(p *PostProcessor) { p.provider = strings.TrimSpace(name) }
-}
-
-// PreferAlias sets alias=true on CNAME endpoints that have no alias
-// property (external-dns's --prefer-alias).
-func PreferAlias() PostProcessorOption {
-	return func(p *PostProcessor) { p.preferAlias = true }
+// PostProcessorOptions configures a [PostProcessor]. The zero value
+// changes nothing.
+type PostProcessorOptions struct {
+	// DefaultTTL is the TTL of endpoints whose TTL is not configured; zero
+	// or negative disables it.
+	DefaultTTL endpoint.TTL
+	// MinTTL raises every TTL below it, unset ones included; zero or
+	// negative disables it.
+	MinTTL endpoint.TTL
+	// Provider keeps only the provider-specific properties meant for the
+	// named provider (see [PostProcessor]); white space around it is
+	// ignored and an empty name keeps them all.
+	Provider string
+	// PreferAlias sets alias=true on CNAME endpoints that have no alias
+	// property (external-dns's --prefer-alias).
+	PreferAlias bool
 }
 
 // NewPostProcessor wraps inner (nil = [Empty]).
-func NewPostProcessor(inner Source, opts ...PostProcessorOption) *PostProcessor {
-	p := &PostProcessor{wrapper: wrapper{orEmpty(inner)}}
-	for _, o := range opts {
-		o(p)
+func NewPostProcessor(inner Source, opts PostProcessorOptions) *PostProcessor {
+	return &PostProcessor{
+		wrapper:     wrapper{orEmpty(inner)},
+		defaultTTL:  max(opts.DefaultTTL, 0),
+		minTTL:      max(opts.MinTTL, 0),
+		provider:    strings.TrimSpace(opts.Provider),
+		preferAlias: opts.PreferAlias,
 	}
-	return p
 }
 
 // Endpoints returns the inner source's endpoints, adjusted in place.

@@ -28,17 +28,17 @@ func TestPostProcessorTTL(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		opts []source.PostProcessorOption
+		opts source.PostProcessorOptions
 		want []endpoint.TTL
 	}{
 		{name: "none", want: []endpoint.TTL{0, 30, 3600}},
-		{name: "default fills unset only (external-dns --min-ttl)", opts: []source.PostProcessorOption{source.DefaultTTL(300)}, want: []endpoint.TTL{300, 30, 3600}},
-		{name: "minimum raises unset and low", opts: []source.PostProcessorOption{source.MinTTL(60)}, want: []endpoint.TTL{60, 60, 3600}},
-		{name: "default then minimum", opts: []source.PostProcessorOption{source.DefaultTTL(300), source.MinTTL(60)}, want: []endpoint.TTL{300, 60, 3600}},
-		{name: "non-positive disables", opts: []source.PostProcessorOption{source.DefaultTTL(-1), source.MinTTL(0)}, want: []endpoint.TTL{0, 30, 3600}},
+		{name: "default fills unset only (external-dns --min-ttl)", opts: source.PostProcessorOptions{DefaultTTL: 300}, want: []endpoint.TTL{300, 30, 3600}},
+		{name: "minimum raises unset and low", opts: source.PostProcessorOptions{MinTTL: 60}, want: []endpoint.TTL{60, 60, 3600}},
+		{name: "default then minimum", opts: source.PostProcessorOptions{DefaultTTL: 300, MinTTL: 60}, want: []endpoint.TTL{300, 60, 3600}},
+		{name: "non-positive disables", opts: source.PostProcessorOptions{DefaultTTL: -1, MinTTL: 0}, want: []endpoint.TTL{0, 30, 3600}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := source.NewPostProcessor(&swStub{eps: in()}, tc.opts...).Endpoints(context.Background())
+			got, err := source.NewPostProcessor(&swStub{eps: in()}, tc.opts).Endpoints(context.Background())
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, ttls(got))
 		})
@@ -78,14 +78,14 @@ func TestPostProcessorProviderSpecific(t *testing.T) {
 		{provider: " inmemory ", want: []string{"alias=false", "record-type=ptr"}},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
-			got, err := source.NewPostProcessor(&swStub{eps: in()}, source.ProviderName(tc.provider)).Endpoints(context.Background())
+			got, err := source.NewPostProcessor(&swStub{eps: in()}, source.PostProcessorOptions{Provider: tc.provider}).Endpoints(context.Background())
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, propNames(got[0]))
 			assert.Nil(t, got[1].ProviderSpecific)
 		})
 	}
 	t.Run("prefer alias", func(t *testing.T) {
-		got, err := source.NewPostProcessor(&swStub{eps: in()}, source.PreferAlias()).Endpoints(context.Background())
+		got, err := source.NewPostProcessor(&swStub{eps: in()}, source.PostProcessorOptions{PreferAlias: true}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.NotContains(t, propNames(got[0]), "alias=true", "A endpoints are not touched")
 		assert.Equal(t, []string{"alias=true"}, propNames(got[1]))

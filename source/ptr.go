@@ -27,7 +27,7 @@ import (
 // forward record when that object fails to build.
 //
 // Which endpoints ask: by default every A and AAAA endpoint (as with
-// --create-ptr); with [PTROnlyWhenAsked] none. Either way, an endpoint's
+// --create-ptr); with [PTROptions.OnlyAnnotated] none. Either way, an endpoint's
 // "record-type" provider-specific property decides for it when present:
 // "ptr" (any case) asks, any other value does not. The property is removed
 // from the endpoints once read, as external-dns does.
@@ -59,24 +59,20 @@ var (
 	_ Syncer = (*PTR)(nil)
 )
 
-// PTROption configures a [PTR].
-type PTROption func(*PTR)
-
-// PTROnlyWhenAsked makes a [PTR] create PTR endpoints only for endpoints
-// whose "record-type" provider-specific property is "ptr" (external-dns
-// without --create-ptr).
-func PTROnlyWhenAsked() PTROption {
-	return func(p *PTR) { p.defaultEnabled = false }
+// PTROptions configures a [PTR]. The zero value makes a PTR endpoint for
+// every A and AAAA target (external-dns's --create-ptr).
+type PTROptions struct {
+	// ReverseZones selects the reverse names to produce; nil means all.
+	ReverseZones endpoint.DomainFilterInterface
+	// OnlyAnnotated makes PTR endpoints only for the endpoints whose
+	// "record-type" provider-specific property is "ptr" (the record-type
+	// annotation), as external-dns does without --create-ptr.
+	OnlyAnnotated bool
 }
 
-// NewPTR wraps inner (nil = [Empty]); filter selects the reverse names to
-// produce (nil = all).
-func NewPTR(inner Source, filter endpoint.DomainFilterInterface, opts ...PTROption) *PTR {
-	p := &PTR{wrapper: wrapper{orEmpty(inner)}, filter: filter, defaultEnabled: true}
-	for _, o := range opts {
-		o(p)
-	}
-	return p
+// NewPTR wraps inner (nil = [Empty]).
+func NewPTR(inner Source, opts PTROptions) *PTR {
+	return &PTR{wrapper: wrapper{orEmpty(inner)}, filter: opts.ReverseZones, defaultEnabled: !opts.OnlyAnnotated}
 }
 
 // Endpoints returns the inner source's endpoints followed by the PTR
@@ -103,7 +99,7 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		}
 		host := strings.TrimSuffix(ep.DNSName, ".")
 		for _, t := range ep.Targets {
-			name, ok := ReverseName(t)
+			name, ok := reverseName(t)
 			if !ok || (p.filter != nil && !p.filter.Match(name)) {
 				continue
 			}
@@ -146,12 +142,12 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 // String describes the wrapper.
 func (p *PTR) String() string { return "ptr of " + describe(p.inner) }
 
-// ReverseName returns the reverse-DNS name of an IP address in text form,
+// reverseName returns the reverse-DNS name of an IP address in text form,
 // without a trailing dot: "10.2.0.192.in-addr.arpa" for "192.0.2.10", and
 // the 32 nibbles of an IPv6 address in reverse order followed by
 // "ip6.arpa". An IPv4-mapped IPv6 address gets its IPv4 name. ok is false
 // when addr is not an IP address (or has a zone).
-func ReverseName(addr string) (name string, ok bool) {
+func reverseName(addr string) (name string, ok bool) {
 	a, err := netip.ParseAddr(addr)
 	if err != nil || a.Zone() != "" {
 		return "", false

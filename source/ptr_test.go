@@ -11,25 +11,6 @@ import (
 	"github.com/zonesync/zonesync/source"
 )
 
-func TestReverseName(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"192.0.2.10", "10.2.0.192.in-addr.arpa", true},
-		{"::ffff:192.0.2.10", "10.2.0.192.in-addr.arpa", true},
-		{"2001:db8::567:89ab", "b.a.9.8.7.6.5.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa", true},
-		{"2001:DB8::1", "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa", true},
-		{"fe80::1%eth0", "", false},
-		{"web.example.com", "", false},
-		{"", "", false},
-	} {
-		got, ok := source.ReverseName(tc.in)
-		assert.Equal(t, tc.ok, ok, tc.in)
-		assert.Equal(t, tc.want, got, tc.in)
-	}
-}
-
 func TestPTR(t *testing.T) {
 	in := func() []*endpoint.Endpoint {
 		return []*endpoint.Endpoint{
@@ -53,7 +34,7 @@ func TestPTR(t *testing.T) {
 	}
 
 	t.Run("default: every A/AAAA unless opted out", func(t *testing.T) {
-		got, err := source.NewPTR(&swStub{eps: in()}, nil).Endpoints(context.Background())
+		got, err := source.NewPTR(&swStub{eps: in()}, source.PTROptions{}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.Len(t, got, 7+4)
 		p := ptrs(got)
@@ -73,13 +54,13 @@ func TestPTR(t *testing.T) {
 		}
 	})
 	t.Run("only when asked", func(t *testing.T) {
-		got, err := source.NewPTR(&swStub{eps: in()}, nil, source.PTROnlyWhenAsked()).Endpoints(context.Background())
+		got, err := source.NewPTR(&swStub{eps: in()}, source.PTROptions{OnlyAnnotated: true}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, []string{"12.2.0.192.in-addr.arpa PTR on.example.com"}, swNames(ptrs(got)))
 	})
 	t.Run("domain filter limits the reverse zones", func(t *testing.T) {
 		f := endpoint.NewDomainFilter([]string{"2.0.192.in-addr.arpa"})
-		got, err := source.NewPTR(&swStub{eps: in()}, f).Endpoints(context.Background())
+		got, err := source.NewPTR(&swStub{eps: in()}, source.PTROptions{ReverseZones: f}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, []string{
 			"10.2.0.192.in-addr.arpa PTR web.example.com;www.example.com",
@@ -88,7 +69,7 @@ func TestPTR(t *testing.T) {
 	})
 	t.Run("names differing in case are one target", func(t *testing.T) {
 		eps := []*endpoint.Endpoint{swA("Web.example.com", "192.0.2.10"), swA("web.example.com.", "192.0.2.10")}
-		got, err := source.NewPTR(&swStub{eps: eps}, nil).Endpoints(context.Background())
+		got, err := source.NewPTR(&swStub{eps: eps}, source.PTROptions{}).Endpoints(context.Background())
 		require.NoError(t, err)
 		require.Len(t, ptrs(got), 1)
 		assert.Len(t, ptrs(got)[0].Targets, 1)

@@ -18,7 +18,7 @@ import (
 )
 
 type syncerSource struct {
-	source.InMemory
+	source.Static
 	synced bool
 }
 
@@ -30,7 +30,7 @@ func TestHasSynced(t *testing.T) {
 		src  source.Source
 		want bool
 	}{
-		{name: "not a Syncer", src: source.NewInMemory(), want: true},
+		{name: "not a Syncer", src: source.NewStatic(), want: true},
 		{name: "synced", src: &syncerSource{synced: true}, want: true},
 		{name: "not synced", src: &syncerSource{}, want: false},
 	} {
@@ -207,7 +207,7 @@ func TestDocMarkers(t *testing.T) {
 			assert.Regexp(t, `^[a-z0-9-]+$`, values["name"][0], typeName)
 		}
 	}
-	for _, typeName := range []string{"InMemory", "Empty", "Static", "Fake", "Connector", "Multi", "Dedup", "TargetFilter", "NAT64", "PTR", "DefaultTargets", "PostProcessor"} {
+	for _, typeName := range []string{"Empty", "Static", "Connector", "Multi", "Dedup", "TargetFilter", "NAT64", "PTR", "DefaultTargets", "PostProcessor"} {
 		assert.True(t, found[typeName], "%s has no doc markers", typeName)
 	}
 }

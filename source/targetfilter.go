@@ -22,7 +22,7 @@ import (
 // filtered; endpoints of other types (CNAME, TXT, ...) pass unchanged,
 // whereas external-dns filters the targets of every endpoint, so that once
 // include networks are set it drops every non-address target (a CNAME's
-// host name is in no network). [TargetFilterAllTypes] restores that. A
+// host name is in no network). [TargetFilterOptions.AllRecordTypes] restores that. A
 // target that is not an address is treated as in no network: dropped when
 // include networks are set, kept otherwise. With neither list set the
 // wrapper passes everything through.
@@ -49,19 +49,22 @@ var (
 	_ Syncer = (*TargetFilter)(nil)
 )
 
-// TargetFilterOption configures a [TargetFilter].
-type TargetFilterOption func(*TargetFilter)
-
-// TargetFilterAllTypes makes a [TargetFilter] filter the targets of
-// endpoints of every type, as external-dns does, not only of A and AAAA
-// ones.
-func TargetFilterAllTypes() TargetFilterOption {
-	return func(f *TargetFilter) { f.allTypes = true }
+// TargetFilterOptions configures a [TargetFilter]. The zero value keeps
+// every target.
+type TargetFilterOptions struct {
+	// Include are the networks targets must be inside; empty means any.
+	// Invalid (zero) prefixes are ignored.
+	Include []netip.Prefix
+	// Exclude are the networks targets must be outside. Invalid (zero)
+	// prefixes are ignored.
+	Exclude []netip.Prefix
+	// AllRecordTypes filters the targets of endpoints of every type, as
+	// external-dns does, not only of A and AAAA ones.
+	AllRecordTypes bool
 }
 
-// NewTargetFilter wraps inner (nil = [Empty]) with the given include and
-// exclude networks. Invalid (zero) prefixes are ignored.
-func NewTargetFilter(inner Source, include, exclude []netip.Prefix, opts ...TargetFilterOption) *TargetFilter {
+// NewTargetFilter wraps inner (nil = [Empty]).
+func NewTargetFilter(inner Source, opts TargetFilterOptions) *TargetFilter {
 	valid := func(ps []netip.Prefix) []netip.Prefix {
 		var out []netip.Prefix
 		for _, p := range ps {
@@ -71,11 +74,7 @@ func NewTargetFilter(inner Source, include, exclude []netip.Prefix, opts ...Targ
 		}
 		return out
 	}
-	f := &TargetFilter{wrapper: wrapper{orEmpty(inner)}, include: valid(include), exclude: valid(exclude)}
-	for _, o := range opts {
-		o(f)
-	}
-	return f
+	return &TargetFilter{wrapper: wrapper{orEmpty(inner)}, include: valid(opts.Include), exclude: valid(opts.Exclude), allTypes: opts.AllRecordTypes}
 }
 
 // Endpoints returns the inner source's endpoints with the targets outside

@@ -32,7 +32,7 @@ func TestTargetFilter(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		include, exclude []netip.Prefix
-		opts             []source.TargetFilterOption
+		allTypes         bool
 		want             []string
 	}{
 		{
@@ -78,18 +78,18 @@ func TestTargetFilter(t *testing.T) {
 			},
 		},
 		{
-			name:    "all types, as external-dns: host names are in no network",
-			include: prefixes("10.0.0.0/8", "2001:db8::/32"),
-			opts:    []source.TargetFilterOption{source.TargetFilterAllTypes()},
+			name:     "all types, as external-dns: host names are in no network",
+			include:  prefixes("10.0.0.0/8", "2001:db8::/32"),
+			allTypes: true,
 			want: []string{
 				"mixed.example.com A 10.1.0.1;10.2.0.1", "private.example.com A 10.1.0.2",
 				"v6.example.com AAAA 2001:db8::1",
 			},
 		},
 		{
-			name:    "all types with exclude only: host names kept",
-			exclude: prefixes("10.0.0.0/8"),
-			opts:    []source.TargetFilterOption{source.TargetFilterAllTypes()},
+			name:     "all types with exclude only: host names kept",
+			exclude:  prefixes("10.0.0.0/8"),
+			allTypes: true,
 			want: []string{
 				"mixed.example.com A 192.0.2.1", "v6.example.com AAAA 2001:db8::1;fd00::1",
 				"alias.example.com CNAME lb.example.net", "txt.example.com TXT v=spf1", "odd.example.com A not-an-ip",
@@ -97,7 +97,7 @@ func TestTargetFilter(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := source.NewTargetFilter(&swStub{eps: in}, tc.include, tc.exclude, tc.opts...).Endpoints(context.Background())
+			got, err := source.NewTargetFilter(&swStub{eps: in}, source.TargetFilterOptions{Include: tc.include, Exclude: tc.exclude, AllRecordTypes: tc.allTypes}).Endpoints(context.Background())
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, swNames(got))
 		})

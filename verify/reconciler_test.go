@@ -40,7 +40,7 @@ func TestReconcilerVerifiesAgainstNamed(t *testing.T) {
 	require.NoError(t, err)
 	obs := &lastCycle{}
 	r := &zonesync.Reconciler{
-		Source: source.NewInMemory(
+		Source: source.NewStatic(
 			endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1", "192.0.2.2"),
 			endpoint.NewEndpoint("api.example.org", endpoint.RecordTypeCNAME, "www.example.org"),
 		),

@@ -10,7 +10,7 @@ import (
 	k8sclient "k8s.io/client-go/kubernetes"
 
 	"github.com/zonesync/zonesync/informers"
-	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -25,11 +25,11 @@ import (
 func newServiceSource(client k8sclient.Interface, resync time.Duration) (*kubernetes.ServiceSource, k8sinformers.SharedInformerFactory, error) {
 	factory := k8sinformers.NewSharedInformerFactory(client, resync)
 	informers.MustSetTransform(factory.Core().V1().Services().Informer(),
-		informers.TransformerWithOptions[*corev1.Service](
-			informers.RemoveManagedFields(),
-			informers.RemoveLastApplied(),
-			informers.KeepAnnotationPrefixes(source.DefaultAnnotationPrefixes()...),
-		))
+		informers.Transformer[*corev1.Service](informers.TransformOptions{
+			RemoveManagedFields: true,
+			RemoveLastApplied:   true,
+			DropAnnotations:     true, KeepAnnotationPrefixes: annotations.DefaultPrefixes(),
+		}))
 	src, err := kubernetes.NewServiceSource(context.Background(), client, kubernetes.ServiceConfig{Factory: factory})
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the Service source: %w", err)

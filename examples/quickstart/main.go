@@ -34,7 +34,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 
 	// The desired side: the records the program wants.
-	src := source.NewInMemory(
+	src := source.NewStatic(
 		endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10", "192.0.2.11"),
 		endpoint.NewEndpointWithTTL("api.example.com", endpoint.RecordTypeCNAME, 300, "www.example.com"),
 		endpoint.NewEndpoint("old.example.com", endpoint.RecordTypeA, "192.0.2.99"),

@@ -165,7 +165,7 @@ type harness struct {
 	seed uint64
 	cfg  harnessConfig
 
-	src *source.InMemory
+	src *source.Static
 	rec *zonesync.Reconciler
 
 	desired     map[rkey]endpoint.Targets
@@ -187,7 +187,7 @@ func newHarness(t *testing.T, seed uint64, cfg harnessConfig) *harness {
 		t:           t,
 		seed:        seed,
 		cfg:         cfg,
-		src:         source.NewInMemory(),
+		src:         source.NewStatic(),
 		desired:     map[rkey]endpoint.Targets{},
 		everDesired: map[rkey]map[string]bool{},
 		ledger:      map[rkey]*foreignRec{},

@@ -35,7 +35,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	src := source.NewInMemory(endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"))
+	src := source.NewStatic(endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.10"))
 	rec := &zonesync.Reconciler{
 		Source:   m.Source(src),      // counts source errors
 		Registry: m.Registry(txtReg), // counts registry errors

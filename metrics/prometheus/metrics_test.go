@@ -34,7 +34,7 @@ type harness struct {
 	reg   *prometheus.Registry
 	clk   *clocktest.FakeClock
 	zone  *inmemory.Provider
-	src   *source.InMemory
+	src   *source.Static
 	rec   *zonesync.Reconciler
 	fail  atomic.Bool
 	cycle int
@@ -56,7 +56,7 @@ func newHarness(t *testing.T) *harness {
 	require.NoError(t, err)
 	r, err := txt.New(p, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
-	h.src = source.NewInMemory()
+	h.src = source.NewStatic()
 	h.rec = &zonesync.Reconciler{
 		Source:   m.Source(h.src),
 		Registry: m.Registry(r),
@@ -208,7 +208,7 @@ func TestSourceErrorsAndInvalid(t *testing.T) {
 
 	bad := endpoint.NewEndpoint("bad.example.com", endpoint.RecordTypeA, "not-an-ip")
 	bad.WithLabel(endpoint.ResourceLabelKey, "service/default/web")
-	src := source.NewInMemory(bad)
+	src := source.NewStatic(bad)
 	rec := &zonesync.Reconciler{Source: m.Source(src), Registry: m.Registry(r), Observer: m}
 	_, err = rec.RunOnce(context.Background())
 	require.ErrorAs(t, err, new(*source.PartialError), "the Reconciler reports the invalid endpoint as a per-object failure")
@@ -370,7 +370,7 @@ func TestDedupCounts(t *testing.T) {
 	web := func() *endpoint.Endpoint {
 		return a("www.example.com", "192.0.2.1").WithLabel(endpoint.ResourceLabelKey, "service/ns/web")
 	}
-	src := source.NewInMemory(web(), web(), web(), a("db.example.com", "192.0.2.2"))
+	src := source.NewStatic(web(), web(), web(), a("db.example.com", "192.0.2.2"))
 	d := m.Dedup(src)
 	eps, err := d.Endpoints(context.Background())
 	require.NoError(t, err)

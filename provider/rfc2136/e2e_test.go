@@ -42,7 +42,7 @@ func TestReconcilerAgainstNamed(t *testing.T) {
 	p := newProvider(t, srv)
 	reg, err := txt.New(p, txt.Config{OwnerID: "e2e"})
 	require.NoError(t, err)
-	src := source.NewInMemory(
+	src := source.NewStatic(
 		endpoint.NewEndpointWithTTL("www.example.org", endpoint.RecordTypeA, 300, "192.0.2.1", "192.0.2.2").
 			WithLabel(endpoint.ResourceLabelKey, "service/default/www"),
 		endpoint.NewEndpointWithTTL("api.example.org", endpoint.RecordTypeCNAME, 300, "www.example.org").
@@ -124,7 +124,7 @@ func TestReadsOwnershipWrittenByExternalDNS(t *testing.T) {
 	assert.Equal(t, "e2e", owner)
 
 	// The same endpoint desired: nothing to do.
-	r := &zonesync.Reconciler{Registry: reg, Source: source.NewInMemory(
+	r := &zonesync.Reconciler{Registry: reg, Source: source.NewStatic(
 		endpoint.NewEndpointWithTTL("old.example.org", endpoint.RecordTypeA, 300, "192.0.2.1").
 			WithLabel(endpoint.ResourceLabelKey, "service/default/old"))}
 	changes, err := r.RunOnce(t.Context())

@@ -23,6 +23,8 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -181,15 +183,15 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 
 	if own {
 		keep := transformOptions(cfg)
-		if err := s.routes.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](keep...)); err != nil {
+		if err := s.routes.SetTransform(informers.Transformer[*unstructured.Unstructured](keep)); err != nil {
 			return nil, fmt.Errorf("%s source: %w", name, err)
 		}
-		if err := s.gateways.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](keep...)); err != nil {
+		if err := s.gateways.SetTransform(informers.Transformer[*unstructured.Unstructured](keep)); err != nil {
 			return nil, fmt.Errorf("%s source: %w", name, err)
 		}
 	}
 	if ownKube {
-		fn := informers.TransformerWithOptions[*corev1.Namespace](informers.RemoveManagedFields(), informers.RemoveLastApplied(), informers.KeepAnnotationPrefixes())
+		fn := informers.Transformer[*corev1.Namespace](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
 		if err := s.namespaces.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("%s source: %w", name, err)
 		}
@@ -208,33 +210,33 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 }
 
 // indexOptions parses the filters into index options.
-func indexOptions(annotationFilter, labelSelector string) ([]informers.IndexOption, error) {
-	var opts []informers.IndexOption
+func indexOptions(annotationFilter, labelSelector string) (informers.IndexOptions, error) {
+	var opts informers.IndexOptions
 	if annotationFilter != "" {
 		sel, err := labels.Parse(annotationFilter)
 		if err != nil {
-			return nil, fmt.Errorf("annotation filter %q: %w", annotationFilter, err)
+			return opts, fmt.Errorf("annotation filter %q: %w", annotationFilter, err)
 		}
-		opts = append(opts, informers.WithAnnotationFilter(sel))
+		opts.AnnotationFilter = sel
 	}
 	if labelSelector != "" {
 		sel, err := labels.Parse(labelSelector)
 		if err != nil {
-			return nil, fmt.Errorf("label selector %q: %w", labelSelector, err)
+			return opts, fmt.Errorf("label selector %q: %w", labelSelector, err)
 		}
-		opts = append(opts, informers.WithLabelSelector(sel))
+		opts.LabelSelector = sel
 	}
 	return opts, nil
 }
 
 // addIndex adds the index of opts to inf under a name that includes the
 // filters (key), so sources with equal filters share it.
-func addIndex(inf cache.SharedIndexInformer, key string, opts []informers.IndexOption) (string, error) {
+func addIndex(inf cache.SharedIndexInformer, key string, opts informers.IndexOptions) (string, error) {
 	name := informers.IndexName + ":" + key
 	if _, ok := inf.GetIndexer().GetIndexers()[name]; ok {
 		return name, nil
 	}
-	idx := informers.IndexerWithOptions[*unstructured.Unstructured](opts...)[informers.IndexName]
+	idx := informers.Indexer[*unstructured.Unstructured](opts)[informers.IndexName]
 	if err := inf.AddIndexers(cache.Indexers{name: idx}); err != nil {
 		return "", fmt.Errorf("adding index %s: %w", name, err)
 	}
@@ -243,10 +245,10 @@ func addIndex(inf cache.SharedIndexInformer, key string, opts []informers.IndexO
 
 // transformOptions keep the annotations the sources read (routes and
 // Gateways share one transform when they share an informer factory).
-func transformOptions(cfg Config) []informers.TransformOption {
+func transformOptions(cfg Config) informers.TransformOptions {
 	prefixes := cfg.Annotations.Prefixes
 	if len(prefixes) == 0 {
-		prefixes = source.DefaultAnnotationPrefixes()
+		prefixes = annotations.DefaultPrefixes()
 	}
 	var keys []string
 	if cfg.AnnotationFilter != "" {
@@ -256,12 +258,13 @@ func transformOptions(cfg Config) []informers.TransformOption {
 			}
 		}
 	}
-	return []informers.TransformOption{
-		informers.RemoveManagedFields(),
-		informers.RemoveLastApplied(),
-		informers.RemoveStatusConditions(), // status.conditions only; status.parents[].conditions stay
-		informers.KeepAnnotationPrefixes(prefixes...),
-		informers.KeepAnnotations(keys...),
+	return informers.TransformOptions{
+		RemoveManagedFields:    true,
+		RemoveLastApplied:      true,
+		RemoveStatusConditions: true, // status.conditions only; status.parents[].conditions stay
+		DropAnnotations:        true,
+		KeepAnnotationPrefixes: prefixes,
+		KeepAnnotations:        keys,
 	}
 }
 
@@ -293,7 +296,7 @@ func (s *routeSource) WaitForSync(ctx context.Context) error {
 // resyncs) of routes, Gateways and Namespaces, until ctx is done.
 func (s *routeSource) AddEventHandler(ctx context.Context, handler func()) {
 	for _, inf := range s.all {
-		informers.MustAddEventHandler(ctx, inf, informers.DefaultEventHandler(handler))
+		informers.AddEventHandlerUntilDone(ctx, inf, informers.DefaultEventHandler(handler))
 	}
 }
 
@@ -411,15 +414,15 @@ func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstr
 // order: spec.hostnames, the hostname annotation, the template, and "" (any
 // listener hostname) when the spec names none; the gateway-hostname-source
 // annotation narrows this to the annotation or to the spec and template.
-func (s *routeSource) routeHostnames(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, ann source.Annotations) ([]string, error) {
+func (s *routeSource) routeHostnames(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, ann annotations.Values) ([]string, error) {
 	spec := rt.Spec.Hostnames
 	switch strings.ToLower(ann.GatewayHostnameSource) {
 	case HostnameSourceAnnotationOnly:
 		return ann.Hostnames, nil
 	case HostnameSourceDefinedHostsOnly:
-		return source.CombineHostnames(spec, s.cfg.FQDNTemplate, s.cfg.CombineFQDN, ref, u.Object)
+		return fqdn.CombineHostnames(spec, s.cfg.FQDNTemplate, s.cfg.CombineFQDN, ref, u.Object)
 	}
-	hosts, err := source.CombineHostnames(append(slices.Clone(spec), ann.Hostnames...), s.cfg.FQDNTemplate, s.cfg.CombineFQDN, ref, u.Object)
+	hosts, err := fqdn.CombineHostnames(append(slices.Clone(spec), ann.Hostnames...), s.cfg.FQDNTemplate, s.cfg.CombineFQDN, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

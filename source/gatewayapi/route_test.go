@@ -15,6 +15,8 @@ import (
 	k8sinformers "k8s.io/client-go/informers"
 
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/gatewayapi"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
@@ -366,7 +368,7 @@ func TestRouteErrorsArePerObject(t *testing.T) {
 	assert.Contains(t, partial.Failed, "httproute/default/bad")
 	assert.Contains(t, partial.Failed, "httproute/default/viabad")
 	assert.ErrorContains(t, err, "Gateway default/badgw")
-	var annErr *source.AnnotationError
+	var annErr *annotations.Error
 	assert.True(t, errors.As(err, &annErr))
 }
 
@@ -423,9 +425,9 @@ func TestRouteSourceEvents(t *testing.T) {
 	eventually(t, func() bool { return calls.Load() > before && len(endpoints()) == 0 })
 }
 
-func mustTemplate(t *testing.T, text string) *source.FQDNTemplate {
+func mustTemplate(t *testing.T, text string) *fqdn.Template {
 	t.Helper()
-	tmpl, err := source.NewFQDNTemplate(text)
+	tmpl, err := fqdn.NewTemplate(text)
 	require.NoError(t, err)
 	return tmpl
 }
@@ -471,7 +473,7 @@ func TestConfigErrors(t *testing.T) {
 		"annotation filter":      {Options: kubernetes.Options{AnnotationFilter: "a in ("}},
 		"label selector":         {Options: kubernetes.Options{LabelSelector: "!!"}},
 		"gateway label selector": {GatewayLabelSelector: "a in ("},
-		"annotation prefix":      {Options: kubernetes.Options{Annotations: source.AnnotationConfig{Prefixes: []string{"no-slash"}}}},
+		"annotation prefix":      {Options: kubernetes.Options{Annotations: annotations.Config{Prefixes: []string{"no-slash"}}}},
 	} {
 		_, err := gatewayapi.NewHTTPRouteSource(ctx, newKube(), dynClient(t), cfg)
 		assert.ErrorContains(t, err, "gateway-httproute source", name)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 )
 
 // IngressClassAnnotation is the annotation that named an Ingress's class
@@ -28,15 +30,15 @@ type Options struct {
 	// Empty selects all.
 	LabelSelector string
 	// FQDNTemplate gives host names for objects without a hostname
-	// annotation (see [source.CombineHostnames]); the typed object (or the
+	// annotation (see [fqdn.CombineHostnames]); the typed object (or the
 	// unstructured object's map) is its data. Nil for none.
-	FQDNTemplate *source.FQDNTemplate
+	FQDNTemplate *fqdn.Template
 	// CombineFQDN adds the template's names to the annotated ones
 	// (--combine-fqdn-annotation).
 	CombineFQDN bool
 	// Annotations says which annotation prefixes are read and which
 	// controller name marks an object as ours.
-	Annotations source.AnnotationConfig
+	Annotations annotations.Config
 	// ResyncPeriod is the informers' resync period; zero disables resyncs.
 	// It is used only when the source builds its own informer factory.
 	ResyncPeriod time.Duration
@@ -51,27 +53,27 @@ type selection struct {
 // parse checks o and returns the index that selects its objects. The index
 // name includes the filters, so that sources with different filters can
 // share an informer and sources with the same filters share the index.
-func (o Options) parse(kind string, newIndexers func(...informers.IndexOption) cache.Indexers) (selection, error) {
+func (o Options) parse(kind string, newIndexers func(informers.IndexOptions) cache.Indexers) (selection, error) {
 	if err := o.Annotations.Validate(); err != nil {
 		return selection{}, fmt.Errorf("%s source: %w", kind, err)
 	}
-	var opts []informers.IndexOption
+	var opts informers.IndexOptions
 	if o.AnnotationFilter != "" {
 		sel, err := labels.Parse(o.AnnotationFilter)
 		if err != nil {
 			return selection{}, fmt.Errorf("%s source: annotation filter %q: %w", kind, o.AnnotationFilter, err)
 		}
-		opts = append(opts, informers.WithAnnotationFilter(sel))
+		opts.AnnotationFilter = sel
 	}
 	if o.LabelSelector != "" {
 		sel, err := labels.Parse(o.LabelSelector)
 		if err != nil {
 			return selection{}, fmt.Errorf("%s source: label selector %q: %w", kind, o.LabelSelector, err)
 		}
-		opts = append(opts, informers.WithLabelSelector(sel))
+		opts.LabelSelector = sel
 	}
 	name := fmt.Sprintf("%s:%s|%s", informers.IndexName, o.AnnotationFilter, o.LabelSelector)
-	return selection{indexName: name, indexers: cache.Indexers{name: newIndexers(opts...)[informers.IndexName]}}, nil
+	return selection{indexName: name, indexers: cache.Indexers{name: newIndexers(opts)[informers.IndexName]}}, nil
 }
 
 // addTo adds the selection's index to informer unless it has it already.
@@ -87,10 +89,10 @@ func (s selection) addTo(informer cache.SharedIndexInformer) error {
 
 // annotationKeys returns the transform options that keep the annotations a
 // source reads: its prefixes, and the keys its annotation filter names.
-func (o Options) annotationKeys(extra ...string) []informers.TransformOption {
+func (o Options) annotationKeys(extra ...string) informers.TransformOptions {
 	prefixes := o.Annotations.Prefixes
 	if len(prefixes) == 0 {
-		prefixes = source.DefaultAnnotationPrefixes()
+		prefixes = annotations.DefaultPrefixes()
 	}
 	keys := append([]string(nil), extra...)
 	if o.AnnotationFilter != "" {
@@ -100,11 +102,11 @@ func (o Options) annotationKeys(extra ...string) []informers.TransformOption {
 			}
 		}
 	}
-	return []informers.TransformOption{
-		informers.RemoveManagedFields(),
-		informers.RemoveLastApplied(),
-		informers.KeepAnnotationPrefixes(prefixes...),
-		informers.KeepAnnotations(keys...),
+	return informers.TransformOptions{
+		RemoveManagedFields: true,
+		RemoveLastApplied:   true,
+		DropAnnotations:     true, KeepAnnotationPrefixes: prefixes,
+		KeepAnnotations: keys,
 	}
 }
 
@@ -133,12 +135,12 @@ func (s informerSet) WaitForSync(ctx context.Context) error {
 // AddEventHandler registers handler on every informer until ctx is done.
 func (s informerSet) AddEventHandler(ctx context.Context, handler func()) {
 	for _, inf := range s {
-		informers.MustAddEventHandler(ctx, inf, informers.DefaultEventHandler(handler))
+		informers.AddEventHandlerUntilDone(ctx, inf, informers.DefaultEventHandler(handler))
 	}
 }
 
 // hostnames returns the host names of an object from its annotations and
 // the template, as external-dns does.
-func (o Options) hostnames(ann source.Annotations, obj source.ObjectRef, data any) ([]string, error) {
-	return source.CombineHostnames(ann.Hostnames, o.FQDNTemplate, o.CombineFQDN, obj, data)
+func (o Options) hostnames(ann annotations.Values, obj source.ObjectRef, data any) ([]string, error) {
+	return fqdn.CombineHostnames(ann.Hostnames, o.FQDNTemplate, o.CombineFQDN, obj, data)
 }

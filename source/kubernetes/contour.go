@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // HTTPProxyGVR is the resource of Contour's HTTPProxy.
@@ -102,7 +103,7 @@ func (s *HTTPProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.U
 		}
 		names = append([]string{fqdn}, names...)
 	}
-	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: names}, ref, u.Object)
+	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: names}, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

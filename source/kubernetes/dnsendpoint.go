@@ -156,7 +156,7 @@ func dnsEndpointEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([
 			ep.Labels = endpoint.Labels{}
 		}
 		ep.Labels[endpoint.ResourceLabelKey] = ref.Key()
-		slices.Sort(ep.Targets) // sources hand out sorted targets (COMPAT.md §1)
+		slices.Sort(ep.Targets) // sources hand out sorted targets, as external-dns does
 		eps = append(eps, ep)
 	}
 	return eps, nil

@@ -6,8 +6,8 @@
 // imported.
 //
 // Every source reads the external-dns annotations through
-// [source.AnnotationConfig], gets host names from annotations and an
-// optional [source.FQDNTemplate], selects objects with an annotation filter
+// [annotations.Config], gets host names from annotations and an
+// optional [fqdn.Template], selects objects with an annotation filter
 // and a label selector (an index on the informer), can be limited to one
 // namespace, and labels each endpoint with the resource key of its object
 // ("service/ns/name"). A bad object (an annotation that does not parse, a

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -214,8 +215,8 @@ func TestUnstructuredSource(t *testing.T) {
 		{
 			name: "templates and a forced record type",
 			cfg: kubernetes.UnstructuredConfig{
-				Options:        kubernetes.Options{FQDNTemplate: source.MustFQDNTemplate("{{.metadata.name}}.widgets.example.com")},
-				TargetTemplate: source.MustFQDNTemplate("{{.metadata.namespace}}.target.example.net"),
+				Options:        kubernetes.Options{FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.widgets.example.com")},
+				TargetTemplate: fqdn.MustTemplate("{{.metadata.namespace}}.target.example.net"),
 				RecordType:     "CNAME",
 			},
 			want: []string{

@@ -13,6 +13,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IngressConfig configures an [IngressSource].
@@ -57,7 +58,7 @@ var (
 // NewIngressSource returns an Ingress source over client; see
 // [NewServiceSource] for the informer life cycle.
 func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg IngressConfig) (*IngressSource, error) {
-	sel, err := cfg.parse("ingress", informers.IndexerWithOptions[*networkingv1.Ingress])
+	sel, err := cfg.parse("ingress", informers.Indexer[*networkingv1.Ingress])
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg Ingre
 	s := &IngressSource{cfg: cfg, sel: sel, ingresses: factory.Networking().V1().Ingresses().Informer()}
 	s.inf = informerSet{s.ingresses}
 	if own {
-		fn := informers.TransformerWithOptions[*networkingv1.Ingress](cfg.annotationKeys(IngressClassAnnotation)...)
+		fn := informers.Transformer[*networkingv1.Ingress](cfg.annotationKeys(IngressClassAnnotation))
 		if err := s.ingresses.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("ingress source: %w", err)
 		}
@@ -145,7 +146,7 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 	}
 	// The template runs only for an Ingress with no names of its own
 	// (or always, with CombineFQDN), as in external-dns.
-	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: append(specHosts, annotated...)}, ref, ing)
+	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(specHosts, annotated...)}, ref, ing)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -91,7 +92,7 @@ func TestIngressSource(t *testing.T) {
 		{
 			name: "template for Ingresses without hosts; label selector",
 			cfg: kubernetes.IngressConfig{Options: kubernetes.Options{
-				LabelSelector: "dns", FQDNTemplate: source.MustFQDNTemplate("{{.Name}}.apps.example.com"),
+				LabelSelector: "dns", FQDNTemplate: fqdn.MustTemplate("{{.Name}}.apps.example.com"),
 			}},
 			objs: []runtime.Object{
 				ingress("ns", "nohost", nil, nil, lb[:1], func(i *networkingv1.Ingress) { i.Labels = map[string]string{"dns": "yes"} }),

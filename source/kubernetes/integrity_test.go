@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -172,7 +173,7 @@ func TestRegression_KubernetesSourcesBadHostnames(t *testing.T) {
 		{
 			name: "service FQDN template fed by a label",
 			make: serviceSource(kubernetes.ServiceConfig{Options: kubernetes.Options{
-				FQDNTemplate: source.MustFQDNTemplate(`{{index .Labels "sub"}}.example.org`),
+				FQDNTemplate: fqdn.MustTemplate(`{{index .Labels "sub"}}.example.org`),
 			}}, svc("ns", "bad", corev1.ServiceTypeLoadBalancer, nil, lb, func(s *corev1.Service) { s.Labels = map[string]string{"sub": `\102oo`} })),
 			failed: "service/ns/bad",
 			want:   []string{`Service ns/bad: FQDN template`, `DNS name "\\102oo.example.org" contains '\\'`},

@@ -19,6 +19,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IstioGatewayGVR is the resource of Istio Gateways read by default;
@@ -83,7 +84,7 @@ func NewIstioGatewaySource(ctx context.Context, kube k8sclient.Interface, client
 	}
 	s := &IstioGatewaySource{cfg: cfg, res: res, services: factory.Core().V1().Services().Informer()}
 	if ownSvc {
-		fn := informers.TransformerWithOptions[*corev1.Service](informers.RemoveManagedFields(), informers.RemoveLastApplied(), informers.KeepAnnotationPrefixes())
+		fn := informers.Transformer[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
 		if err := s.services.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("istio-gateway source: %w", err)
 		}
@@ -149,7 +150,7 @@ func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructu
 			}
 		}
 	}
-	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: append(ann.Hostnames, hosts...)}, ref, u.Object)
+	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(ann.Hostnames, hosts...)}, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

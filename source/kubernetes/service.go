@@ -16,6 +16,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // ServiceConfig configures a [ServiceSource].
@@ -94,7 +95,7 @@ const sliceIndex = "zonesync:service"
 // ctx is done) and returns at once: until the caches have synced,
 // HasSynced reports false (use WaitForSync to block).
 func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg ServiceConfig) (*ServiceSource, error) {
-	sel, err := cfg.parse("service", informers.IndexerWithOptions[*corev1.Service])
+	sel, err := cfg.parse("service", informers.Indexer[*corev1.Service])
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +114,11 @@ func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg Servi
 	s.inf = informerSet{s.services, s.slices, s.nodes}
 	if own {
 		for _, set := range []error{
-			s.services.SetTransform(informers.TransformerWithOptions[*corev1.Service](cfg.annotationKeys()...)),
-			s.slices.SetTransform(informers.TransformerWithOptions[*discoveryv1.EndpointSlice](informers.RemoveManagedFields(), informers.RemoveLastApplied())),
-			s.nodes.SetTransform(informers.TransformerWithOptions[*corev1.Node](informers.RemoveManagedFields(), informers.RemoveLastApplied(),
-				informers.RemoveStatusConditions(), informers.KeepAnnotationPrefixes())),
+			s.services.SetTransform(informers.Transformer[*corev1.Service](cfg.annotationKeys())),
+			s.slices.SetTransform(informers.Transformer[*discoveryv1.EndpointSlice](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true})),
+			s.nodes.SetTransform(informers.Transformer[*corev1.Node](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true,
+				RemoveStatusConditions: true, DropAnnotations: true,
+			})),
 		} {
 			if set != nil {
 				return nil, fmt.Errorf("service source: %w", set)
@@ -201,7 +203,7 @@ func (s *ServiceSource) serviceEndpoints(ref source.ObjectRef, svc *corev1.Servi
 }
 
 // hostEndpoints returns the endpoints of one host name of svc.
-func (s *ServiceSource) hostEndpoints(svc *corev1.Service, hostname string, ann source.Annotations, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+func (s *ServiceSource) hostEndpoints(svc *corev1.Service, hostname string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
 	var targets []string
 	var extra []*endpoint.Endpoint
 	switch svc.Spec.Type {
@@ -318,7 +320,7 @@ func srvEndpoints(svc *corev1.Service, hostname string, meta source.EndpointMeta
 // headlessEndpoints returns the records of a headless Service: hostname
 // with every address, and ⟨pod hostname⟩.hostname for endpoints that have
 // a hostname.
-func (s *ServiceSource) headlessEndpoints(svc *corev1.Service, hostname string, ann source.Annotations, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+func (s *ServiceSource) headlessEndpoints(svc *corev1.Service, hostname string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
 	slicesOf, err := informers.ByIndex[*discoveryv1.EndpointSlice](s.slices.GetIndexer(), sliceIndex, svc.Namespace+"/"+svc.Name)
 	if err != nil {
 		return nil, err

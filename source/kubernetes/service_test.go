@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
@@ -165,7 +167,7 @@ func TestServiceSource(t *testing.T) {
 			cfg: kubernetes.ServiceConfig{
 				Options: kubernetes.Options{
 					Namespace: "ns", AnnotationFilter: "dns=public", LabelSelector: "team=web",
-					FQDNTemplate: source.MustFQDNTemplate("{{.Name}}.{{.Namespace}}.example.com"),
+					FQDNTemplate: fqdn.MustTemplate("{{.Name}}.{{.Namespace}}.example.com"),
 				},
 				ServiceTypeFilter: []corev1.ServiceType{corev1.ServiceTypeLoadBalancer},
 			},
@@ -221,7 +223,7 @@ func TestServiceSourcePartialError(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	require.Contains(t, pe.Failed, "service/ns/bad")
 	assert.ErrorContains(t, pe.Failed["service/ns/bad"], "Service ns/bad")
-	var ae *source.AnnotationError
+	var ae *annotations.Error
 	assert.True(t, errors.As(err, &ae))
 }
 

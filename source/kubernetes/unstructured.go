@@ -15,6 +15,8 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 )
 
 // UnstructuredConfig configures an [UnstructuredSource]. Host names come
@@ -36,7 +38,7 @@ type UnstructuredConfig struct {
 	HostnameJSONPath string
 	// TargetTemplate and TargetJSONPath give targets in the same way; the
 	// template's output is split on commas.
-	TargetTemplate *source.FQDNTemplate
+	TargetTemplate *fqdn.Template
 	TargetJSONPath string
 	// RecordType forces the type of every endpoint (for example TXT or
 	// CNAME); empty types targets as other sources do (A, AAAA or CNAME).
@@ -150,7 +152,7 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 			names = append(names, strings.TrimSuffix(n, "."))
 		}
 	}
-	hostnames, err := s.cfg.hostnames(source.Annotations{Hostnames: names}, ref, u.Object)
+	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: names}, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func drain(r *record.FakeRecorder) []string {
 type harness struct {
 	fake *record.FakeRecorder
 	obs  *events.Observer
-	src  *source.InMemory
+	src  *source.Static
 	r    *zonesync.Reconciler
 	fail atomic.Bool
 }
@@ -64,7 +64,7 @@ func newHarness(t *testing.T, opts events.Options) *harness {
 	reg, err := txt.New(zone, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	h.obs = events.New(h.fake, opts)
-	h.src = source.NewInMemory()
+	h.src = source.NewStatic()
 	h.r = &zonesync.Reconciler{Source: h.src, Registry: reg, Observer: h.obs}
 	return h
 }

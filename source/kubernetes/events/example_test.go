@@ -23,7 +23,7 @@ func ExampleNew() {
 		return
 	}
 	r := &zonesync.Reconciler{
-		Source:   source.NewInMemory(rec("www.example.com", "192.0.2.10", "service/default/web")),
+		Source:   source.NewStatic(rec("www.example.com", "192.0.2.10", "service/default/web")),
 		Registry: reg,
 		Observer: zonesync.Observers(events.New(recorder, events.Options{})),
 	}

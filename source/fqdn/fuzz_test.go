@@ -1,4 +1,4 @@
-package source_test
+package fqdn_test
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
-	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/fqdn"
 )
 
 // FuzzFQDNTemplate runs fuzzed template text over an object with fuzzed
@@ -23,7 +23,7 @@ func FuzzFQDNTemplate(f *testing.F) {
 	f.Add(`{{define "a"}}{{.}}{{end}}{{template "a" .Name}}.,{{replace "-" "." .Name}}`, "a-b", "", "")
 	f.Add(`{{if hasKey .Labels "zone"}}{{printf "%s.%s" .Name (index .Labels "zone")}}{{end}}`, "w", "z", "")
 	f.Fuzz(func(t *testing.T, text, name, label, annotation string) {
-		tmpl, err := source.NewFQDNTemplate(text)
+		tmpl, err := fqdn.NewTemplate(text)
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package source_test
+package fqdn_test
 
 import (
 	"strconv"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/fqdn"
 )
 
 // templateObject is a stand-in for a Kubernetes object as FQDN templates see it.
@@ -21,6 +22,8 @@ type templateObject struct {
 		Ports     []int
 	}
 }
+
+var webRef = source.ObjectRef{Kind: "Service", Namespace: "default", Name: "web"}
 
 func newTemplateObject() templateObject {
 	o := templateObject{
@@ -65,7 +68,7 @@ func TestFQDNTemplateExecute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tmpl, err := source.NewFQDNTemplate(tt.text)
+			tmpl, err := fqdn.NewTemplate(tt.text)
 			require.NoError(t, err)
 			got, err := tmpl.Execute(webRef, newTemplateObject())
 			require.NoError(t, err)
@@ -95,7 +98,7 @@ func TestFQDNTemplateParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := source.NewFQDNTemplate(tt.text)
+			_, err := fqdn.NewTemplate(tt.text)
 			require.Error(t, err)
 			assert.ErrorContains(t, err, "FQDN template "+strconv.Quote(tt.text)[:min(len(tt.text), 60)])
 			assert.ErrorContains(t, err, tt.message)
@@ -104,7 +107,7 @@ func TestFQDNTemplateParseErrors(t *testing.T) {
 }
 
 func TestFQDNTemplateExecuteErrors(t *testing.T) {
-	big := strings.Repeat("a", source.MaxFromJSONInput+1)
+	big := strings.Repeat("a", fqdn.MaxFromJSONInput+1)
 	tests := []struct {
 		name, text, message string
 		data                any
@@ -131,7 +134,7 @@ func TestFQDNTemplateExecuteErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tmpl, err := source.NewFQDNTemplate(tt.text)
+			tmpl, err := fqdn.NewTemplate(tt.text)
 			require.NoError(t, err)
 			got, err := tmpl.Execute(webRef, tt.data)
 			require.Error(t, err)
@@ -143,29 +146,29 @@ func TestFQDNTemplateExecuteErrors(t *testing.T) {
 }
 
 func TestNilFQDNTemplate(t *testing.T) {
-	var tmpl *source.FQDNTemplate
+	var tmpl *fqdn.Template
 	assert.True(t, tmpl.IsEmpty())
 	assert.Equal(t, "", tmpl.String())
 	got, err := tmpl.Execute(webRef, nil)
 	require.NoError(t, err)
 	assert.Nil(t, got)
-	assert.Equal(t, "{{.Name}}", source.MustFQDNTemplate("{{.Name}}").String())
-	assert.Panics(t, func() { source.MustFQDNTemplate("{{") })
+	assert.Equal(t, "{{.Name}}", fqdn.MustTemplate("{{.Name}}").String())
+	assert.Panics(t, func() { fqdn.MustTemplate("{{") })
 }
 
 func TestCombineHostnames(t *testing.T) {
-	tmpl := source.MustFQDNTemplate("{{.Name}}.example.com,b.example.com")
-	bad := source.MustFQDNTemplate("{{.Nope}}")
+	tmpl := fqdn.MustTemplate("{{.Name}}.example.com,b.example.com")
+	bad := fqdn.MustTemplate("{{.Nope}}")
 	tests := []struct {
 		name      string
 		annotated []string
-		tmpl      *source.FQDNTemplate
+		tmpl      *fqdn.Template
 		combine   bool
 		want      []string
 		err       bool
 	}{
 		{"no template", []string{"a.example.com"}, nil, true, []string{"a.example.com"}, false},
-		{"empty template", nil, source.MustFQDNTemplate(""), false, nil, false},
+		{"empty template", nil, fqdn.MustTemplate(""), false, nil, false},
 		{"annotation wins without combine", []string{"a.example.com"}, tmpl, false, []string{"a.example.com"}, false},
 		{"annotation wins: template not run", []string{"a.example.com"}, bad, false, []string{"a.example.com"}, false},
 		{"template when no annotation", nil, tmpl, false, []string{"b.example.com", "web.example.com"}, false},
@@ -175,7 +178,7 @@ func TestCombineHostnames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.CombineHostnames(tt.annotated, tt.tmpl, tt.combine, webRef, newTemplateObject())
+			got, err := fqdn.CombineHostnames(tt.annotated, tt.tmpl, tt.combine, webRef, newTemplateObject())
 			if tt.err {
 				require.Error(t, err)
 				assert.ErrorContains(t, err, "Service default/web")
@@ -188,7 +191,7 @@ func TestCombineHostnames(t *testing.T) {
 }
 
 func TestFQDNTemplateConcurrentUse(t *testing.T) {
-	tmpl := source.MustFQDNTemplate("{{.Name}}.example.com")
+	tmpl := fqdn.MustTemplate("{{.Name}}.example.com")
 	done := make(chan []string)
 	for range 8 {
 		go func() {
@@ -202,7 +205,7 @@ func TestFQDNTemplateConcurrentUse(t *testing.T) {
 }
 
 func BenchmarkFQDNTemplateExecute(b *testing.B) {
-	tmpl := source.MustFQDNTemplate(`{{.Name}}.{{.Namespace}}.example.com,{{if hasKey .Labels "zone"}}{{.Name}}.{{index .Labels "zone"}}.example.com{{end}}`)
+	tmpl := fqdn.MustTemplate(`{{.Name}}.{{.Namespace}}.example.com,{{if hasKey .Labels "zone"}}{{.Name}}.{{index .Labels "zone"}}.example.com{{end}}`)
 	obj := newTemplateObject()
 	b.ReportAllocs()
 	for b.Loop() {

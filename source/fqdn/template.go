@@ -1,4 +1,4 @@
-package source
+package fqdn
 
 import (
 	"encoding/json"
@@ -14,12 +14,13 @@ import (
 	"text/template/parse"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
 )
 
-// Limits that keep a template's execution bounded; see [FQDNTemplate].
+// Limits that keep a template's execution bounded; see [Template].
 const (
-	// MaxTemplateOutput is the most bytes one execution may write.
-	MaxTemplateOutput = 64 << 10
+	// MaxOutput is the most bytes one execution may write.
+	MaxOutput = 64 << 10
 	// MaxFromJSONInput is the longest string fromJson decodes.
 	MaxFromJSONInput = 64 << 10
 	// maxLiteralRange bounds the product of the counts of nested range
@@ -31,19 +32,19 @@ const (
 )
 
 // outputLimitError is returned by the limited writer when a template
-// writes more than MaxTemplateOutput bytes.
+// writes more than MaxOutput bytes.
 type outputLimitError struct{}
 
 func (outputLimitError) Error() string {
-	return fmt.Sprintf("template output exceeds %d bytes", MaxTemplateOutput)
+	return fmt.Sprintf("template output exceeds %d bytes", MaxOutput)
 }
 
-// FQDNTemplate is a parsed FQDN template: Go text/template text whose
+// Template is a parsed FQDN template: Go text/template text whose
 // output is a comma-separated list of host names, the --fqdn-template of
 // external-dns. Several templates are written one after the other,
 // separated by commas ("{{.Name}}.a.example.com,{{.Name}}.b.example.com").
 //
-// The data is whatever the source passes to [FQDNTemplate.Execute];
+// The data is whatever the source passes to [Template.Execute];
 // Kubernetes sources pass the object, so templates read .Name,
 // .Namespace, .Labels, .Annotations, .Spec and .Status. Besides the
 // text/template built-ins, templates can call the helpers external-dns
@@ -65,25 +66,25 @@ func (outputLimitError) Error() string {
 // # Bounds
 //
 // Templates are configuration, but objects are outside input, and a
-// template mistake must not stall a reconcile loop. So [NewFQDNTemplate]
+// template mistake must not stall a reconcile loop. So [NewTemplate]
 // rejects templates that call themselves (directly or through other
 // templates), that nest range actions more than four deep, or whose
 // ranges over counts taken from the template text ({{range 100}},
 // {{$n := 100}}{{range $n}}) multiply to more than 10000 iterations; an
-// execution that writes more than [MaxTemplateOutput] bytes fails, and so
+// execution that writes more than [MaxOutput] bytes fails, and so
 // do print, printf, html, js, urlquery and replace calls whose result
 // would exceed it (printf also refuses widths over 1024). Ranges over the
 // data are bounded by the data: a program that hands templates integers
 // from outside input (Go 1.22 ranges over integers) must bound them
 // itself.
 //
-// An FQDNTemplate is safe for concurrent use.
-type FQDNTemplate struct {
+// A Template is safe for concurrent use.
+type Template struct {
 	text string
 	tmpl *template.Template // nil for an empty template
 }
 
-// templateFuncs are the helper functions; see FQDNTemplate.
+// templateFuncs are the helper functions; see Template.
 func templateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"contains":   strings.Contains,
@@ -107,20 +108,20 @@ func templateFuncs() template.FuncMap {
 	}
 }
 
-// tmplBounded returns s, or an error when it is longer than MaxTemplateOutput.
+// tmplBounded returns s, or an error when it is longer than MaxOutput.
 func tmplBounded(fn, s string) (string, error) {
-	if len(s) > MaxTemplateOutput {
-		return "", fmt.Errorf("%s: result exceeds %d bytes", fn, MaxTemplateOutput)
+	if len(s) > MaxOutput {
+		return "", fmt.Errorf("%s: result exceeds %d bytes", fn, MaxOutput)
 	}
 	return s, nil
 }
 
 // tmplReplace replaces every old in s by new, refusing results longer than
-// MaxTemplateOutput before building them.
+// MaxOutput before building them.
 func tmplReplace(old, new, s string) (string, error) {
 	n := strings.Count(s, old)
-	if len(s)+n*(len(new)-len(old)) > MaxTemplateOutput {
-		return "", fmt.Errorf("replace: result exceeds %d bytes", MaxTemplateOutput)
+	if len(s)+n*(len(new)-len(old)) > MaxOutput {
+		return "", fmt.Errorf("replace: result exceeds %d bytes", MaxOutput)
 	}
 	return strings.ReplaceAll(s, old, new), nil
 }
@@ -182,11 +183,11 @@ func tmplFromJSON(s string) (any, error) {
 	return v, nil
 }
 
-// NewFQDNTemplate parses text. Text that is empty or only white space gives
+// NewTemplate parses text. Text that is empty or only white space gives
 // a template that produces no names. A parse error, or a template outside
-// the bounds described at [FQDNTemplate], is an error quoting text.
-func NewFQDNTemplate(text string) (*FQDNTemplate, error) {
-	t := &FQDNTemplate{text: text}
+// the bounds described at [Template], is an error quoting text.
+func NewTemplate(text string) (*Template, error) {
+	t := &Template{text: text}
 	if strings.TrimSpace(text) == "" {
 		return t, nil
 	}
@@ -210,10 +211,10 @@ func shortenTemplate(text string) string {
 	return strings.ToValidUTF8(text[:n], "") + "..."
 }
 
-// MustFQDNTemplate is like [NewFQDNTemplate] but panics on error. It is
+// MustTemplate is like [NewTemplate] but panics on error. It is
 // meant for templates fixed in the program's code.
-func MustFQDNTemplate(text string) *FQDNTemplate {
-	t, err := NewFQDNTemplate(text)
+func MustTemplate(text string) *Template {
+	t, err := NewTemplate(text)
 	if err != nil {
 		panic(err)
 	}
@@ -221,7 +222,7 @@ func MustFQDNTemplate(text string) *FQDNTemplate {
 }
 
 // String returns the template text.
-func (t *FQDNTemplate) String() string {
+func (t *Template) String() string {
 	if t == nil {
 		return ""
 	}
@@ -230,7 +231,7 @@ func (t *FQDNTemplate) String() string {
 
 // IsEmpty reports whether the template produces no names (nil, or parsed
 // from empty text).
-func (t *FQDNTemplate) IsEmpty() bool { return t == nil || t.tmpl == nil }
+func (t *Template) IsEmpty() bool { return t == nil || t.tmpl == nil }
 
 // Execute runs the template with data as "." and returns the host names it
 // wrote: the output split on ",", each entry trimmed of white space and of
@@ -241,7 +242,7 @@ func (t *FQDNTemplate) IsEmpty() bool { return t == nil || t.tmpl == nil }
 // error. obj names the object data was built from; every error names it.
 //
 // A nil or empty template returns nil, nil.
-func (t *FQDNTemplate) Execute(obj ObjectRef, data any) ([]string, error) {
+func (t *Template) Execute(obj source.ObjectRef, data any) ([]string, error) {
 	if t.IsEmpty() {
 		return nil, nil
 	}
@@ -278,7 +279,7 @@ func (t *FQDNTemplate) Execute(obj ObjectRef, data any) ([]string, error) {
 //     duplicates removed.
 //
 // The template runs only when its names are used; its error names obj.
-func CombineHostnames(annotated []string, tmpl *FQDNTemplate, combine bool, obj ObjectRef, data any) ([]string, error) {
+func CombineHostnames(annotated []string, tmpl *Template, combine bool, obj source.ObjectRef, data any) ([]string, error) {
 	if tmpl.IsEmpty() || (!combine && len(annotated) > 0) {
 		return annotated, nil
 	}
@@ -298,11 +299,11 @@ func CombineHostnames(annotated []string, tmpl *FQDNTemplate, combine bool, obj 
 	return out, nil
 }
 
-// limitedWriter collects at most MaxTemplateOutput bytes.
+// limitedWriter collects at most MaxOutput bytes.
 type limitedWriter struct{ b strings.Builder }
 
 func (w *limitedWriter) Write(p []byte) (int, error) {
-	if w.b.Len()+len(p) > MaxTemplateOutput {
+	if w.b.Len()+len(p) > MaxOutput {
 		return 0, outputLimitError{}
 	}
 	return w.b.Write(p)

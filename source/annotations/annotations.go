@@ -1,4 +1,4 @@
-package source
+package annotations
 
 import (
 	"errors"
@@ -11,35 +11,36 @@ import (
 	"time"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
 )
 
-// Annotation prefixes external-dns reads. [AnnotationPrefix] is the default of
-// external-dns v0.22 and later, [AlphaAnnotationPrefix] the default of the
+// Annotation prefixes external-dns reads. [Prefix] is the default of
+// external-dns v0.22 and later, [AlphaPrefix] the default of the
 // releases before it.
 const (
-	AnnotationPrefix      = "external-dns.kubernetes.io/"
-	AlphaAnnotationPrefix = "external-dns.alpha.kubernetes.io/"
+	Prefix      = "external-dns.kubernetes.io/"
+	AlphaPrefix = "external-dns.alpha.kubernetes.io/"
 )
 
 // DefaultControllerName is the value of the controller annotation that
-// marks an object as ours when [AnnotationConfig.ControllerName] is empty.
+// marks an object as ours when [Config.ControllerName] is empty.
 const DefaultControllerName = "dns-controller"
 
-// Annotation names, without their prefix. COMPAT.md §5 describes each value.
+// Annotation names, without their prefix. docs/compatibility.md describes each value.
 const (
-	HostnameAnnotation              = "hostname"
-	InternalHostnameAnnotation      = "internal-hostname"
-	TargetAnnotation                = "target"
-	TTLAnnotation                   = "ttl"
-	SetIdentifierAnnotation         = "set-identifier"
-	AliasAnnotation                 = "alias"
-	ControllerAnnotation            = "controller"
-	AccessAnnotation                = "access"
-	EndpointsTypeAnnotation         = "endpoints-type"
-	RecordTypeAnnotation            = "record-type"
-	IngressHostnameSourceAnnotation = "ingress-hostname-source"
-	GatewayHostnameSourceAnnotation = "gateway-hostname-source"
-	IngressAnnotation               = "ingress"
+	Hostname              = "hostname"
+	InternalHostname      = "internal-hostname"
+	Target                = "target"
+	TTL                   = "ttl"
+	SetIdentifier         = "set-identifier"
+	Alias                 = "alias"
+	Controller            = "controller"
+	Access                = "access"
+	EndpointsType         = "endpoints-type"
+	RecordType            = "record-type"
+	IngressHostnameSource = "ingress-hostname-source"
+	GatewayHostnameSource = "gateway-hostname-source"
+	Ingress               = "ingress"
 )
 
 // providerFamilies maps the name prefix of a provider-specific annotation
@@ -53,7 +54,7 @@ var providerFamilies = [...]struct{ annotation, property string }{
 }
 
 // cloudflareAnnotations are the Cloudflare annotations forwarded; their
-// property name is the whole annotation key (see [AnnotationConfig]).
+// property name is the whole annotation key (see [Config]).
 var cloudflareAnnotations = [...]string{
 	"cloudflare-custom-hostname",
 	"cloudflare-proxied",
@@ -65,83 +66,33 @@ var cloudflareAnnotations = [...]string{
 // maxAnnotationTTL is the largest TTL external-dns accepts from the ttl annotation.
 const maxAnnotationTTL = math.MaxInt32
 
-// ObjectRef names the object whose annotations or template are processed:
-// a Kubernetes object, or anything else a source builds endpoints from. It
-// appears in every error about the object and, through [ObjectRef.Key], in
-// the resource label of the object's endpoints.
-type ObjectRef struct {
-	// Kind is the object's kind, e.g. "Service". Its lower-case form starts
-	// the resource key.
-	Kind string
-	// Namespace is empty for cluster-scoped objects.
-	Namespace string
-	// Name is the object's name.
-	Name string
-	// Resource, when not empty, is the resource key itself, used by
-	// [ObjectRef.Key] instead of the one derived from Kind. external-dns
-	// spells a few keys its own way ("crd/namespace/name" for DNSEndpoint
-	// objects, "HTTPProxy/namespace/name" for Contour); a source reading
-	// such objects sets it, so that records external-dns wrote keep
-	// matching their object (a failed object's records stay protected).
-	Resource string
-}
-
-// Key returns the resource key of the object: Resource when set, otherwise
-// "kind/namespace/name" with the kind in lower case, or "kind/name" for a
-// cluster-scoped object (no namespace), the format external-dns writes in
-// the resource label ([endpoint.ResourceLabelKey]) and that
-// [PartialError.Failed] is keyed by.
-func (r ObjectRef) Key() string {
-	if r.Resource != "" {
-		return r.Resource
-	}
-	kind := strings.ToLower(r.Kind)
-	if r.Namespace == "" {
-		return kind + "/" + r.Name
-	}
-	return kind + "/" + r.Namespace + "/" + r.Name
-}
-
-// String returns the object as errors name it: "Service default/web", or
-// "Node worker-1" for a cluster-scoped object.
-func (r ObjectRef) String() string {
-	kind := r.Kind
-	if kind == "" {
-		kind = "object"
-	}
-	if r.Namespace == "" {
-		return kind + " " + r.Name
-	}
-	return kind + " " + r.Namespace + "/" + r.Name
-}
-
-// AnnotationError reports one annotation whose value could not be used. It
+// Error reports one annotation whose value could not be used. It
 // names the object, the full annotation key and the value.
-type AnnotationError struct {
-	Object ObjectRef
+type Error struct {
+	Object source.ObjectRef
 	Key    string
 	Value  string
 	Err    error
 }
 
-func (e *AnnotationError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("%s: annotation %s=%q: %v", e.Object, e.Key, e.Value, e.Err)
 }
 
-func (e *AnnotationError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// AnnotationConfig says which annotations [AnnotationConfig.Parse] reads.
+// Config says which annotations [Config.Parse] reads.
 // The zero value reads both external-dns prefixes and treats objects whose
 // controller annotation is absent or "dns-controller" as ours.
 //
 // Two Reconcilers in one process can split a cluster (split horizon) by
 // giving each its own prefix, e.g. "internal.example.com/" and
 // "external.example.com/".
-type AnnotationConfig struct {
+type Config struct {
 	// Prefixes are the annotation prefixes read, highest precedence first:
 	// when an annotation is set under several of them, the value under the
 	// first wins. Each prefix ends with "/". Empty means
-	// [DefaultAnnotationPrefixes]: external-dns.kubernetes.io/ first, then
+	// [DefaultPrefixes]: external-dns.kubernetes.io/ first, then
 	// external-dns.alpha.kubernetes.io/.
 	//
 	// The first prefix is also the one Cloudflare property names are built
@@ -151,28 +102,28 @@ type AnnotationConfig struct {
 	Prefixes []string
 	// ControllerName is the value of the controller annotation that marks
 	// an object as ours; an object whose controller annotation holds any
-	// other value is skipped ([Annotations.Skip]). Empty means
+	// other value is skipped ([Values.Skip]). Empty means
 	// [DefaultControllerName].
 	ControllerName string
 }
 
-// DefaultAnnotationPrefixes returns the prefixes read when
-// [AnnotationConfig.Prefixes] is empty: [AnnotationPrefix] then
-// [AlphaAnnotationPrefix]. The slice is new on every call.
-func DefaultAnnotationPrefixes() []string {
-	return []string{AnnotationPrefix, AlphaAnnotationPrefix}
+// DefaultPrefixes returns the prefixes read when
+// [Config.Prefixes] is empty: [Prefix] then
+// [AlphaPrefix]. The slice is new on every call.
+func DefaultPrefixes() []string {
+	return []string{Prefix, AlphaPrefix}
 }
 
-func (c AnnotationConfig) prefixes() []string {
+func (c Config) prefixes() []string {
 	if len(c.Prefixes) == 0 {
-		return DefaultAnnotationPrefixes()
+		return DefaultPrefixes()
 	}
 	return c.Prefixes
 }
 
 // Validate checks the configuration: every prefix must be non-empty, end
 // with "/" and appear once.
-func (c AnnotationConfig) Validate() error {
+func (c Config) Validate() error {
 	seen := make(map[string]bool, len(c.Prefixes))
 	for i, p := range c.Prefixes {
 		switch {
@@ -188,10 +139,10 @@ func (c AnnotationConfig) Validate() error {
 	return nil
 }
 
-// Annotations holds what the external-dns annotations of one object ask for.
+// Values holds what the external-dns annotations of one object ask for.
 // Fields whose annotation is absent are zero. Lists are in annotation order
 // with duplicates removed.
-type Annotations struct {
+type Values struct {
 	// Skip is true when the controller annotation names another controller:
 	// the object is not ours and must produce no endpoints. Only Controller
 	// is set besides it.
@@ -237,8 +188,8 @@ type Annotations struct {
 // EndpointMeta returns what the annotations ask of every endpoint of the
 // object obj: TTL, set identifier, provider-specific properties and obj's
 // resource key. Pass it to [EndpointsForHostname].
-func (a Annotations) EndpointMeta(obj ObjectRef) EndpointMeta {
-	return EndpointMeta{
+func (a Values) EndpointMeta(obj source.ObjectRef) source.EndpointMeta {
+	return source.EndpointMeta{
 		TTL:              a.TTL,
 		SetIdentifier:    a.SetIdentifier,
 		ProviderSpecific: a.ProviderSpecific,
@@ -252,11 +203,11 @@ func (a Annotations) EndpointMeta(obj ObjectRef) EndpointMeta {
 // It parses everything it can. A value it cannot use — a ttl that is
 // neither seconds nor a duration or is outside 1…2147483647, a hostname or
 // target that is not a DNS name or address — is left out of the result,
-// and the returned error holds one [*AnnotationError] per such annotation
+// and the returned error holds one [*Error] per such annotation
 // (joined with [errors.Join]; find them with errors.As), each naming obj,
 // the key and the value. A source that wants the external-dns behaviour
 // (an invalid ttl is ignored) can use the result and log the error; one
-// that wants to be strict reports the object in a [PartialError] with
+// that wants to be strict reports the object in a [source.PartialError] with
 // obj.Key():
 //
 //	ann, err := cfg.Parse(obj, annotations)
@@ -269,13 +220,13 @@ func (a Annotations) EndpointMeta(obj ObjectRef) EndpointMeta {
 // just Skip and Controller, and no error whatever its other annotations
 // hold.
 //
-// Parse assumes a valid configuration ([AnnotationConfig.Validate]). It
+// Parse assumes a valid configuration ([Config.Validate]). It
 // does no I/O and is safe for concurrent use.
-func (c AnnotationConfig) Parse(obj ObjectRef, ann map[string]string) (Annotations, error) {
+func (c Config) Parse(obj source.ObjectRef, ann map[string]string) (Values, error) {
 	p := newAnnotationParser(c.prefixes(), obj, ann)
-	var a Annotations
+	var a Values
 
-	if _, v, ok := p.get(ControllerAnnotation); ok {
+	if _, v, ok := p.get(Controller); ok {
 		a.Controller = v
 		controller := c.ControllerName
 		if controller == "" {
@@ -284,32 +235,32 @@ func (c AnnotationConfig) Parse(obj ObjectRef, ann map[string]string) (Annotatio
 		if v != controller {
 			// Another controller's object: the rest of its annotations
 			// are not ours to judge.
-			return Annotations{Skip: true, Controller: v}, nil
+			return Values{Skip: true, Controller: v}, nil
 		}
 	}
-	a.Hostnames = p.names(HostnameAnnotation)
-	a.InternalHostnames = p.names(InternalHostnameAnnotation)
-	a.Targets = p.targets(TargetAnnotation)
-	if key, v, ok := p.get(TTLAnnotation); ok {
-		ttl, err := ParseTTL(v)
+	a.Hostnames = p.names(Hostname)
+	a.InternalHostnames = p.names(InternalHostname)
+	a.Targets = p.targets(Target)
+	if key, v, ok := p.get(TTL); ok {
+		ttl, err := parseTTL(v)
 		if err != nil {
 			p.fail(key, v, err)
 		}
 		a.TTL = ttl
 	}
-	_, a.SetIdentifier, _ = p.get(SetIdentifierAnnotation)
-	_, a.Access, _ = p.get(AccessAnnotation)
-	_, a.EndpointsType, _ = p.get(EndpointsTypeAnnotation)
-	_, a.IngressHostnameSource, _ = p.get(IngressHostnameSourceAnnotation)
-	_, a.GatewayHostnameSource, _ = p.get(GatewayHostnameSourceAnnotation)
-	_, a.Ingress, _ = p.get(IngressAnnotation)
+	_, a.SetIdentifier, _ = p.get(SetIdentifier)
+	_, a.Access, _ = p.get(Access)
+	_, a.EndpointsType, _ = p.get(EndpointsType)
+	_, a.IngressHostnameSource, _ = p.get(IngressHostnameSource)
+	_, a.GatewayHostnameSource, _ = p.get(GatewayHostnameSource)
+	_, a.Ingress, _ = p.get(Ingress)
 	a.ProviderSpecific = p.providerSpecific()
 	return a, errors.Join(p.errs...)
 }
 
 type annotationParser struct {
 	primary string // the first prefix
-	obj     ObjectRef
+	obj     source.ObjectRef
 	// found maps each annotation name (the key without its prefix) to the
 	// annotation under the prefix of highest precedence that has it.
 	found map[string]annotationHit
@@ -324,7 +275,7 @@ type annotationHit struct {
 // newAnnotationParser indexes ann by annotation name in one pass over the
 // map, keeping for each name the key of highest precedence. The result does
 // not depend on map order.
-func newAnnotationParser(prefixes []string, obj ObjectRef, ann map[string]string) *annotationParser {
+func newAnnotationParser(prefixes []string, obj source.ObjectRef, ann map[string]string) *annotationParser {
 	p := &annotationParser{primary: prefixes[0], obj: obj}
 	for key, value := range ann {
 		for rank, prefix := range prefixes {
@@ -345,7 +296,7 @@ func newAnnotationParser(prefixes []string, obj ObjectRef, ann map[string]string
 }
 
 func (p *annotationParser) fail(key, value string, err error) {
-	p.errs = append(p.errs, &AnnotationError{Object: p.obj, Key: key, Value: value, Err: err})
+	p.errs = append(p.errs, &Error{Object: p.obj, Key: key, Value: value, Err: err})
 }
 
 // get returns the value of the annotation name under the prefix of highest
@@ -409,11 +360,11 @@ func (p *annotationParser) providerSpecific() endpoint.ProviderSpecific {
 	}
 	for name, hit := range p.found {
 		switch {
-		case name == AliasAnnotation:
+		case name == Alias:
 			if hit.value == "true" {
 				add(endpoint.ProviderSpecificAlias, "true")
 			}
-		case name == RecordTypeAnnotation:
+		case name == RecordType:
 			add(endpoint.ProviderSpecificRecordType, hit.value)
 		case name == "azure-tags":
 			add("azure/tags", hit.value)
@@ -440,11 +391,11 @@ func familyProperty(name string) (string, bool) {
 	return "", false
 }
 
-// ParseTTL parses a ttl annotation value: whole seconds ("300") or a Go
+// parseTTL parses a ttl annotation value: whole seconds ("300") or a Go
 // duration ("5m", "1h30m"; fractions of a second are truncated, so "1.5s"
 // is 1). The result must lie in 1…2147483647 seconds. Surrounding white
 // space is ignored. On error the TTL is 0 and the error says why.
-func ParseTTL(s string) (endpoint.TTL, error) {
+func parseTTL(s string) (endpoint.TTL, error) {
 	s = strings.TrimSpace(s)
 	var secs int64
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {

@@ -22,7 +22,7 @@ func names(eps []*endpoint.Endpoint) []string {
 	return out
 }
 
-func TestInMemoryEndpoints(t *testing.T) {
+func TestStaticEndpoints(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []*endpoint.Endpoint
@@ -47,7 +47,7 @@ func TestInMemoryEndpoints(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := source.NewInMemory(tt.in...)
+			s := source.NewStatic(tt.in...)
 			got, err := s.Endpoints(context.Background())
 			require.NoError(t, err)
 			require.NotNil(t, got)
@@ -56,14 +56,14 @@ func TestInMemoryEndpoints(t *testing.T) {
 	}
 }
 
-func TestInMemoryCopies(t *testing.T) {
+func TestStaticCopies(t *testing.T) {
 	in := endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1", "192.0.2.2").
 		WithLabel(endpoint.ResourceLabelKey, "svc/default/a").
 		WithProviderSpecific("alias", "false")
 	other := endpoint.NewEndpoint("b.example.com", endpoint.RecordTypeA, "192.0.2.3")
-	s := source.NewInMemory(in, other)
+	s := source.NewStatic(in, other)
 
-	// Changing the caller's endpoint after NewInMemory changes nothing.
+	// Changing the caller's endpoint after NewStatic changes nothing.
 	in.Targets[0] = "198.51.100.1"
 	in.Labels[endpoint.ResourceLabelKey] = "changed"
 
@@ -90,15 +90,15 @@ func TestInMemoryCopies(t *testing.T) {
 	assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}}, second[0].ProviderSpecific)
 }
 
-func TestInMemoryCanceledContext(t *testing.T) {
+func TestStaticCanceledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := source.NewInMemory().Endpoints(ctx)
+	_, err := source.NewStatic().Endpoints(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 }
 
-func TestInMemoryZeroValue(t *testing.T) {
-	var s source.InMemory
+func TestStaticZeroValue(t *testing.T) {
+	var s source.Static
 	got, err := s.Endpoints(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, got)
@@ -108,8 +108,8 @@ func TestInMemoryZeroValue(t *testing.T) {
 	assert.Equal(t, 1, calls)
 }
 
-func TestInMemoryEventHandlers(t *testing.T) {
-	s := source.NewInMemory()
+func TestStaticEventHandlers(t *testing.T) {
+	s := source.NewStatic()
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
@@ -139,8 +139,8 @@ func TestInMemoryEventHandlers(t *testing.T) {
 	s.Set()
 }
 
-func TestInMemoryConcurrent(t *testing.T) {
-	s := source.NewInMemory()
+func TestStaticConcurrent(t *testing.T) {
+	s := source.NewStatic()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var fired atomic.Int64

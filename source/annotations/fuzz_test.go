@@ -1,4 +1,4 @@
-package source_test
+package annotations_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // FuzzParseAnnotations feeds Parse annotation maps built from "key=value"
@@ -18,10 +19,10 @@ import (
 // deterministic, and whatever it returns must be usable: valid names,
 // TTL in range, properties sorted by unique name, errors naming the object.
 func FuzzParseAnnotations(f *testing.F) {
-	p := source.AnnotationPrefix
+	p := annotations.Prefix
 	f.Add("", p+"hostname=a.example.com,b.example.com.\n"+p+"ttl=5m")
 	f.Add("custom/", "custom/target=192.0.2.1, x.example.com\ncustom/ttl=0\n"+p+"aws-weight=1")
-	f.Add("", source.AlphaAnnotationPrefix+"cloudflare-proxied=true\n"+p+"controller=other\n"+p+"alias=true")
+	f.Add("", annotations.AlphaPrefix+"cloudflare-proxied=true\n"+p+"controller=other\n"+p+"alias=true")
 	f.Add("x/", "x/hostname=a..b\nx/webhook-=v\nx/record-type=")
 	f.Fuzz(func(t *testing.T, prefix, lines string) {
 		ann := map[string]string{}
@@ -29,7 +30,7 @@ func FuzzParseAnnotations(f *testing.F) {
 			k, v, _ := strings.Cut(line, "=")
 			ann[k] = v
 		}
-		cfg := source.AnnotationConfig{}
+		cfg := annotations.Config{}
 		if prefix != "" {
 			cfg.Prefixes = []string{prefix, p}
 		}
@@ -39,7 +40,7 @@ func FuzzParseAnnotations(f *testing.F) {
 		require.Equal(t, err == nil, err2 == nil)
 		if err != nil {
 			require.ErrorContains(t, err, "Service default/web: annotation ")
-			var ae *source.AnnotationError
+			var ae *annotations.Error
 			require.True(t, errors.As(err, &ae))
 		}
 		for _, names := range [][]string{got.Hostnames, got.InternalHostnames} {

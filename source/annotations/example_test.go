@@ -1,4 +1,4 @@
-package source_test
+package annotations_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/fqdn"
 )
 
 // annotatedApp is one object of a program's own: a name, the address it serves on,
@@ -23,8 +25,8 @@ type annotatedApp struct {
 // annotation or else the app's address.
 type annotatedAppSource struct {
 	apps     []annotatedApp
-	cfg      source.AnnotationConfig
-	template *source.FQDNTemplate
+	cfg      annotations.Config
+	template *fqdn.Template
 }
 
 func (s annotatedAppSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
@@ -45,7 +47,7 @@ func (s annotatedAppSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint
 		if ann.Skip {
 			continue // another controller's object
 		}
-		names, err := source.CombineHostnames(ann.Hostnames, s.template, false, obj, a)
+		names, err := fqdn.CombineHostnames(ann.Hostnames, s.template, false, obj, a)
 		if err != nil {
 			failed = failed.Add(obj.Key(), err)
 			continue
@@ -65,9 +67,9 @@ func (annotatedAppSource) AddEventHandler(context.Context, func()) {}
 // A source of one's own that reads external-dns annotations, falls back to
 // an FQDN template, and reports a badly annotated object in a
 // *source.PartialError while returning the endpoints of the others.
-func Example_annotations() {
+func Example() {
 	src := annotatedAppSource{
-		template: source.MustFQDNTemplate("{{.Name}}.{{.Namespace}}.example.com"),
+		template: fqdn.MustTemplate("{{.Name}}.{{.Namespace}}.example.com"),
 		apps: []annotatedApp{
 			{Namespace: "shop", Name: "web", Address: "192.0.2.10", Annotations: map[string]string{
 				"external-dns.alpha.kubernetes.io/hostname": "www.example.com, shop.example.com.",
@@ -87,7 +89,7 @@ func Example_annotations() {
 	}
 	eps, err := src.Endpoints(context.Background())
 	for _, ep := range eps {
-		fmt.Println(ep.DNSName, ep.RecordType, ep.RecordTTL, ep.Targets, ep.Labels[endpoint.ResourceLabelKey])
+		fmt.Println(ep.DNSName, ep.RecordType, ep.RecordTTL, ep.Targets, resource(ep))
 	}
 	var partial *source.PartialError
 	if errors.As(err, &partial) {
@@ -101,32 +103,8 @@ func Example_annotations() {
 	// App shop/bad: annotation external-dns.kubernetes.io/ttl="soon": invalid TTL "soon": neither whole seconds nor a duration
 }
 
-func ExampleFQDNTemplate() {
-	tmpl, err := source.NewFQDNTemplate(
-		`{{.Name}}.example.com, {{if hasKey .Labels "public"}}{{.Name}}.public.example.com{{end}}`)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	obj := struct {
-		Name   string
-		Labels map[string]string
-	}{Name: "web", Labels: map[string]string{"public": ""}}
-	names, err := tmpl.Execute(source.ObjectRef{Kind: "Service", Namespace: "default", Name: "web"}, obj)
-	fmt.Println(names, err)
-	// Output:
-	// [web.example.com web.public.example.com] <nil>
-}
-
-func ExampleEndpointsForHostname() {
-	eps := source.EndpointsForHostname("app.example.com",
-		[]string{"192.0.2.2", "lb.example.net", "2001:db8::1", "192.0.2.1"},
-		source.EndpointMeta{TTL: 60, Resource: "service/default/app"})
-	for _, ep := range eps {
-		fmt.Println(ep, ep.Labels)
-	}
-	// Output:
-	// app.example.com 60 IN A  192.0.2.1;192.0.2.2 map[resource:service/default/app]
-	// app.example.com 60 IN AAAA  2001:db8::1 map[resource:service/default/app]
-	// app.example.com 60 IN CNAME  lb.example.net map[resource:service/default/app]
+// resource returns the resource label of ep.
+func resource(ep *endpoint.Endpoint) string {
+	v, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
+	return v
 }

@@ -1,4 +1,4 @@
-package source_test
+package annotations_test
 
 import (
 	"errors"
@@ -10,46 +10,31 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 var webRef = source.ObjectRef{Kind: "Service", Namespace: "default", Name: "web"}
 
-func TestObjectRef(t *testing.T) {
-	tests := []struct {
-		ref       source.ObjectRef
-		key, name string
-	}{
-		{webRef, "service/default/web", "Service default/web"},
-		{source.ObjectRef{Kind: "Node", Name: "worker-1"}, "node/worker-1", "Node worker-1"},
-		{source.ObjectRef{Kind: "HTTPRoute", Namespace: "team", Name: "r"}, "httproute/team/r", "HTTPRoute team/r"},
-		{source.ObjectRef{Namespace: "ns", Name: "x"}, "/ns/x", "object ns/x"},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.key, tt.ref.Key())
-		assert.Equal(t, tt.name, tt.ref.String())
-	}
-}
-
 func TestParseAnnotations(t *testing.T) {
-	const p = source.AnnotationPrefix
-	const alpha = source.AlphaAnnotationPrefix
+	const p = annotations.Prefix
+	const alpha = annotations.AlphaPrefix
 	tests := []struct {
 		name string
-		cfg  source.AnnotationConfig
+		cfg  annotations.Config
 		ann  map[string]string
-		want source.Annotations
+		want annotations.Values
 	}{
-		{name: "nil map", ann: nil, want: source.Annotations{}},
+		{name: "nil map", ann: nil, want: annotations.Values{}},
 		{name: "unrelated annotations", ann: map[string]string{"example.com/hostname": "a.example.com", "hostname": "b"}},
 		{
 			name: "hostname list: spaces removed, trailing dot dropped, duplicates and empties dropped",
 			ann:  map[string]string{p + "hostname": " a.example.com., b.example.com ,, a.example.com,"},
-			want: source.Annotations{Hostnames: []string{"a.example.com", "b.example.com"}},
+			want: annotations.Values{Hostnames: []string{"a.example.com", "b.example.com"}},
 		},
 		{
 			name: "alpha prefix read by default",
 			ann:  map[string]string{alpha + "hostname": "a.example.com", alpha + "ttl": "60"},
-			want: source.Annotations{Hostnames: []string{"a.example.com"}, TTL: 60},
+			want: annotations.Values{Hostnames: []string{"a.example.com"}, TTL: 60},
 		},
 		{
 			name: "newer prefix wins over alpha",
@@ -58,16 +43,16 @@ func TestParseAnnotations(t *testing.T) {
 				alpha + "ttl": "60", p + "ttl": "120",
 				alpha + "webhook-weight": "1", p + "webhook-weight": "2",
 			},
-			want: source.Annotations{
+			want: annotations.Values{
 				Hostnames: []string{"new.example.com"}, TTL: 120,
 				ProviderSpecific: endpoint.ProviderSpecific{{Name: "webhook/weight", Value: "2"}},
 			},
 		},
 		{
 			name: "custom prefix only (split horizon)",
-			cfg:  source.AnnotationConfig{Prefixes: []string{"internal.example.org/"}},
+			cfg:  annotations.Config{Prefixes: []string{"internal.example.org/"}},
 			ann:  map[string]string{"internal.example.org/hostname": "in.example.com", p + "hostname": "out.example.com"},
-			want: source.Annotations{Hostnames: []string{"in.example.com"}},
+			want: annotations.Values{Hostnames: []string{"in.example.com"}},
 		},
 		{
 			name: "every plain key",
@@ -83,7 +68,7 @@ func TestParseAnnotations(t *testing.T) {
 				p + "ingress":                 "ns/ing",
 				p + "controller":              "dns-controller",
 			},
-			want: source.Annotations{
+			want: annotations.Values{
 				InternalHostnames:     []string{"int.example.com"},
 				Targets:               []string{"192.0.2.1", "lb.example.com", "2001:db8::1"},
 				TTL:                   5400,
@@ -100,18 +85,18 @@ func TestParseAnnotations(t *testing.T) {
 		{
 			name: "another controller: skip, the rest is not read (not even a bad ttl)",
 			ann:  map[string]string{p + "controller": "someone-else", p + "hostname": "a.example.com", p + "ttl": "bad"},
-			want: source.Annotations{Skip: true, Controller: "someone-else"},
+			want: annotations.Values{Skip: true, Controller: "someone-else"},
 		},
 		{
 			name: "empty controller value is another controller",
 			ann:  map[string]string{p + "controller": ""},
-			want: source.Annotations{Skip: true},
+			want: annotations.Values{Skip: true},
 		},
 		{
 			name: "own controller name",
-			cfg:  source.AnnotationConfig{ControllerName: "zonesync"},
+			cfg:  annotations.Config{ControllerName: "zonesync"},
 			ann:  map[string]string{p + "controller": "zonesync"},
-			want: source.Annotations{Controller: "zonesync"},
+			want: annotations.Values{Controller: "zonesync"},
 		},
 		{
 			name: "alias only for exact true",
@@ -134,7 +119,7 @@ func TestParseAnnotations(t *testing.T) {
 				"other.example/aws-weight":      "dropped",
 				alpha + "cloudflare-region-key": "eu",
 			},
-			want: source.Annotations{ProviderSpecific: endpoint.ProviderSpecific{
+			want: annotations.Values{ProviderSpecific: endpoint.ProviderSpecific{
 				{Name: "alias", Value: "true"},
 				{Name: "aws/weight", Value: "10"},
 				{Name: "azure/tags", Value: "a=b"},
@@ -160,19 +145,19 @@ func TestParseAnnotations(t *testing.T) {
 }
 
 func TestParseAnnotationsErrors(t *testing.T) {
-	const p = source.AnnotationPrefix
+	const p = annotations.Prefix
 	tests := []struct {
 		name    string
 		ann     map[string]string
 		key     string
 		value   string
 		message string
-		want    source.Annotations // what is still parsed
+		want    annotations.Values // what is still parsed
 	}{
 		{
 			name: "ttl not a number", ann: map[string]string{p + "ttl": "abc", p + "hostname": "a.example.com"},
 			key: p + "ttl", value: "abc", message: "neither whole seconds nor a duration",
-			want: source.Annotations{Hostnames: []string{"a.example.com"}},
+			want: annotations.Values{Hostnames: []string{"a.example.com"}},
 		},
 		{name: "ttl zero", ann: map[string]string{p + "ttl": "0"}, key: p + "ttl", value: "0", message: "out of range"},
 		{name: "ttl negative duration", ann: map[string]string{p + "ttl": "-5m"}, key: p + "ttl", value: "-5m", message: "out of range"},
@@ -181,7 +166,7 @@ func TestParseAnnotationsErrors(t *testing.T) {
 		{
 			name: "hostname with an empty label", ann: map[string]string{p + "hostname": "a..example.com,b.example.com"},
 			key: p + "hostname", value: "a..example.com,b.example.com", message: "empty label",
-			want: source.Annotations{Hostnames: []string{"b.example.com"}},
+			want: annotations.Values{Hostnames: []string{"b.example.com"}},
 		},
 		{
 			name: "hostname with a tab", ann: map[string]string{p + "internal-hostname": "a\t.example.com"},
@@ -191,7 +176,7 @@ func TestParseAnnotationsErrors(t *testing.T) {
 		{
 			name: "hostname with a zone-file escape", ann: map[string]string{p + "hostname": `\102oo.example.org,bar.example.org`},
 			key: p + "hostname", value: `\102oo.example.org,bar.example.org`, message: `DNS name "\\102oo.example.org" contains '\\' (U+005C at offset 0)`,
-			want: source.Annotations{Hostnames: []string{"bar.example.org"}},
+			want: annotations.Values{Hostnames: []string{"bar.example.org"}},
 		},
 		{
 			name: "hostname with NUL", ann: map[string]string{p + "hostname": "foo\x00.example.org"},
@@ -212,7 +197,7 @@ func TestParseAnnotationsErrors(t *testing.T) {
 		{
 			name: "target escaped", ann: map[string]string{p + "target": `\108b.example.net,192.0.2.1`},
 			key: p + "target", message: `neither an IP address nor a DNS name: DNS name "\\108b.example.net" contains '\\'`,
-			want: source.Annotations{Targets: []string{"192.0.2.1"}},
+			want: annotations.Values{Targets: []string{"192.0.2.1"}},
 		},
 		{
 			name: "target IPv6 with a zone", ann: map[string]string{p + "target": "fe80::1%eth0"},
@@ -221,15 +206,15 @@ func TestParseAnnotationsErrors(t *testing.T) {
 		{
 			name: "target label too long", ann: map[string]string{p + "target": "192.0.2.1," + strings.Repeat("a", 64) + ".example.com"},
 			key: p + "target", message: "neither an IP address nor a DNS name",
-			want: source.Annotations{Targets: []string{"192.0.2.1"}},
+			want: annotations.Values{Targets: []string{"192.0.2.1"}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.AnnotationConfig{}.Parse(webRef, tt.ann)
+			got, err := annotations.Config{}.Parse(webRef, tt.ann)
 			require.Error(t, err)
-			var ae *source.AnnotationError
-			require.True(t, errors.As(err, &ae), "error %v is not an *AnnotationError", err)
+			var ae *annotations.Error
+			require.True(t, errors.As(err, &ae), "error %v is not an *annotations.Error", err)
 			assert.Equal(t, webRef, ae.Object)
 			assert.Equal(t, tt.key, ae.Key)
 			if tt.value != "" {
@@ -243,58 +228,30 @@ func TestParseAnnotationsErrors(t *testing.T) {
 }
 
 func TestParseAnnotationsReportsEveryBadKey(t *testing.T) {
-	const p = source.AnnotationPrefix
-	_, err := source.AnnotationConfig{}.Parse(webRef, map[string]string{p + "ttl": "x", p + "hostname": "a..b"})
+	const p = annotations.Prefix
+	_, err := annotations.Config{}.Parse(webRef, map[string]string{p + "ttl": "x", p + "hostname": "a..b"})
 	require.Error(t, err)
 	assert.ErrorContains(t, err, p+"ttl")
 	assert.ErrorContains(t, err, p+"hostname")
 }
 
-func TestParseTTL(t *testing.T) {
-	tests := []struct {
-		in   string
-		want endpoint.TTL
-		ok   bool
-	}{
-		{"300", 300, true},
-		{" 300 ", 300, true},
-		{"1", 1, true},
-		{"2147483647", 2147483647, true},
-		{"5m", 300, true},
-		{"1h30m", 5400, true},
-		{"1.5s", 1, true},
-		{"1.999s", 1, true},
-		{"0", 0, false},
-		{"-1", 0, false},
-		{"", 0, false},
-		{"5 m", 0, false},
-		{"9999999999999999999999", 0, false},
-		{"1.5", 0, false},
-	}
-	for _, tt := range tests {
-		got, err := source.ParseTTL(tt.in)
-		assert.Equal(t, tt.want, got, "ParseTTL(%q)", tt.in)
-		assert.Equal(t, tt.ok, err == nil, "ParseTTL(%q) error %v", tt.in, err)
-	}
-}
-
-func TestAnnotationConfigValidate(t *testing.T) {
-	require.NoError(t, source.AnnotationConfig{}.Validate())
-	require.NoError(t, source.AnnotationConfig{Prefixes: []string{"a/", "b/"}}.Validate())
-	assert.ErrorContains(t, source.AnnotationConfig{Prefixes: []string{""}}.Validate(), "empty")
-	assert.ErrorContains(t, source.AnnotationConfig{Prefixes: []string{"a"}}.Validate(), `"a" does not end with "/"`)
-	assert.ErrorContains(t, source.AnnotationConfig{Prefixes: []string{"a/", "a/"}}.Validate(), "twice")
+func TestConfigValidate(t *testing.T) {
+	require.NoError(t, annotations.Config{}.Validate())
+	require.NoError(t, annotations.Config{Prefixes: []string{"a/", "b/"}}.Validate())
+	assert.ErrorContains(t, annotations.Config{Prefixes: []string{""}}.Validate(), "empty")
+	assert.ErrorContains(t, annotations.Config{Prefixes: []string{"a"}}.Validate(), `"a" does not end with "/"`)
+	assert.ErrorContains(t, annotations.Config{Prefixes: []string{"a/", "a/"}}.Validate(), "twice")
 }
 
 func TestParseDoesNotModifyInput(t *testing.T) {
-	ann := map[string]string{source.AnnotationPrefix + "hostname": "a.example.com."}
-	_, err := source.AnnotationConfig{}.Parse(webRef, ann)
+	ann := map[string]string{annotations.Prefix + "hostname": "a.example.com."}
+	_, err := annotations.Config{}.Parse(webRef, ann)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{source.AnnotationPrefix + "hostname": "a.example.com."}, ann)
+	assert.Equal(t, map[string]string{annotations.Prefix + "hostname": "a.example.com."}, ann)
 }
 
 func TestEndpointMeta(t *testing.T) {
-	a := source.Annotations{TTL: 60, SetIdentifier: "x", ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}}}
+	a := annotations.Values{TTL: 60, SetIdentifier: "x", ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}}}
 	assert.Equal(t, source.EndpointMeta{
 		TTL: 60, SetIdentifier: "x", Resource: "service/default/web",
 		ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}},
@@ -302,7 +259,7 @@ func TestEndpointMeta(t *testing.T) {
 }
 
 func BenchmarkParseAnnotations(b *testing.B) {
-	const p = source.AnnotationPrefix
+	const p = annotations.Prefix
 	ann := map[string]string{
 		p + "hostname":   "a.example.com,b.example.com",
 		p + "ttl":        "300",
@@ -313,25 +270,8 @@ func BenchmarkParseAnnotations(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (source.AnnotationConfig{}).Parse(webRef, ann); err != nil {
+		if _, err := (annotations.Config{}).Parse(webRef, ann); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func TestObjectRefKey(t *testing.T) {
-	tests := []struct {
-		name string
-		ref  source.ObjectRef
-		want string
-	}{
-		{"namespaced kind in lower case", source.ObjectRef{Kind: "Service", Namespace: "default", Name: "web"}, "service/default/web"},
-		{"cluster-scoped", source.ObjectRef{Kind: "Node", Name: "worker-1"}, "node/worker-1"},
-		{"resource as external-dns spells it", source.ObjectRef{Kind: "DNSEndpoint", Namespace: "ns", Name: "x", Resource: "crd/ns/x"}, "crd/ns/x"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.ref.Key())
-		})
 	}
 }

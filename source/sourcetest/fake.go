@@ -1,4 +1,4 @@
-package source
+package sourcetest
 
 import (
 	"context"
@@ -9,19 +9,20 @@ import (
 	"sync"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
 )
 
-// Fake is a [Source] of random endpoints for testing providers and
+// Fake is a [source.Source] of random endpoints for testing providers and
 // pipelines: n A records named "<random label>-<i>.<domain>" (i from 0), each
 // with one random target in 10.0.0.0/8. The randomness comes from a PCG
-// generator held in the Fake and seeded by [FakeSeed] (default seed 1), so a
-// given seed always yields the same endpoints, in any process.
+// generator held in the Fake and seeded by [FakeOptions.Seed], so a given
+// seed always yields the same endpoints, in any process.
 //
 // By default a Fake is stable: every Endpoints call returns (fresh copies
-// of) the same endpoints. With [FakeVarying] every call draws new names and
-// targets from the generator instead, like external-dns's fake source; the
-// sequence of results is still reproducible from the seed. Handlers are never
-// called. A Fake is safe for concurrent use.
+// of) the same endpoints. With [FakeOptions.Regenerate] every call draws new
+// names and targets from the generator instead, like external-dns's fake
+// source; the sequence of results is still reproducible from the seed.
+// Handlers are never called. A Fake is safe for concurrent use.
 //
 // +zonesync:source:name=fake
 // +zonesync:source:category=testing
@@ -42,28 +43,26 @@ type Fake struct {
 	stable []*endpoint.Endpoint
 }
 
-var _ Source = (*Fake)(nil)
+var _ source.Source = (*Fake)(nil)
 
-// FakeOption configures a [Fake].
-type FakeOption func(*Fake)
-
-// FakeSeed seeds the generator of a [Fake] (default 1).
-func FakeSeed(seed uint64) FakeOption {
-	return func(f *Fake) { f.seed = seed }
-}
-
-// FakeVarying makes a [Fake] return new random endpoints on every call.
-func FakeVarying() FakeOption {
-	return func(f *Fake) { f.varying = true }
+// FakeOptions configures a [Fake]. The zero value gives stable endpoints
+// drawn with seed 1.
+type FakeOptions struct {
+	// Seed seeds the generator; zero means 1.
+	Seed uint64
+	// Regenerate makes every Endpoints call draw new random endpoints
+	// instead of returning the same ones.
+	Regenerate bool
 }
 
 // NewFake returns a source of n random endpoints under domain (a trailing
 // dot is ignored); n < 0 counts as 0.
-func NewFake(domain string, n int, opts ...FakeOption) *Fake {
-	f := &Fake{domain: strings.TrimSuffix(domain, "."), n: max(n, 0), seed: 1}
-	for _, o := range opts {
-		o(f)
+func NewFake(domain string, n int, opts FakeOptions) *Fake {
+	seed := opts.Seed
+	if seed == 0 {
+		seed = 1
 	}
+	f := &Fake{domain: strings.TrimSuffix(domain, "."), n: max(n, 0), seed: seed, varying: opts.Regenerate}
 	f.rng = rand.New(rand.NewPCG(f.seed, f.seed^0x9e3779b97f4a7c15))
 	if !f.varying {
 		f.stable = f.generate()
