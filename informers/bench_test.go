@@ -82,7 +82,7 @@ func realisticService(i int) *corev1.Service {
 // transformer a source uses, and reports the heap retained per object.
 func BenchmarkServiceCacheMemory(b *testing.B) {
 	const n = 10000
-	transform := informers.Transformer[*corev1.Service](informers.TransformOptions{
+	transform := informers.TransformerWithOptions[*corev1.Service](informers.TransformOptions{
 		RemoveManagedFields: true, RemoveLastApplied: true, RemoveStatusConditions: true,
 		DropAnnotations: true, KeepAnnotationPrefixes: []string{"external-dns.kubernetes.io/", "external-dns.alpha.kubernetes.io/"},
 	})

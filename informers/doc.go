@@ -8,8 +8,8 @@
 // A shared informer accepts a transform and indexers only before it runs,
 // so set things up in this order:
 //
-//  1. transform: [MustSetTransform] with [Transformer];
-//  2. indexers: [MustAddIndexers] with [Indexer];
+//  1. transform: [MustSetTransform] with [TransformerWithOptions];
+//  2. indexers: [MustAddIndexers] with [IndexerWithOptions];
 //  3. event handlers: [AddEventHandlerUntilDone] with [DefaultEventHandler];
 //  4. start the informer (or its factory), then wait with [WaitForCacheSync].
 //

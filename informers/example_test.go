@@ -14,15 +14,15 @@ import (
 // Slim Services before they are cached and index those a DNS controller
 // wants. With a real informer, pass the same values to MustSetTransform
 // and MustAddIndexers before starting it.
-func ExampleTransformer() {
-	transform := informers.Transformer[*corev1.Service](informers.TransformOptions{
+func ExampleTransformerWithOptions() {
+	transform := informers.TransformerWithOptions[*corev1.Service](informers.TransformOptions{
 		RemoveManagedFields: true,
 		RemoveLastApplied:   true,
 		DropAnnotations:     true, KeepAnnotationPrefixes: []string{"external-dns.kubernetes.io/"},
 	})
 	selector := labels.SelectorFromSet(labels.Set{"app": "web"})
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc,
-		informers.Indexer[*corev1.Service](informers.IndexOptions{LabelSelector: selector}))
+		informers.IndexerWithOptions[*corev1.Service](informers.IndexOptions{LabelSelector: selector}))
 
 	for _, name := range []string{"web", "db"} {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{

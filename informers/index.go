@@ -7,14 +7,14 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// IndexName is the name of the index [Indexer] returns.
+// IndexName is the name of the index [IndexerWithOptions] returns.
 const IndexName = "zonesync"
 
 // IndexMatch is the index value of a selected object when no label is
 // indexed ([IndexOptions.ByLabel] empty).
 const IndexMatch = "match"
 
-// IndexOptions selects the objects [Indexer] indexes. The zero value
+// IndexOptions selects the objects [IndexerWithOptions] indexes. The zero value
 // indexes every object under [IndexMatch].
 type IndexOptions struct {
 	// AnnotationFilter indexes only objects whose annotations match it, a
@@ -31,13 +31,13 @@ type IndexOptions struct {
 	ByLabel string
 }
 
-// Indexer returns cache.Indexers with one index, [IndexName], for
+// IndexerWithOptions returns cache.Indexers with one index, [IndexName], for
 // informers of T. An object passing every filter of opts is indexed under
 // [IndexMatch] (or the value of the label [IndexOptions.ByLabel]); others
 // are not indexed, so that indexer.ByIndex(IndexName, IndexMatch) lists
 // exactly the selected objects. An object that is not a T is an error
 // naming its type.
-func Indexer[T Object](opts IndexOptions) cache.Indexers {
+func IndexerWithOptions[T Object](opts IndexOptions) cache.Indexers {
 	o := opts
 	return cache.Indexers{IndexName: func(in any) ([]string, error) {
 		obj, ok := in.(T)

@@ -52,7 +52,7 @@ func TestTransformer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := informers.Transformer[*corev1.Service](tt.opts)(svc())
+			out, err := informers.TransformerWithOptions[*corev1.Service](tt.opts)(svc())
 			require.NoError(t, err)
 			got := out.(*corev1.Service)
 			var keys []string
@@ -69,7 +69,7 @@ func TestTransformer(t *testing.T) {
 }
 
 func TestTransformerTypeMeta(t *testing.T) {
-	out, err := informers.Transformer[*networkingv1.Ingress](informers.TransformOptions{})(&networkingv1.Ingress{})
+	out, err := informers.TransformerWithOptions[*networkingv1.Ingress](informers.TransformOptions{})(&networkingv1.Ingress{})
 	require.NoError(t, err)
 	assert.Equal(t, "networking.k8s.io/v1", out.(*networkingv1.Ingress).APIVersion)
 	assert.Equal(t, "Ingress", out.(*networkingv1.Ingress).Kind)
@@ -79,7 +79,7 @@ func TestTransformerTypeMeta(t *testing.T) {
 		"metadata": map[string]any{"name": "p", "managedFields": []any{map[string]any{"manager": "x"}}},
 		"status":   map[string]any{"conditions": []any{"c"}, "loadBalancer": map[string]any{}},
 	}}
-	out, err = informers.Transformer[*unstructured.Unstructured](informers.TransformOptions{RemoveManagedFields: true, RemoveStatusConditions: true})(u)
+	out, err = informers.TransformerWithOptions[*unstructured.Unstructured](informers.TransformOptions{RemoveManagedFields: true, RemoveStatusConditions: true})(u)
 	require.NoError(t, err)
 	got := out.(*unstructured.Unstructured)
 	assert.Equal(t, "HTTPProxy", got.GetKind())
@@ -91,7 +91,7 @@ func TestTransformerTypeMeta(t *testing.T) {
 }
 
 func TestTransformerMismatchAndTombstone(t *testing.T) {
-	fn := informers.Transformer[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true})
+	fn := informers.TransformerWithOptions[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true})
 	_, err := fn(&corev1.Pod{})
 	require.ErrorContains(t, err, "*v1.Pod")
 	require.ErrorContains(t, err, "*v1.Service")
@@ -130,7 +130,7 @@ func TestIndexer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, informers.Indexer[*corev1.Service](tt.opts))
+			idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, informers.IndexerWithOptions[*corev1.Service](tt.opts))
 			for _, o := range objs {
 				require.NoError(t, idx.Add(o))
 			}
@@ -143,7 +143,7 @@ func TestIndexer(t *testing.T) {
 			assert.Equal(t, tt.want, names)
 		})
 	}
-	_, err = informers.Indexer[*corev1.Service](informers.IndexOptions{})[informers.IndexName](&corev1.Pod{})
+	_, err = informers.IndexerWithOptions[*corev1.Service](informers.IndexOptions{})[informers.IndexName](&corev1.Pod{})
 	require.ErrorContains(t, err, "*v1.Pod")
 }
 
@@ -175,8 +175,8 @@ func TestInformerLifecycle(t *testing.T) {
 	factory := k8sinformers.NewSharedInformerFactory(client, 0)
 	inf := factory.Core().V1().Services().Informer()
 
-	informers.MustSetTransform(inf, informers.Transformer[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true}))
-	informers.MustAddIndexers(inf, informers.Indexer[*corev1.Service](informers.IndexOptions{}))
+	informers.MustSetTransform(inf, informers.TransformerWithOptions[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true}))
+	informers.MustAddIndexers(inf, informers.IndexerWithOptions[*corev1.Service](informers.IndexOptions{}))
 	var calls atomic.Int32
 	require.NotNil(t, informers.AddEventHandlerUntilDone(ctx, inf, informers.DefaultEventHandler(func() { calls.Add(1) })))
 	factory.Start(ctx.Done())
@@ -189,7 +189,9 @@ func TestInformerLifecycle(t *testing.T) {
 	require.Eventually(t, func() bool { return calls.Load() == 1 }, 5*time.Second, 5*time.Millisecond)
 
 	assert.Panics(t, func() { informers.MustSetTransform(inf, nil) })
-	assert.Panics(t, func() { informers.MustAddIndexers(inf, informers.Indexer[*corev1.Service](informers.IndexOptions{})) })
+	assert.Panics(t, func() {
+		informers.MustAddIndexers(inf, informers.IndexerWithOptions[*corev1.Service](informers.IndexOptions{}))
+	})
 }
 
 func TestAddEventHandlerUntilDone(t *testing.T) {

@@ -25,7 +25,7 @@ type Object interface {
 	metav1.Object
 }
 
-// TransformOptions selects what [Transformer] removes. The zero value
+// TransformOptions selects what [TransformerWithOptions] removes. The zero value
 // removes nothing; the transform then only restores the TypeMeta.
 type TransformOptions struct {
 	// RemoveManagedFields drops metadata.managedFields.
@@ -50,7 +50,7 @@ type TransformOptions struct {
 	KeepAnnotations []string
 }
 
-// Transformer returns a transform for informers of T (for example
+// TransformerWithOptions returns a transform for informers of T (for example
 // *corev1.Service) that removes what opts select and restores the
 // object's TypeMeta, which client-go leaves empty on typed objects it
 // decodes: the full group, version and kind for types registered in the
@@ -61,7 +61,7 @@ type TransformOptions struct {
 // decode). Tombstones ([cache.DeletedFinalStateUnknown]) are passed on
 // with their object transformed. Any other value that is not a T is an
 // error naming its type.
-func Transformer[T Object](opts TransformOptions) cache.TransformFunc {
+func TransformerWithOptions[T Object](opts TransformOptions) cache.TransformFunc {
 	o := transformOptions{
 		managedFields: opts.RemoveManagedFields,
 		lastApplied:   opts.RemoveLastApplied,

@@ -25,7 +25,7 @@ import (
 func newServiceSource(client k8sclient.Interface, resync time.Duration) (*kubernetes.ServiceSource, k8sinformers.SharedInformerFactory, error) {
 	factory := k8sinformers.NewSharedInformerFactory(client, resync)
 	informers.MustSetTransform(factory.Core().V1().Services().Informer(),
-		informers.Transformer[*corev1.Service](informers.TransformOptions{
+		informers.TransformerWithOptions[*corev1.Service](informers.TransformOptions{
 			RemoveManagedFields: true,
 			RemoveLastApplied:   true,
 			DropAnnotations:     true, KeepAnnotationPrefixes: annotations.DefaultPrefixes(),

@@ -183,15 +183,15 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 
 	if own {
 		keep := transformOptions(cfg)
-		if err := s.routes.SetTransform(informers.Transformer[*unstructured.Unstructured](keep)); err != nil {
+		if err := s.routes.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](keep)); err != nil {
 			return nil, fmt.Errorf("%s source: %w", name, err)
 		}
-		if err := s.gateways.SetTransform(informers.Transformer[*unstructured.Unstructured](keep)); err != nil {
+		if err := s.gateways.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](keep)); err != nil {
 			return nil, fmt.Errorf("%s source: %w", name, err)
 		}
 	}
 	if ownKube {
-		fn := informers.Transformer[*corev1.Namespace](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
+		fn := informers.TransformerWithOptions[*corev1.Namespace](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
 		if err := s.namespaces.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("%s source: %w", name, err)
 		}
@@ -236,7 +236,7 @@ func addIndex(inf cache.SharedIndexInformer, key string, opts informers.IndexOpt
 	if _, ok := inf.GetIndexer().GetIndexers()[name]; ok {
 		return name, nil
 	}
-	idx := informers.Indexer[*unstructured.Unstructured](opts)[informers.IndexName]
+	idx := informers.IndexerWithOptions[*unstructured.Unstructured](opts)[informers.IndexName]
 	if err := inf.AddIndexers(cache.Indexers{name: idx}); err != nil {
 		return "", fmt.Errorf("adding index %s: %w", name, err)
 	}

@@ -28,7 +28,7 @@ type dynamicResource struct {
 // annotation keys to keep besides the source's prefixes. start, when not
 // nil, must be called once all informers of the source are set up.
 func newDynamicResource(client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o Options, kind string, gvr schema.GroupVersionResource, keep ...string) (*dynamicResource, func(ctx context.Context), error) {
-	sel, err := o.parse(kind, informers.Indexer[*unstructured.Unstructured])
+	sel, err := o.parse(kind, informers.IndexerWithOptions[*unstructured.Unstructured])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,7 +40,7 @@ func newDynamicResource(client dynamic.Interface, factory dynamicinformer.Dynami
 	if own {
 		opts := o.annotationKeys(keep...)
 		opts.RemoveStatusConditions = true
-		if err := r.informer.SetTransform(informers.Transformer[*unstructured.Unstructured](opts)); err != nil {
+		if err := r.informer.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](opts)); err != nil {
 			return nil, nil, fmt.Errorf("%s source: %w", kind, err)
 		}
 	}

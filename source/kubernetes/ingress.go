@@ -58,7 +58,7 @@ var (
 // NewIngressSource returns an Ingress source over client; see
 // [NewServiceSource] for the informer life cycle.
 func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg IngressConfig) (*IngressSource, error) {
-	sel, err := cfg.parse("ingress", informers.Indexer[*networkingv1.Ingress])
+	sel, err := cfg.parse("ingress", informers.IndexerWithOptions[*networkingv1.Ingress])
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg Ingre
 	s := &IngressSource{cfg: cfg, sel: sel, ingresses: factory.Networking().V1().Ingresses().Informer()}
 	s.inf = informerSet{s.ingresses}
 	if own {
-		fn := informers.Transformer[*networkingv1.Ingress](cfg.annotationKeys(IngressClassAnnotation))
+		fn := informers.TransformerWithOptions[*networkingv1.Ingress](cfg.annotationKeys(IngressClassAnnotation))
 		if err := s.ingresses.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("ingress source: %w", err)
 		}

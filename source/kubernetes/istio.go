@@ -84,7 +84,7 @@ func NewIstioGatewaySource(ctx context.Context, kube k8sclient.Interface, client
 	}
 	s := &IstioGatewaySource{cfg: cfg, res: res, services: factory.Core().V1().Services().Informer()}
 	if ownSvc {
-		fn := informers.Transformer[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
+		fn := informers.TransformerWithOptions[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
 		if err := s.services.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("istio-gateway source: %w", err)
 		}

@@ -95,7 +95,7 @@ const sliceIndex = "zonesync:service"
 // ctx is done) and returns at once: until the caches have synced,
 // HasSynced reports false (use WaitForSync to block).
 func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg ServiceConfig) (*ServiceSource, error) {
-	sel, err := cfg.parse("service", informers.Indexer[*corev1.Service])
+	sel, err := cfg.parse("service", informers.IndexerWithOptions[*corev1.Service])
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +114,9 @@ func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg Servi
 	s.inf = informerSet{s.services, s.slices, s.nodes}
 	if own {
 		for _, set := range []error{
-			s.services.SetTransform(informers.Transformer[*corev1.Service](cfg.annotationKeys())),
-			s.slices.SetTransform(informers.Transformer[*discoveryv1.EndpointSlice](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true})),
-			s.nodes.SetTransform(informers.Transformer[*corev1.Node](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true,
+			s.services.SetTransform(informers.TransformerWithOptions[*corev1.Service](cfg.annotationKeys())),
+			s.slices.SetTransform(informers.TransformerWithOptions[*discoveryv1.EndpointSlice](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true})),
+			s.nodes.SetTransform(informers.TransformerWithOptions[*corev1.Node](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true,
 				RemoveStatusConditions: true, DropAnnotations: true,
 			})),
 		} {
