@@ -59,10 +59,11 @@ func Names() []string {
 
 // ByName returns the built-in policy called name: "sync", "upsert-only" or
 // "create-only" (exactly, as external-dns spells them in --policy). Any
-// other name gives an error that quotes it and lists the valid names.
-func ByName(name string) (Name, error) {
+// other name gives a nil policy and an error that quotes it and lists the
+// valid names. The policy returned is a [Name].
+func ByName(name string) (plan.Policy, error) {
 	if n := Name(name); n.valid() {
 		return n, nil
 	}
-	return "", fmt.Errorf("unknown policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
 }

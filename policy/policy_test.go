@@ -58,7 +58,7 @@ func TestPolicies(t *testing.T) {
 func TestByName(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		want    policy.Name
+		want    plan.Policy
 		wantErr string
 	}{
 		{name: "sync", want: policy.Sync},
@@ -73,7 +73,7 @@ func TestByName(t *testing.T) {
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)
-				assert.Empty(t, got)
+				assert.Nil(t, got)
 				return
 			}
 			require.NoError(t, err)
