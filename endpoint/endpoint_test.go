@@ -224,11 +224,12 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	var nilEp *endpoint.Endpoint
 	assert.Nil(t, nilEp.DeepCopy())
 
-	// nil and empty are preserved as they are.
+	// nil and empty are preserved as they are (empty labels are the zero
+	// value).
 	empty := &endpoint.Endpoint{Targets: endpoint.Targets{}, Labels: endpoint.Labels{}}
 	ecp := empty.DeepCopy()
 	assert.NotNil(t, ecp.Targets)
-	assert.NotNil(t, ecp.Labels)
+	assert.Equal(t, endpoint.Labels{}, ecp.Labels)
 	assert.Nil(t, ecp.ProviderSpecific)
 }
 
