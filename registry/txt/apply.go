@@ -121,7 +121,8 @@ func (r *Registry) checkOwned(changes *plan.Changes) error {
 	var errs []error
 	check := func(action string, ep *endpoint.Endpoint) {
 		if ep != nil && !r.owns(ep) {
-			errs = append(errs, fmt.Errorf("%s %s (owner %q): %w", action, ep.Key(), ep.Labels[endpoint.OwnerLabelKey], registry.ErrNotOwned))
+			owner, _ := ep.Labels.Get(endpoint.OwnerLabelKey)
+			errs = append(errs, fmt.Errorf("%s %s (owner %q): %w", action, ep.Key(), owner, registry.ErrNotOwned))
 		}
 	}
 	for i, ep := range changes.UpdateOld {
@@ -271,10 +272,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		// use the canonical form (a trailing dot or upper case from a caller
 		// that did not canonicalise would otherwise give a second TXT).
 		rec.DNSName = endpoint.CanonicalDNSName(rec.DNSName)
-		if rec.Labels == nil {
-			rec.Labels = endpoint.Labels{}
-		}
-		rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
+		rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 		txt, err := r.OwnershipTXT(rec)
 		if err == nil {
 			err = b.checkFilter(rec, txt)
@@ -301,10 +299,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 			continue
 		}
 		oldRec, newRec := oldEp.DeepCopy(), newEp.DeepCopy()
-		if newRec.Labels == nil {
-			newRec.Labels = endpoint.Labels{}
-		}
-		newRec.Labels[endpoint.OwnerLabelKey] = r.ownerID
+		newRec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 		out.UpdateOld = append(out.UpdateOld, oldRec)
 		out.UpdateNew = append(out.UpdateNew, newRec)
 		b.updateTXT(oldRec, newRec)
@@ -405,18 +400,9 @@ func (b *changeBuilder) sameLabels(value string, labels endpoint.Labels) bool {
 	if err != nil {
 		return false
 	}
-	delete(stored, endpoint.TxtEncryptionNonceLabelKey)
-	n := 0
-	for k, v := range labels {
-		if k == endpoint.TxtEncryptionNonceLabelKey {
-			continue
-		}
-		n++
-		if w, ok := stored[k]; !ok || w != v {
-			return false
-		}
-	}
-	return n == len(stored)
+	stored.Delete(endpoint.TxtEncryptionNonceLabelKey)
+	labels.Delete(endpoint.TxtEncryptionNonceLabelKey)
+	return labels.Equal(stored)
 }
 
 // updateTXT rewrites the ownership TXT of an updated record.
@@ -602,7 +588,7 @@ func (b *changeBuilder) deleteUnused() {
 			Targets:          endpoint.Targets{info.value},
 			RecordType:       endpoint.RecordTypeTXT,
 			SetIdentifier:    info.setID,
-			Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: l.rec.DNSName},
+			Labels:           endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: l.rec.DNSName}),
 			ProviderSpecific: txtProviderSpecific(l.rec.ProviderSpecific),
 		})
 	}
@@ -641,7 +627,7 @@ func (b *changeBuilder) repair() {
 			Targets:       endpoint.Targets{info.value},
 			RecordType:    endpoint.RecordTypeTXT,
 			SetIdentifier: info.setID,
-			Labels:        endpoint.Labels{endpoint.OwnedRecordLabelKey: rp.owned},
+			Labels:        endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: rp.owned}),
 		})
 		reason := "its record is missing"
 		if rp.foreign {
@@ -658,7 +644,7 @@ func (b *changeBuilder) ours(value string) bool {
 	if err != nil {
 		return false
 	}
-	owner := labels[endpoint.OwnerLabelKey]
+	owner, _ := labels.Get(endpoint.OwnerLabelKey)
 	return owner == b.r.ownerID || (b.r.oldOwnerID != "" && owner == b.r.oldOwnerID)
 }
 

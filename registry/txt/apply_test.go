@@ -323,7 +323,7 @@ func TestApplyDoesNotModifyChanges(t *testing.T) {
 	require.NoError(t, err)
 	newUpd := recs[1].DeepCopy()
 	newUpd.Targets = endpoint.Targets{"192.0.2.2"}
-	newUpd.Labels = nil
+	newUpd.Labels = endpoint.Labels{}
 	changes := &plan.Changes{
 		Create:    []*endpoint.Endpoint{a("new.example.com", "192.0.2.3")},
 		UpdateOld: []*endpoint.Endpoint{recs[1]},
@@ -351,12 +351,12 @@ func TestCache(t *testing.T) {
 
 	first, err := reg.Records(ctx)
 	require.NoError(t, err)
-	first[0].Labels["owner"] = "mutated"
+	first[0].Labels.Set("owner", "mutated")
 	first[0].Targets[0] = "203.0.113.1"
 	second, err := reg.Records(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, reads(), "second call served from the cache")
-	assert.Equal(t, "default", second[0].Labels["owner"], "callers get copies")
+	assert.Equal(t, "default", labelValue(second[0].Labels, "owner"), "callers get copies")
 	assert.Equal(t, "192.0.2.1", second[0].Targets[0])
 
 	// The cached read still drives ApplyChanges (TXT reuse / exact values),
@@ -452,8 +452,8 @@ func TestBogusNonceInPlainValue(t *testing.T) {
 	require.NoError(t, err)
 	labels, err := endpoint.ParseLabelsWithKey(got.UpdateNew[1].Targets[0], k)
 	require.NoError(t, err)
-	assert.NotEqual(t, "xyz", labels[endpoint.TxtEncryptionNonceLabelKey])
-	assert.Equal(t, "default", labels["owner"])
+	assert.NotEqual(t, "xyz", labelValue(labels, endpoint.TxtEncryptionNonceLabelKey))
+	assert.Equal(t, "default", labelValue(labels, "owner"))
 }
 
 // TestSeveralApplyCallsPerRead checks that the registry keeps track of what
@@ -577,10 +577,10 @@ func TestLookupsWithSetIdentifierAndCase(t *testing.T) {
 	recs, err := reg.Records(context.Background())
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
-	assert.Equal(t, "service/default/app", recs[0].Labels["resource"], "names compare case-insensitively")
+	assert.Equal(t, "service/default/app", labelValue(recs[0].Labels, "resource"), "names compare case-insensitively")
 	_, forced := recs[0].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 	assert.False(t, forced)
-	assert.Equal(t, "default", recs[1].Labels["owner"])
+	assert.Equal(t, "default", labelValue(recs[1].Labels, "owner"))
 	_, forced = recs[1].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 	assert.True(t, forced, "typed TXT of set eu missing")
 }

@@ -3,6 +3,7 @@ package txt_test
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
@@ -37,7 +38,8 @@ func ExampleNew() {
 	}
 
 	recs, _ := reg.Records(ctx)
-	fmt.Println(recs[0].DNSName, "owner:", recs[0].Labels[endpoint.OwnerLabelKey])
+	owner, _ := recs[0].Labels.Get(endpoint.OwnerLabelKey)
+	fmt.Println(recs[0].DNSName, "owner:", owner)
 	// Output:
 	// a-app.example.com TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"
 	// app.example.com A 192.0.2.10
@@ -81,7 +83,8 @@ func ExampleRegistry_Records() {
 		return
 	}
 	for _, r := range recs {
-		fmt.Printf("%s owner=%q ours=%v\n", r.DNSName, r.Labels[endpoint.OwnerLabelKey], r.IsOwnedBy(reg.OwnerID()))
+		owner, _ := r.Labels.Get(endpoint.OwnerLabelKey)
+		fmt.Printf("%s owner=%q ours=%v\n", r.DNSName, owner, r.IsOwnedBy(reg.OwnerID()))
 	}
 	// Output:
 	// app.example.com owner="team-a" ours=false
@@ -102,7 +105,7 @@ func ExampleRegistry_OwnershipTXT() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(own.DNSName, own.Targets[0], own.Labels)
+	fmt.Println(own.DNSName, own.Targets[0], maps.Collect(own.Labels.All()))
 	// Output:
 	// txt-a-any.apps.example.com "heritage=external-dns,external-dns/owner=default" map[ownedRecord:*.apps.example.com]
 }

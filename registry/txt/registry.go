@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -225,7 +224,7 @@ func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, erro
 		Targets:          endpoint.Targets{value},
 		RecordType:       endpoint.RecordTypeTXT,
 		SetIdentifier:    ep.SetIdentifier,
-		Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: ep.DNSName},
+		Labels:           endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: ep.DNSName}),
 		ProviderSpecific: txtProviderSpecific(ep.ProviderSpecific),
 	}, nil
 }
@@ -240,7 +239,7 @@ func (r *Registry) oldOwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, e
 	if err != nil {
 		return nil, err
 	}
-	nonce, ok := ep.Labels[endpoint.TxtEncryptionNonceLabelKey]
+	nonce, ok := ep.Labels.Get(endpoint.TxtEncryptionNonceLabelKey)
 	encrypted := len(r.key) > 0 && ok && validNonce(nonce)
 	if encrypted != r.encrypt {
 		v, err := r.value(ep, encrypted)
@@ -257,11 +256,10 @@ func (r *Registry) value(ep *endpoint.Endpoint, encrypt bool) (string, error) {
 	var value string
 	if encrypt {
 		labels := ep.Labels
-		if nonce, ok := labels[endpoint.TxtEncryptionNonceLabelKey]; ok && !validNonce(nonce) {
+		if nonce, ok := labels.Get(endpoint.TxtEncryptionNonceLabelKey); ok && !validNonce(nonce) {
 			// A nonce that did not come from decryption (a plain value can
 			// carry the label): ignore it and draw a fresh one.
-			labels = maps.Clone(labels)
-			delete(labels, endpoint.TxtEncryptionNonceLabelKey)
+			labels.Delete(endpoint.TxtEncryptionNonceLabelKey)
 		}
 		v, err := labels.SerializeEncrypted(r.key, true)
 		if err != nil {
@@ -344,10 +342,9 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 
 // parsedTXT is an ownership TXT record found by attach.
 type parsedTXT struct {
-	// labels parsed from the value. The first record owned through the TXT
-	// gets this map; later ones get copies.
+	// labels parsed from the value, given to every record owned through
+	// the TXT (Labels is a value: a Set on one record changes no other).
 	labels endpoint.Labels
-	given  bool
 	// canonical: the TXT name is exactly the typed name the registry
 	// writes for the record it owns (or the one external-dns writes for a
 	// name whose first label is Unicode, see Namer.ParseTXTName), so
@@ -414,7 +411,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 		lower := lowerASCII(rec.DNSName)
 		i := int32(len(st.txts))
 		st.txts = append(st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0]})
-		owner := labels[endpoint.OwnerLabelKey]
+		owner, _ := labels.Get(endpoint.OwnerLabelKey)
 		mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
 		parsed = append(parsed, parsedTXT{labels: labels, mine: mine})
 		name, rtype, ok := r.namer.ParseTXTName(lower)
@@ -467,24 +464,17 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 		}
 		if ok {
 			p := &parsed[i]
-			handed := false
-			switch {
-			case rec.Labels != nil:
-				maps.Copy(rec.Labels, p.labels)
-			case !p.given:
-				rec.Labels, p.given, handed = p.labels, true, true
-			default:
-				rec.Labels = maps.Clone(p.labels)
-			}
-			if handed && r.oldOwnerID != "" && p.labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
-				// The relabelling below must not reach the other records
-				// owned through this TXT: keep a pristine copy for them.
-				p.labels = maps.Clone(p.labels)
+			if rec.Labels.Len() == 0 {
+				rec.Labels = p.labels
+			} else {
+				for k, v := range p.labels.All() {
+					rec.Labels.Set(k, v)
+				}
 			}
 		}
 		migrated := false
-		if r.oldOwnerID != "" && rec.Labels[endpoint.OwnerLabelKey] == r.oldOwnerID {
-			rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
+		if owner, _ := rec.Labels.Get(endpoint.OwnerLabelKey); r.oldOwnerID != "" && owner == r.oldOwnerID {
+			rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 			migrated = true
 		}
 		// Format upgrade and owner migration: a record we own whose typed
