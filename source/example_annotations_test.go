@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/zonesync/zonesync/endpoint"
@@ -87,7 +88,8 @@ func Example_annotations() {
 	}
 	eps, err := src.Endpoints(context.Background())
 	for _, ep := range eps {
-		fmt.Println(ep.DNSName, ep.RecordType, ep.RecordTTL, ep.Targets, ep.Labels[endpoint.ResourceLabelKey])
+		resource, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
+		fmt.Println(ep.DNSName, ep.RecordType, ep.RecordTTL, ep.Targets, resource)
 	}
 	var partial *source.PartialError
 	if errors.As(err, &partial) {
@@ -123,7 +125,7 @@ func ExampleEndpointsForHostname() {
 		[]string{"192.0.2.2", "lb.example.net", "2001:db8::1", "192.0.2.1"},
 		source.EndpointMeta{TTL: 60, Resource: "service/default/app"})
 	for _, ep := range eps {
-		fmt.Println(ep, ep.Labels)
+		fmt.Println(ep, maps.Collect(ep.Labels.All()))
 	}
 	// Output:
 	// app.example.com 60 IN A  192.0.2.1;192.0.2.2 map[resource:service/default/app]

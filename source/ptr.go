@@ -116,7 +116,7 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 				ptr.RecordTTL = ep.RecordTTL
 			}
 			ptr.Targets = append(ptr.Targets, host)
-			if res := ep.Labels[endpoint.ResourceLabelKey]; res != "" {
+			if res, _ := ep.Labels.Get(endpoint.ResourceLabelKey); res != "" {
 				if resources[name] == nil {
 					resources[name] = map[string]string{}
 				}
@@ -135,7 +135,7 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		})
 		for _, t := range ptr.Targets {
 			if res, ok := resources[ptr.DNSName][endpoint.CanonicalDNSName(t)]; ok {
-				ptr.Labels = endpoint.Labels{endpoint.ResourceLabelKey: res}
+				ptr.Labels = endpoint.LabelsFromMap(map[string]string{endpoint.ResourceLabelKey: res})
 				break
 			}
 		}

@@ -27,20 +27,20 @@ func TestStaticCopies(t *testing.T) {
 	given := swA("b.example.com", "192.0.2.2").WithLabel("k", "v")
 	s := source.NewStatic(given, nil, swA("a.example.com", "192.0.2.1"))
 	given.Targets[0] = "changed at the caller"
-	given.Labels["k"] = "changed"
+	given.Labels.Set("k", "changed")
 
 	first, err := s.Endpoints(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b.example.com A 192.0.2.2", "a.example.com A 192.0.2.1"}, swNames(first), "construction order, nil dropped, caller's changes not seen")
-	assert.Equal(t, "v", first[0].Labels["k"])
+	assert.Equal(t, "v", labelValue(first[0].Labels, "k"))
 
 	first[0].Targets[0] = "changed by the consumer"
-	first[0].Labels["k"] = "changed"
+	first[0].Labels.Set("k", "changed")
 	first[1] = nil
 	second, err := s.Endpoints(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b.example.com A 192.0.2.2", "a.example.com A 192.0.2.1"}, swNames(second))
-	assert.Equal(t, "v", second[0].Labels["k"])
+	assert.Equal(t, "v", labelValue(second[0].Labels, "k"))
 
 	var zero source.Static
 	eps, err := zero.Endpoints(context.Background())

@@ -197,7 +197,7 @@ func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
 	log := logr.FromContextOrDiscard(ctx)
 	var evs []event
 	add := func(e *endpoint.Endpoint, action, reason, detail string) {
-		res := e.Labels[endpoint.ResourceLabelKey]
+		res, _ := e.Labels.Get(endpoint.ResourceLabelKey)
 		if res == "" {
 			return
 		}
@@ -307,7 +307,8 @@ func (o *Observer) record(log logr.Logger, c zonesync.Cycle, evs []event) {
 		if e == nil {
 			continue
 		}
-		k := seenKey{e.Labels[endpoint.ResourceLabelKey], e.Key()}
+		res, _ := e.Labels.Get(endpoint.ResourceLabelKey)
+		k := seenKey{res, e.Key()}
 		if s, ok := o.last[k]; ok {
 			next[k] = s
 		}
