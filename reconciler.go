@@ -671,7 +671,7 @@ func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoi
 	for i, ep := range v.eps {
 		key := ""
 		if ep != nil {
-			key = ep.Labels[endpoint.ResourceLabelKey]
+			key, _ = ep.Labels.Get(endpoint.ResourceLabelKey)
 		}
 		if key == "" {
 			name := "<nil>"
@@ -681,8 +681,8 @@ func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoi
 			if carried == nil {
 				carried = map[string]bool{}
 				for _, cur := range current {
-					if cur != nil && cur.Labels[endpoint.ResourceLabelKey] != "" {
-						carried[cur.Labels[endpoint.ResourceLabelKey]] = true
+					if res := resourceOf(cur); res != "" {
+						carried[res] = true
 					}
 				}
 			}

@@ -101,7 +101,7 @@ func (c Cycle) RecordStatuses() []RecordStatus {
 			continue
 		}
 		skipByPtr[s.Endpoint] = s
-		skipByKey[resKey{s.Endpoint.Labels[endpoint.ResourceLabelKey], s.Endpoint.Key()}] = s
+		skipByKey[resKey{resourceOf(s.Endpoint), s.Endpoint.Key()}] = s
 	}
 	changed := map[endpoint.Key]bool{}
 	if p.Changes != nil {
@@ -141,7 +141,7 @@ func (c Cycle) RecordStatuses() []RecordStatus {
 		if e == nil {
 			continue
 		}
-		st := RecordStatus{Resource: e.Labels[endpoint.ResourceLabelKey], Endpoint: e}
+		st := RecordStatus{Resource: resourceOf(e), Endpoint: e}
 		key := e.Key()
 		s, skipped := skipByPtr[e]
 		if !skipped {
@@ -259,4 +259,13 @@ func GroupByResource(statuses []RecordStatus) []ResourceStatus {
 		out[i].Records = append(out[i].Records, s)
 	}
 	return out
+}
+
+// resourceOf returns the resource label of ep ("" for a nil ep or none).
+func resourceOf(ep *endpoint.Endpoint) string {
+	if ep == nil {
+		return ""
+	}
+	res, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
+	return res
 }

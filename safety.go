@@ -169,7 +169,7 @@ func tallyOwned(current []*endpoint.Endpoint, own registry.Ownership, filter end
 		if ep == nil || !slices.ContainsFunc(own.ManagedRecordTypes, func(t string) bool { return strings.EqualFold(t, ep.RecordType) }) {
 			continue
 		}
-		if _, ok := ep.Labels[endpoint.OwnedRecordLabelKey]; ok {
+		if _, ok := ep.Labels.Get(endpoint.OwnedRecordLabelKey); ok {
 			continue
 		}
 		if own.OwnerID != "" && !ep.IsOwnedBy(own.OwnerID) && (own.OldOwnerID == "" || !ep.IsOwnedBy(own.OldOwnerID)) {
