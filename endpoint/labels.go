@@ -125,6 +125,9 @@ func parsePlain(text string) (labels Labels, ok bool) {
 // insertPair sets key to value in pairs, sorted by key and owned by the
 // caller, in place: a key given twice keeps its last value.
 func insertPair(pairs []labelPair, key, value string) []labelPair {
+	if n := len(pairs); n == 0 || pairs[n-1].key < key {
+		return append(pairs, labelPair{key, value}) // texts we write are in key order
+	}
 	i, found := Labels{pairs: pairs}.find(key)
 	if found {
 		pairs[i].value = value
