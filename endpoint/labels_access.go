@@ -3,6 +3,7 @@ package endpoint
 import (
 	"encoding/json"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -156,11 +157,14 @@ func (l Labels) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// UnmarshalJSON replaces l with the labels of a JSON object whose values are
-// all strings, decoded as encoding/json decodes a map[string]string (a key
-// given twice keeps its last value); null and {} give the zero value.
+// UnmarshalJSON decodes a JSON object whose values are all strings (or
+// null, read as "") into l as encoding/json decodes one into a
+// map[string]string: the labels of the object are added to those l holds,
+// a key given twice keeps its last value, and null empties l. So an
+// endpoint object naming "labels" twice decodes as it does into
+// external-dns's map.
 func (l *Labels) UnmarshalJSON(data []byte) error {
-	var m map[string]string
+	m := maps.Collect(l.All())
 	if err := json.Unmarshal(data, &m); err != nil {
 		return err
 	}

@@ -253,14 +253,15 @@ func TestLabelsUnmarshalJSON(t *testing.T) {
 		want    [][2]string
 		wantErr bool
 	}{
-		{"object", `{"resource":"r","owner":"o"}`, [][2]string{{"owner", "o"}, {"resource", "r"}}, false},
-		{"empty object is the zero value", `{}`, nil, false},
+		{"object", `{"resource":"r","owner":"o"}`, [][2]string{{"owner", "o"}, {"resource", "r"}, {"stale", "x"}}, false},
+		{"a key already set is replaced", `{"stale":"y"}`, [][2]string{{"stale", "y"}}, false},
+		{"empty object adds nothing", `{}`, [][2]string{{"stale", "x"}}, false},
 		{"null is the zero value", `null`, nil, false},
-		{"a repeated key keeps its last value", `{"a":"1","b":"2","a":"3"}`, [][2]string{{"a", "3"}, {"b", "2"}}, false},
-		{"escapes decoded", `{"\u003c":"\n\u00e9\ud83d\ude00"}`, [][2]string{{"<", "\né😀"}}, false},
-		{"white space", " { \"a\" : \"1\" } ", [][2]string{{"a", "1"}}, false},
+		{"a repeated key keeps its last value", `{"a":"1","b":"2","a":"3"}`, [][2]string{{"a", "3"}, {"b", "2"}, {"stale", "x"}}, false},
+		{"escapes decoded", `{"\u003c":"\n\u00e9\ud83d\ude00"}`, [][2]string{{"<", "\né😀"}, {"stale", "x"}}, false},
+		{"white space", " { \"a\" : \"1\" } ", [][2]string{{"a", "1"}, {"stale", "x"}}, false},
 		{"number value", `{"a":1}`, nil, true},
-		{"null value", `{"a":null}`, [][2]string{{"a", ""}}, false}, // as encoding/json decodes a map
+		{"null value", `{"a":null}`, [][2]string{{"a", ""}, {"stale", "x"}}, false}, // as encoding/json decodes a map
 		{"object value", `{"a":{}}`, nil, true},
 		{"array", `[]`, nil, true},
 		{"string", `"a"`, nil, true},
@@ -268,7 +269,7 @@ func TestLabelsUnmarshalJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var ref map[string]string
+			ref := map[string]string{"stale": "x"}
 			refErr := json.Unmarshal([]byte(tt.in), &ref)
 			assert.Equal(t, tt.wantErr, refErr != nil, "the case agrees with encoding/json on a map: %v", refErr)
 
@@ -280,7 +281,7 @@ func TestLabelsUnmarshalJSON(t *testing.T) {
 			}
 			require.NoError(t, err)
 			checkSorted(t, l)
-			assert.Equal(t, tt.want, pairsOf(l), "decoding replaces the labels")
+			assert.Equal(t, tt.want, pairsOf(l), "decoding adds to the labels, as for a map")
 			assert.Equal(t, nilIfEmpty(ref), nilIfEmpty(maps.Collect(l.All())))
 		})
 	}
@@ -291,6 +292,13 @@ func TestLabelsUnmarshalJSON(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(`{"labels":{"owner":"o"}}`), &ep))
 		require.NoError(t, json.Unmarshal([]byte(`{"labels":null}`), &ep))
 		assert.Equal(t, endpoint.Endpoint{DNSName: "a"}, ep)
+		// A key named twice: the second object adds to the first, as with
+		// external-dns's map.
+		require.NoError(t, json.Unmarshal([]byte(`{"labels":{"a":"1","b":"2"},"Labels":{"b":"3"}}`), &ep))
+		assert.Equal(t, [][2]string{{"a", "1"}, {"b", "3"}}, pairsOf(ep.Labels))
+		var m struct{ Labels map[string]string }
+		require.NoError(t, json.Unmarshal([]byte(`{"labels":{"a":"1","b":"2"},"Labels":{"b":"3"}}`), &m))
+		assert.Equal(t, m.Labels, maps.Collect(ep.Labels.All()))
 	})
 }
 
