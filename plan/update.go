@@ -140,7 +140,7 @@ func countProp(ps endpoint.ProviderSpecific, p endpoint.ProviderSpecificProperty
 	return n
 }
 
-// sameOtherLabels compares two label maps without the owner label and the
+// sameOtherLabels compares two label sets without the owner label and the
 // in-memory encryption nonce. It does not allocate.
 func sameOtherLabels(a, b endpoint.Labels) bool {
 	n := 0

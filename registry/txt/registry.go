@@ -303,8 +303,9 @@ func txtProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific
 // ownership TXT records attached; see the package documentation for the
 // rules. Ownership TXT records are consumed; other TXT records are returned
 // like any record. The result is sorted by (DNSName, SetIdentifier,
-// RecordType) and belongs to the caller: the slice, the endpoints and their
-// Labels maps are the caller's to modify (no two records share a map).
+// RecordType) and belongs to the caller: the slice and the endpoints,
+// labels included, are the caller's to modify (records owned through one TXT
+// share its labels, which endpoint.Labels never writes in place).
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	r.mu.Lock()
