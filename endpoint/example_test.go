@@ -141,3 +141,29 @@ func ExampleMatchAllDomainFilters() {
 	// false
 	// false
 }
+
+// Labels is a small value: set, read and delete labels, iterate them in key
+// order; a copy is independent of the original.
+func ExampleLabels() {
+	var labels endpoint.Labels // the zero value holds no labels
+	labels.Set(endpoint.ResourceLabelKey, "service/default/app")
+	labels.Set(endpoint.OwnerLabelKey, "default")
+
+	owner, ok := labels.Get(endpoint.OwnerLabelKey)
+	fmt.Println(owner, ok, labels.Len())
+
+	other := labels
+	other.Set(endpoint.OwnerLabelKey, "someone-else")
+	other.Delete(endpoint.ResourceLabelKey)
+	for k, v := range labels.All() {
+		fmt.Println(k, v)
+	}
+	for k, v := range other.All() {
+		fmt.Println(k, v)
+	}
+	// Output:
+	// default true 2
+	// owner default
+	// resource service/default/app
+	// owner someone-else
+}

@@ -24,12 +24,13 @@ type labelPair struct{ key, value string }
 // before labels reach a TXT record.
 //
 // The zero value holds no labels, and empty labels are always the zero
-// value, so == on two Labels values is not defined but reflect.DeepEqual
-// (and testify's assert.Equal) tells equal labels apart from different
-// ones. Labels is a value: assigning it gives a copy, and [Labels.Set] or
-// [Labels.Delete] on one copy never changes another (they build a new
-// slice rather than write into the shared one, the way strings behave).
-// Its JSON form is the object a map[string]string gives.
+// value: with the pairs kept sorted, two Labels holding the same labels are
+// equal field for field, so reflect.DeepEqual (and testify's assert.Equal)
+// compares them as [Labels.Equal] does. Labels is a value: assigning it
+// gives a copy, and [Labels.Set] or [Labels.Delete] on one copy never
+// changes another (they build a new slice rather than write into the shared
+// one, so copies may share memory the way strings do). Its JSON form is the
+// object a map[string]string gives.
 type Labels struct {
 	// pairs is sorted by key, keys are unique, nil when empty. A slice,
 	// once stored here, is never written to again.
