@@ -123,7 +123,9 @@ type Endpoint struct {
 	SetIdentifier string `json:"setIdentifier,omitempty"`
 	// RecordTTL is the TTL; zero means the provider's default.
 	RecordTTL TTL `json:"recordTTL,omitempty"`
-	// Labels carries registry metadata such as the owner.
+	// Labels carries registry metadata such as the owner. Empty labels are
+	// left out of the JSON (omitzero: encoding/json never finds a struct
+	// empty, and empty labels are always the zero value).
 	Labels Labels `json:"labels,omitempty,omitzero"`
 	// ProviderSpecific carries properties only some providers understand.
 	ProviderSpecific ProviderSpecific `json:"providerSpecific,omitempty"`
