@@ -60,7 +60,7 @@ func checkOwnershipInvariant(t *testing.T, cycle int, raw []*endpoint.Endpoint, 
 		if r.RecordType == endpoint.RecordTypeTXT {
 			labels, err := endpoint.ParseLabels(r.Targets[0])
 			if err == nil {
-				txtOwner[r.DNSName] = labels[endpoint.OwnerLabelKey]
+				txtOwner[r.DNSName] = labelValue(labels, endpoint.OwnerLabelKey)
 			}
 		}
 	}
@@ -165,4 +165,10 @@ func TestFaultInjectionConverges(t *testing.T) {
 			assert.Equal(t, want, got)
 		})
 	}
+}
+
+// labelValue returns the value of key in l, "" when it is not set.
+func labelValue(l endpoint.Labels, key string) string {
+	v, _ := l.Get(key)
+	return v
 }

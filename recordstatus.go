@@ -317,3 +317,12 @@ func GroupByResource(statuses []RecordStatus) []ResourceStatus {
 	}
 	return out
 }
+
+// resourceOf returns the resource label of ep ("" for a nil ep or none).
+func resourceOf(ep *endpoint.Endpoint) string {
+	if ep == nil {
+		return ""
+	}
+	res, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
+	return res
+}

@@ -128,8 +128,10 @@ type Endpoint struct {
 	SetIdentifier string `json:"setIdentifier,omitempty"`
 	// RecordTTL is the TTL; zero means the provider's default.
 	RecordTTL TTL `json:"recordTTL,omitempty"`
-	// Labels carries registry metadata such as the owner.
-	Labels Labels `json:"labels,omitempty"`
+	// Labels carries registry metadata such as the owner. Empty labels are
+	// left out of the JSON (omitzero: encoding/json never finds a struct
+	// empty, and empty labels are always the zero value).
+	Labels Labels `json:"labels,omitempty,omitzero"`
 	// ProviderSpecific carries properties only some providers understand.
 	ProviderSpecific ProviderSpecific `json:"providerSpecific,omitempty"`
 }
@@ -192,10 +194,7 @@ func (e *Endpoint) WithProviderSpecific(name, value string) *Endpoint {
 
 // WithLabel sets a label and returns e.
 func (e *Endpoint) WithLabel(key, value string) *Endpoint {
-	if e.Labels == nil {
-		e.Labels = Labels{}
-	}
-	e.Labels[key] = value
+	e.Labels.Set(key, value)
 	return e
 }
 
@@ -229,7 +228,7 @@ func (e *Endpoint) IsOwnedBy(ownerID string) bool {
 	if ownerID == "" {
 		return false
 	}
-	owner, ok := e.Labels[OwnerLabelKey]
+	owner, ok := e.Labels.Get(OwnerLabelKey)
 	return ok && owner == ownerID
 }
 
@@ -241,20 +240,21 @@ func (e *Endpoint) Key() Key {
 // DeepCopyAll returns a new slice holding a deep copy of every endpoint of
 // eps (see [Endpoint.DeepCopy]); nil entries stay nil, and a nil slice gives
 // nil. The copies share nothing with eps. To keep the cost of copying many
-// endpoints to a few allocations, the copies' structs, target lists and
-// provider-specific lists live in three shared backing arrays, each copy's
-// slices capped so that appending to one never writes into another; only
-// the labels take one map per endpoint.
+// endpoints to a few allocations, the copies' structs, target lists,
+// provider-specific lists and labels live in four shared backing arrays,
+// each copy's slices capped so that appending to one never writes into
+// another (and [Labels.Set] never writes into a slice it holds).
 func DeepCopyAll(eps []*Endpoint) []*Endpoint {
 	if eps == nil {
 		return nil
 	}
-	var n, nTargets, nProps int
+	var n, nTargets, nProps, nLabels int
 	for _, ep := range eps {
 		if ep != nil {
 			n++
 			nTargets += len(ep.Targets)
 			nProps += len(ep.ProviderSpecific)
+			nLabels += ep.Labels.Len()
 		}
 	}
 	out := make([]*Endpoint, len(eps))
@@ -269,6 +269,10 @@ func DeepCopyAll(eps []*Endpoint) []*Endpoint {
 	var props []ProviderSpecificProperty
 	if nProps > 0 {
 		props = make([]ProviderSpecificProperty, 0, nProps)
+	}
+	var labels []labelPair
+	if nLabels > 0 {
+		labels = make([]labelPair, 0, nLabels)
 	}
 	k := 0
 	for i, ep := range eps {
@@ -288,11 +292,10 @@ func DeepCopyAll(eps []*Endpoint) []*Endpoint {
 			props = append(props, ep.ProviderSpecific...)
 			c.ProviderSpecific = ProviderSpecific(props[start:len(props):len(props)])
 		}
-		if ep.Labels != nil {
-			c.Labels = make(Labels, len(ep.Labels))
-			for key, v := range ep.Labels {
-				c.Labels[key] = v
-			}
+		if ep.Labels.pairs != nil {
+			start := len(labels)
+			labels = append(labels, ep.Labels.pairs...)
+			c.Labels = Labels{pairs: labels[start:len(labels):len(labels)]}
 		}
 		out[i] = c
 	}
@@ -308,12 +311,7 @@ func (e *Endpoint) DeepCopy() *Endpoint {
 	if e.Targets != nil {
 		out.Targets = slices.Clone(e.Targets)
 	}
-	if e.Labels != nil {
-		out.Labels = make(Labels, len(e.Labels))
-		for k, v := range e.Labels {
-			out.Labels[k] = v
-		}
-	}
+	out.Labels = e.Labels.clone()
 	if e.ProviderSpecific != nil {
 		out.ProviderSpecific = slices.Clone(e.ProviderSpecific)
 	}
@@ -335,15 +333,7 @@ func (e *Endpoint) Equal(o *Endpoint) bool {
 	if !e.Targets.Same(o.Targets) || !e.ProviderSpecific.Same(o.ProviderSpecific) {
 		return false
 	}
-	if len(e.Labels) != len(o.Labels) {
-		return false
-	}
-	for k, v := range e.Labels {
-		if w, ok := o.Labels[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
+	return e.Labels.Equal(o.Labels)
 }
 
 // String renders the endpoint for logs: name, TTL, class, type, set

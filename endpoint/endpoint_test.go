@@ -67,12 +67,12 @@ func TestWithHelpers(t *testing.T) {
 		WithProviderSpecific("webhook/x", "1")
 	assert.Same(t, ep, got, "With* helpers return the receiver")
 	assert.Equal(t, "eu", ep.SetIdentifier)
-	assert.Equal(t, endpoint.Labels{"owner": "default", "resource": "service/default/a"}, ep.Labels)
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/a"}), ep.Labels)
 	assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}, {Name: "webhook/x", Value: "1"}}, ep.ProviderSpecific)
 
 	// WithLabel replaces an existing value.
 	ep.WithLabel(endpoint.OwnerLabelKey, "other")
-	assert.Equal(t, "other", ep.Labels[endpoint.OwnerLabelKey])
+	assert.Equal(t, "other", labelValue(ep.Labels, endpoint.OwnerLabelKey))
 	// WithProviderSpecific replaces in place.
 	ep.WithProviderSpecific("alias", "true")
 	assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "true"}, {Name: "webhook/x", Value: "1"}}, ep.ProviderSpecific)
@@ -187,12 +187,12 @@ func TestIsOwnedBy(t *testing.T) {
 		owner  string
 		want   bool
 	}{
-		{"owner matches", endpoint.Labels{"owner": "default"}, "default", true},
-		{"other owner", endpoint.Labels{"owner": "other"}, "default", false},
-		{"no labels", nil, "default", false},
-		{"no owner label", endpoint.Labels{"resource": "x"}, "default", false},
-		{"empty owner id owns nothing", endpoint.Labels{"owner": ""}, "", false},
-		{"case matters", endpoint.Labels{"owner": "Default"}, "default", false},
+		{"owner matches", endpoint.LabelsFromMap(map[string]string{"owner": "default"}), "default", true},
+		{"other owner", endpoint.LabelsFromMap(map[string]string{"owner": "other"}), "default", false},
+		{"no labels", endpoint.Labels{}, "default", false},
+		{"no owner label", endpoint.LabelsFromMap(map[string]string{"resource": "x"}), "default", false},
+		{"empty owner id owns nothing", endpoint.LabelsFromMap(map[string]string{"owner": ""}), "", false},
+		{"case matters", endpoint.LabelsFromMap(map[string]string{"owner": "Default"}), "default", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -232,24 +232,25 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	cp.DNSName = "b.example.com"
 	cp.Targets[0] = "198.51.100.1"
 	cp.Targets = append(cp.Targets, "198.51.100.2")
-	cp.Labels["owner"] = "other"
-	cp.Labels["new"] = "x"
+	cp.Labels.Set("owner", "other")
+	cp.Labels.Set("new", "x")
 	cp.ProviderSpecific[0].Value = "true"
 	cp.SetProviderSpecificProperty("more", "1")
 
 	assert.Equal(t, "a.example.com", orig.DNSName)
 	assert.Equal(t, endpoint.Targets{"192.0.2.1", "192.0.2.2"}, orig.Targets)
-	assert.Equal(t, endpoint.Labels{"owner": "default"}, orig.Labels)
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": "default"}), orig.Labels)
 	assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}}, orig.ProviderSpecific)
 
 	var nilEp *endpoint.Endpoint
 	assert.Nil(t, nilEp.DeepCopy())
 
-	// nil and empty are preserved as they are.
+	// nil and empty are preserved as they are (empty labels are the zero
+	// value).
 	empty := &endpoint.Endpoint{Targets: endpoint.Targets{}, Labels: endpoint.Labels{}}
 	ecp := empty.DeepCopy()
 	assert.NotNil(t, ecp.Targets)
-	assert.NotNil(t, ecp.Labels)
+	assert.Equal(t, endpoint.Labels{}, ecp.Labels)
 	assert.Nil(t, ecp.ProviderSpecific)
 }
 
@@ -277,9 +278,9 @@ func TestEqual(t *testing.T) {
 		{"set identifier differs", func(e *endpoint.Endpoint) { e.SetIdentifier = "us" }, false},
 		{"TTL differs", func(e *endpoint.Endpoint) { e.RecordTTL = 61 }, false},
 		{"targets differ", func(e *endpoint.Endpoint) { e.Targets = endpoint.Targets{"192.0.2.1"} }, false},
-		{"label value differs", func(e *endpoint.Endpoint) { e.Labels["owner"] = "x" }, false},
-		{"extra label", func(e *endpoint.Endpoint) { e.Labels["resource"] = "x" }, false},
-		{"label key differs", func(e *endpoint.Endpoint) { e.Labels = endpoint.Labels{"Owner": "default"} }, false},
+		{"label value differs", func(e *endpoint.Endpoint) { e.Labels.Set("owner", "x") }, false},
+		{"extra label", func(e *endpoint.Endpoint) { e.Labels.Set("resource", "x") }, false},
+		{"label key differs", func(e *endpoint.Endpoint) { e.Labels = endpoint.LabelsFromMap(map[string]string{"Owner": "default"}) }, false},
 		{"provider-specific differs", func(e *endpoint.Endpoint) { e.SetProviderSpecificProperty("a", "9") }, false},
 	}
 	for _, tt := range tests {
@@ -357,10 +358,10 @@ func TestDeepCopyAll(t *testing.T) {
 	// The copies share nothing with the input, and appending to one copy's
 	// slices does not write into the next copy.
 	out[0].Targets[0] = "203.0.113.1"
-	out[0].Labels["owner"] = "other"
+	out[0].Labels.Set("owner", "other")
 	out[0].ProviderSpecific[0].Value = "true"
 	assert.Equal(t, "192.0.2.1", in[0].Targets[0])
-	assert.Equal(t, "me", in[0].Labels["owner"])
+	assert.Equal(t, "me", labelValue(in[0].Labels, "owner"))
 	assert.Equal(t, "false", in[0].ProviderSpecific[0].Value)
 	out[0].Targets = append(out[0].Targets, "203.0.113.2")
 	assert.Equal(t, endpoint.Targets{`"x"`}, out[2].Targets)

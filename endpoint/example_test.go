@@ -53,10 +53,10 @@ func ExampleDomainFilter_Match() {
 }
 
 func ExampleLabels_Serialize() {
-	labels := endpoint.Labels{
+	labels := endpoint.LabelsFromMap(map[string]string{
 		endpoint.OwnerLabelKey:    "default",
 		endpoint.ResourceLabelKey: "ingress/default/web",
-	}
+	})
 	// With quotes, as stored in the ownership TXT record.
 	fmt.Println(labels.Serialize(true))
 	fmt.Println(labels.Serialize(false))
@@ -71,7 +71,9 @@ func ExampleParseLabels() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(labels[endpoint.OwnerLabelKey], labels[endpoint.ResourceLabelKey])
+	owner, _ := labels.Get(endpoint.OwnerLabelKey)
+	resource, _ := labels.Get(endpoint.ResourceLabelKey)
+	fmt.Println(owner, resource)
 
 	// A TXT record that is not an ownership record.
 	_, err = endpoint.ParseLabels(`"v=spf1 -all"`)
@@ -113,7 +115,8 @@ func ExampleParseLabelsWithKey() {
 		return
 	}
 	fmt.Println(labels.Serialize(false))
-	fmt.Println(labels[endpoint.TxtEncryptionNonceLabelKey])
+	nonce, _ := labels.Get(endpoint.TxtEncryptionNonceLabelKey)
+	fmt.Println(nonce)
 
 	// The kept nonce makes re-encryption reproduce the stored value.
 	again, _ := labels.SerializeEncrypted(key, true)
@@ -145,4 +148,30 @@ func ExampleToALabel() {
 	// Output:
 	// www.example.com
 	// shop.xn--bcher-kva.example
+}
+
+// Labels is a small value: set, read and delete labels, iterate them in key
+// order; a copy is independent of the original.
+func ExampleLabels() {
+	var labels endpoint.Labels // the zero value holds no labels
+	labels.Set(endpoint.ResourceLabelKey, "service/default/app")
+	labels.Set(endpoint.OwnerLabelKey, "default")
+
+	owner, ok := labels.Get(endpoint.OwnerLabelKey)
+	fmt.Println(owner, ok, labels.Len())
+
+	other := labels
+	other.Set(endpoint.OwnerLabelKey, "someone-else")
+	other.Delete(endpoint.ResourceLabelKey)
+	for k, v := range labels.All() {
+		fmt.Println(k, v)
+	}
+	for k, v := range other.All() {
+		fmt.Println(k, v)
+	}
+	// Output:
+	// default true 2
+	// owner default
+	// resource service/default/app
+	// owner someone-else
 }

@@ -38,11 +38,12 @@ func FuzzParseLabels(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		labels, err := endpoint.ParseLabels(text)
-		if want, ok := referenceParseLabels(text); ok != (err == nil) || ok && !maps.Equal(want, labels) {
-			t.Fatalf("ParseLabels(%q) = %q, %v; the external-dns parsing rules give %q, ours = %v", text, labels, err, want, ok)
+		if want, ok := referenceParseLabels(text); ok != (err == nil) || ok && !maps.Equal(want, maps.Collect(labels.All())) {
+			t.Fatalf("ParseLabels(%q) = %v, %v; the external-dns parsing rules give %q, ours = %v", text, labels, err, want, ok)
 		}
+		checkSorted(t, labels)
 		if err != nil {
-			if labels != nil {
+			if labels.Len() != 0 {
 				t.Fatalf("ParseLabels(%q) returned labels %v with error %v", text, labels, err)
 			}
 			if !errors.Is(err, endpoint.ErrInvalidHeritage) {
@@ -50,17 +51,21 @@ func FuzzParseLabels(f *testing.F) {
 			}
 			return
 		}
-		want := maps.Clone(labels)
-		delete(want, endpoint.TxtEncryptionNonceLabelKey)
-		maps.DeleteFunc(want, func(_, v string) bool { return strings.HasSuffix(v, `"`) })
+		want := labels
+		want.Delete(endpoint.TxtEncryptionNonceLabelKey)
+		for k, v := range labels.All() {
+			if strings.HasSuffix(v, `"`) {
+				want.Delete(k)
+			}
+		}
 		for _, quoted := range []bool{false, true} {
 			serialised := labels.Serialize(quoted)
 			again, err := endpoint.ParseLabels(serialised)
 			if err != nil {
 				t.Fatalf("ParseLabels(%q) (from %q): %v", serialised, text, err)
 			}
-			if !maps.Equal(want, again) {
-				t.Fatalf("round trip of %q via %q: got %q, want %q", text, serialised, again, want)
+			if !want.Equal(again) {
+				t.Fatalf("round trip of %q via %q: got %v, want %v", text, serialised, again, want)
 			}
 			if s := again.Serialize(quoted); s != want.Serialize(quoted) {
 				t.Fatalf("serialisation not stable: %q then %q", serialised, s)
@@ -74,8 +79,8 @@ func FuzzParseLabels(f *testing.F) {
 // at ",", ignore tokens without "=", split the others at the first "=";
 // heritage must be external-dns, keys starting with external-dns give labels
 // without the "external-dns/" prefix; no heritage means not ours.
-func referenceParseLabels(text string) (endpoint.Labels, bool) {
-	labels := endpoint.Labels{}
+func referenceParseLabels(text string) (map[string]string, bool) {
+	labels := map[string]string{}
 	ours := false
 	for _, token := range strings.Split(strings.Trim(text, `"`), ",") {
 		i := strings.Index(token, "=")
@@ -114,7 +119,7 @@ func FuzzParseLabelsEncrypted(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, ok := labels[endpoint.TxtEncryptionNonceLabelKey]; !ok {
+		if _, ok := labels.Get(endpoint.TxtEncryptionNonceLabelKey); !ok {
 			return // parsed as plain text
 		}
 		out, err := labels.SerializeEncrypted(key, false)
@@ -125,8 +130,10 @@ func FuzzParseLabelsEncrypted(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ParseLabelsWithKey(%q): %v", out, err)
 		}
-		if back[endpoint.TxtEncryptionNonceLabelKey] != labels[endpoint.TxtEncryptionNonceLabelKey] {
-			t.Fatalf("nonce changed: %q, then %q", labels[endpoint.TxtEncryptionNonceLabelKey], back[endpoint.TxtEncryptionNonceLabelKey])
+		before, _ := labels.Get(endpoint.TxtEncryptionNonceLabelKey)
+		after, _ := back.Get(endpoint.TxtEncryptionNonceLabelKey)
+		if after != before {
+			t.Fatalf("nonce changed: %q, then %q", before, after)
 		}
 	})
 }
@@ -383,16 +390,16 @@ func FuzzLabelsSerialize(f *testing.F) {
 	f.Add("owner", "me", "resource", "crd/default/x")
 	f.Add("owner", "", "heritage", "other")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
-		labels := endpoint.Labels{k1: v1, k2: v2}
-		delete(labels, endpoint.TxtEncryptionNonceLabelKey)
+		labels := endpoint.LabelsFromMap(map[string]string{k1: v1, k2: v2})
+		labels.Delete(endpoint.TxtEncryptionNonceLabelKey)
 		valid := endpoint.ValidateLabels(labels) == nil
 		check := func(text string, got endpoint.Labels) {
-			for k, v := range got {
-				if want, ok := labels[k]; !ok || want != v {
+			for k, v := range got.All() {
+				if want, ok := labels.Get(k); !ok || want != v {
 					t.Fatalf("labels %q serialised as %q read back with %q=%q", labels, text, k, v)
 				}
 			}
-			if valid && !maps.Equal(labels, got) {
+			if valid && !labels.Equal(got) {
 				t.Fatalf("valid labels %q serialised as %q read back as %q", labels, text, got)
 			}
 		}
@@ -412,7 +419,7 @@ func FuzzLabelsSerialize(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ParseLabelsWithKey(SerializeEncrypted(%q)): %v", labels, err)
 		}
-		delete(got, endpoint.TxtEncryptionNonceLabelKey)
+		got.Delete(endpoint.TxtEncryptionNonceLabelKey)
 		check(enc, got)
 	})
 }

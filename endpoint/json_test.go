@@ -65,7 +65,7 @@ func TestEndpointJSONDecode(t *testing.T) {
 		{"minimal", `{"dnsName":"foo"}`, &endpoint.Endpoint{DNSName: "foo"}},
 		{"keys are case-insensitive", `{"DNSName":"foo","TARGETS":["x"],"recordtype":"CNAME","SetIdentifier":"s","RecordTTL":5,"Labels":{"owner":"o"},"ProviderSpecific":[{"Name":"n","VALUE":"v"}]}`,
 			&endpoint.Endpoint{DNSName: "foo", Targets: endpoint.Targets{"x"}, RecordType: "CNAME", SetIdentifier: "s", RecordTTL: 5,
-				Labels: endpoint.Labels{"owner": "o"}, ProviderSpecific: endpoint.ProviderSpecific{{Name: "n", Value: "v"}}}},
+				Labels: endpoint.LabelsFromMap(map[string]string{"owner": "o"}), ProviderSpecific: endpoint.ProviderSpecific{{Name: "n", Value: "v"}}}},
 		{"null collections", `{"dnsName":"foo","targets":null,"labels":null,"providerSpecific":null}`, &endpoint.Endpoint{DNSName: "foo"}},
 		{"missing value", `{"providerSpecific":[{"name":"record-type"}]}`,
 			&endpoint.Endpoint{ProviderSpecific: endpoint.ProviderSpecific{{Name: "record-type"}}}},

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -64,17 +63,6 @@ var (
 	ErrDecryption = errors.New("cannot decrypt label text")
 )
 
-// Labels is the registry metadata of an endpoint. Its text form (the payload
-// of an ownership TXT record) is
-//
-//	heritage=external-dns,external-dns/<key>=<value>,...
-//
-// with keys in byte order. The text has no escaping, so keys and values must
-// not hold its separators: [ValidateLabels] is the rule, and everything that
-// takes labels from outside input (sources, [Endpoint.Validate]) applies it
-// before labels reach a TXT record.
-type Labels map[string]string
-
 // ParseLabels parses the text of an ownership TXT record, the one parser of
 // that format in zonesync. The rules are external-dns's: every leading and
 // trailing double quote is stripped; the text is split at ","; tokens
@@ -86,36 +74,41 @@ type Labels map[string]string
 // an error wrapping [ErrInvalidHeritage] that quotes the text: the record is
 // not ours.
 //
-// A plain ownership text is parsed with one allocation, the map.
+// A plain ownership text is parsed with at most one allocation, the slice of
+// labels (none when the text has no label).
 func ParseLabels(text string) (Labels, error) {
 	labels, ok := parsePlain(text)
 	if !ok {
-		return nil, fmt.Errorf("label text %q: %w", text, ErrInvalidHeritage)
+		return Labels{}, fmt.Errorf("label text %q: %w", text, ErrInvalidHeritage)
 	}
 	return labels, nil
 }
 
 // parsePlain parses a plain ownership text; ok is false when the text is not
-// ours. It allocates the map and nothing else.
+// ours. It allocates the slice of labels and nothing else: at the first
+// label, room for one label per remaining token.
 func parsePlain(text string) (labels Labels, ok bool) {
 	s := strings.Trim(text, `"`)
 	sawHeritage := false
+	var pairs []labelPair
 	for {
 		token, rest, more := strings.Cut(s, ",")
 		if key, value, hasValue := strings.Cut(token, "="); hasValue {
 			switch {
 			case key == heritageKey:
 				if value != heritage {
-					return nil, false
+					return Labels{}, false
 				}
 				sawHeritage = true
 			case strings.HasPrefix(key, heritage):
-				if labels == nil {
-					// A hint up to 8 fits the map's first group: one
-					// allocation, whatever the number of labels below 9.
-					labels = make(Labels, 8)
+				if pairs == nil {
+					n := 1 // this token and every one after it
+					if more {
+						n += strings.Count(rest, ",") + 1
+					}
+					pairs = make([]labelPair, 0, n)
 				}
-				labels[strings.TrimPrefix(key, labelKeyPrefix)] = value
+				pairs = insertPair(pairs, strings.TrimPrefix(key, labelKeyPrefix), value)
 			}
 		}
 		if !more {
@@ -124,12 +117,29 @@ func parsePlain(text string) (labels Labels, ok bool) {
 		s = rest
 	}
 	if !sawHeritage {
-		return nil, false
+		return Labels{}, false
 	}
-	if labels == nil {
-		labels = Labels{}
+	return Labels{pairs: pairs}, true
+}
+
+// insertPair sets key to value in pairs, sorted by key and owned by the
+// caller, in place: a key given twice keeps its last value.
+func insertPair(pairs []labelPair, key, value string) []labelPair {
+	if n := len(pairs); n == 0 || pairs[n-1].key < key {
+		return append(pairs, labelPair{key, value}) // texts we write are in key order
 	}
-	return labels, true
+	i, found := Labels{pairs: pairs}.find(key)
+	if found {
+		pairs[i].value = value
+		return pairs
+	}
+	if i == len(pairs) {
+		return append(pairs, labelPair{key, value})
+	}
+	pairs = append(pairs, labelPair{})
+	copy(pairs[i+1:], pairs[i:])
+	pairs[i] = labelPair{key, value}
+	return pairs
 }
 
 // ParseLabelsWithKey parses an ownership TXT text that may be encrypted. With
@@ -148,9 +158,9 @@ func ParseLabelsWithKey(text string, aesKey []byte) (Labels, error) {
 	}
 	labels, err := ParseLabels(plain)
 	if err != nil {
-		return nil, err
+		return Labels{}, err
 	}
-	labels[TxtEncryptionNonceLabelKey] = nonce
+	labels.Set(TxtEncryptionNonceLabelKey, nonce)
 	return labels, nil
 }
 
@@ -169,16 +179,10 @@ func ParseLabelsWithKey(text string, aesKey []byte) (Labels, error) {
 // refuses concern how providers store the text, not how it parses, and are
 // the callers' to check.
 func (l Labels) Serialize(withQuotes bool) string {
-	keys := make([]string, 0, len(l))
 	size := len(heritageKey) + 1 + len(heritage) + 2
-	for k, v := range l {
-		if k == TxtEncryptionNonceLabelKey || !readsBack(k, v) {
-			continue
-		}
-		keys = append(keys, k)
-		size += 1 + len(labelKeyPrefix) + len(k) + 1 + len(v)
+	for _, p := range l.pairs {
+		size += 1 + len(labelKeyPrefix) + len(p.key) + 1 + len(p.value)
 	}
-	slices.Sort(keys)
 	var b strings.Builder
 	b.Grow(size)
 	if withQuotes {
@@ -187,12 +191,15 @@ func (l Labels) Serialize(withQuotes bool) string {
 	b.WriteString(heritageKey)
 	b.WriteByte('=')
 	b.WriteString(heritage)
-	for _, k := range keys {
+	for _, p := range l.pairs {
+		if p.key == TxtEncryptionNonceLabelKey || !readsBack(p.key, p.value) {
+			continue
+		}
 		b.WriteByte(',')
 		b.WriteString(labelKeyPrefix)
-		b.WriteString(k)
+		b.WriteString(p.key)
 		b.WriteByte('=')
-		b.WriteString(l[k])
+		b.WriteString(p.value)
 	}
 	if withQuotes {
 		b.WriteByte('"')
@@ -214,7 +221,7 @@ func (l Labels) Serialize(withQuotes bool) string {
 // encrypted text.
 func (l Labels) SerializeEncrypted(aesKey []byte, withQuotes bool) (string, error) {
 	var nonce []byte
-	if encoded, ok := l[TxtEncryptionNonceLabelKey]; ok {
+	if encoded, ok := l.Get(TxtEncryptionNonceLabelKey); ok {
 		n, err := base64.StdEncoding.DecodeString(encoded)
 		if err != nil || len(n) != nonceLength {
 			return "", fmt.Errorf("label %s=%q: not a base64 %d-byte nonce", TxtEncryptionNonceLabelKey, encoded, nonceLength)
@@ -346,22 +353,12 @@ func newGCM(aesKey []byte) (cipher.AEAD, error) {
 // are allowed.
 //
 // The error names each offending label key (quoted) and the character with
-// its offset, in key order. A nil or empty Labels is valid.
+// its offset, in key order. Empty labels are valid.
 func ValidateLabels(l Labels) error {
-	bad := false
-	for k, v := range l {
-		if validateLabel(k, v) != nil {
-			bad = true
-			break
-		}
-	}
-	if !bad {
-		return nil
-	}
 	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(l)) {
-		if err := validateLabel(k, l[k]); err != nil {
-			errs = append(errs, fmt.Errorf("label %q: %w", k, err))
+	for _, p := range l.pairs {
+		if err := validateLabel(p.key, p.value); err != nil {
+			errs = append(errs, fmt.Errorf("label %q: %w", p.key, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -3,9 +3,7 @@ package endpoint
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,11 +44,9 @@ func (e *Endpoint) Validate() error {
 	if e.RecordTTL < 0 {
 		errs = append(errs, fmt.Errorf("recordTTL %d is negative", e.RecordTTL))
 	}
-	if ValidateLabels(e.Labels) != nil {
-		for _, k := range slices.Sorted(maps.Keys(e.Labels)) {
-			if err := validateLabel(k, e.Labels[k]); err != nil {
-				errs = append(errs, fmt.Errorf("labels[%q]: %w", k, err))
-			}
+	for _, p := range e.Labels.pairs {
+		if err := validateLabel(p.key, p.value); err != nil {
+			errs = append(errs, fmt.Errorf("labels[%q]: %w", p.key, err))
 		}
 	}
 	if alias, ok := e.GetProviderSpecificProperty(ProviderSpecificAlias); ok && alias != "false" {

@@ -24,9 +24,7 @@ func ToZonesync(ep *xendpoint.Endpoint) *endpoint.Endpoint {
 		SetIdentifier: ep.SetIdentifier,
 		RecordTTL:     endpoint.TTL(ep.RecordTTL),
 	}
-	if ep.Labels != nil {
-		out.Labels = endpoint.Labels(maps.Clone(map[string]string(ep.Labels)))
-	}
+	out.Labels = endpoint.LabelsFromMap(ep.Labels)
 	for _, p := range ep.ProviderSpecific {
 		out.ProviderSpecific = append(out.ProviderSpecific, endpoint.ProviderSpecificProperty{Name: p.Name, Value: p.Value})
 	}
@@ -43,8 +41,8 @@ func FromZonesync(ep *endpoint.Endpoint) *xendpoint.Endpoint {
 		SetIdentifier: ep.SetIdentifier,
 		RecordTTL:     xendpoint.TTL(ep.RecordTTL),
 	}
-	if ep.Labels != nil {
-		out.Labels = xendpoint.Labels(maps.Clone(map[string]string(ep.Labels)))
+	if ep.Labels.Len() > 0 {
+		out.Labels = xendpoint.Labels(maps.Collect(ep.Labels.All()))
 	}
 	for _, p := range ep.ProviderSpecific {
 		out.ProviderSpecific = append(out.ProviderSpecific, xendpoint.ProviderSpecificProperty{Name: p.Name, Value: p.Value})

@@ -15,7 +15,8 @@ func ExampleToZonesync() {
 		WithSetIdentifier("eu").WithLabel("owner", "team-a")
 	z := interop.ToZonesync(x)
 	back := interop.FromZonesync(z)
-	fmt.Println(z.DNSName, z.RecordType, z.RecordTTL, z.Targets, z.SetIdentifier, z.Labels["owner"])
+	owner, _ := z.Labels.Get("owner")
+	fmt.Println(z.DNSName, z.RecordType, z.RecordTTL, z.Targets, z.SetIdentifier, owner)
 	fmt.Println(back.DNSName == x.DNSName, back.Labels["owner"])
 	fmt.Println(interop.Key(z.DNSName, z.SetIdentifier, z.RecordType))
 	// Output:

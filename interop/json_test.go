@@ -26,9 +26,9 @@ func jsonEndpoints() []*endpoint.Endpoint {
 		{DNSName: "txt.example.com", RecordType: "TXT", Targets: endpoint.Targets{`"quoted \"inner\" \\ back"`, "<script>&amp;</script>", "line\nbreak\ttab\u2028sep\u2029", "\x00\x01\x7f", "emoji 😀"}},
 		{DNSName: "ttl.example.com", RecordType: "A", RecordTTL: 9223372036854775807, Targets: endpoint.Targets{"192.0.2.1"}},
 		{DNSName: "negttl.example.com", RecordType: "A", RecordTTL: -1, Targets: endpoint.Targets{"192.0.2.1"}},
-		{DNSName: "labels.example.com", RecordType: "A", Targets: endpoint.Targets{"192.0.2.1"}, Labels: endpoint.Labels{
+		{DNSName: "labels.example.com", RecordType: "A", Targets: endpoint.Targets{"192.0.2.1"}, Labels: endpoint.LabelsFromMap(map[string]string{
 			"owner": "team,a=b", "resource": "service/default/x", "": "empty key", "empty": "", "ünï": "cödé",
-		}},
+		})},
 		{DNSName: "labels-empty.example.com", RecordType: "A", Labels: endpoint.Labels{}},
 		{DNSName: "ps.example.com", RecordType: "A", Targets: endpoint.Targets{"192.0.2.1"}, ProviderSpecific: endpoint.ProviderSpecific{
 			{Name: "alias", Value: "true"}, {Name: "aws/weight", Value: ""}, {Name: "", Value: "nameless"}, {Name: "dup", Value: "1"}, {Name: "dup", Value: "2"},

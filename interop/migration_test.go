@@ -3,6 +3,7 @@ package interop
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -265,7 +266,7 @@ func endpointLines(eps []*endpoint.Endpoint) []string {
 	for _, ep := range eps {
 		targets := append([]string(nil), ep.Targets...)
 		sort.Strings(targets)
-		out = append(out, fmt.Sprintf("%s %s %q ttl=%d %q labels=%v ps=%v", endpoint.ToALabel(ep.DNSName), ep.RecordType, ep.SetIdentifier, ep.RecordTTL, targets, map[string]string(ep.Labels), ep.ProviderSpecific))
+		out = append(out, fmt.Sprintf("%s %s %q ttl=%d %q labels=%v ps=%v", endpoint.ToALabel(ep.DNSName), ep.RecordType, ep.SetIdentifier, ep.RecordTTL, targets, maps.Collect(ep.Labels.All()), ep.ProviderSpecific))
 	}
 	sort.Strings(out)
 	return out

@@ -3,6 +3,7 @@ package interop
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -30,10 +31,10 @@ func (in planInput) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ownerID=%q include=%q exclude=%q managed=%q\n", in.ownerID, in.include, in.exclude, in.managed)
 	for _, ep := range in.current {
-		fmt.Fprintf(&b, "  current %s labels=%v ps=%v\n", ep, map[string]string(ep.Labels), ep.ProviderSpecific)
+		fmt.Fprintf(&b, "  current %s labels=%v ps=%v\n", ep, maps.Collect(ep.Labels.All()), ep.ProviderSpecific)
 	}
 	for _, ep := range in.desired {
-		fmt.Fprintf(&b, "  desired %s labels=%v ps=%v\n", ep, map[string]string(ep.Labels), ep.ProviderSpecific)
+		fmt.Fprintf(&b, "  desired %s labels=%v ps=%v\n", ep, maps.Collect(ep.Labels.All()), ep.ProviderSpecific)
 	}
 	return b.String()
 }
@@ -165,7 +166,9 @@ func cloneAll(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
 // tie-break order, where the two choices coincide. Every case still runs.
 func ruleTieBreakByData(desired []*endpoint.Endpoint) {
 	slices.SortStableFunc(desired, func(a, b *endpoint.Endpoint) int {
-		if c := strings.Compare(a.Labels[endpoint.ResourceLabelKey], b.Labels[endpoint.ResourceLabelKey]); c != 0 {
+		resA, _ := a.Labels.Get(endpoint.ResourceLabelKey)
+		resB, _ := b.Labels.Get(endpoint.ResourceLabelKey)
+		if c := strings.Compare(resA, resB); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(a.RecordTTL, b.RecordTTL); c != 0 {
@@ -211,8 +214,8 @@ func ruleEmptyOwnerLabel(c *plan.Changes) int {
 	applied := 0
 	for _, list := range [][]*endpoint.Endpoint{c.Create, c.UpdateOld, c.UpdateNew, c.Delete} {
 		for _, ep := range list {
-			if v, ok := ep.Labels[endpoint.OwnerLabelKey]; ok && v == "" {
-				delete(ep.Labels, endpoint.OwnerLabelKey)
+			if v, ok := ep.Labels.Get(endpoint.OwnerLabelKey); ok && v == "" {
+				ep.Labels.Delete(endpoint.OwnerLabelKey)
 				applied++
 			}
 		}

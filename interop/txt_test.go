@@ -192,7 +192,7 @@ func copyToZonesync(ctx context.Context, t *testing.T, from *xinmemory.InMemoryP
 	t.Helper()
 	recs, err := ReadZonesync(ctx, from)
 	require.NoError(t, err)
-	recs = providerRecords(recs, func(ep *endpoint.Endpoint) { ep.Labels = nil })
+	recs = providerRecords(recs, func(ep *endpoint.Endpoint) { ep.Labels = endpoint.Labels{} })
 	to := inmemory.New(inmemory.Options{Zones: []string{testZone}})
 	require.NoError(t, to.ApplyChanges(ctx, &plan.Changes{Create: recs}), "copying %d records to zonesync", len(recs))
 	return to
@@ -223,10 +223,12 @@ func ownershipOf(eps []*endpoint.Endpoint) map[string]ownership {
 	for _, ep := range eps {
 		targets := slices.Clone([]string(ep.Targets))
 		sort.Strings(targets)
+		owner, _ := ep.Labels.Get(endpoint.OwnerLabelKey)
+		resource, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
 		out[Key(ep.DNSName, ep.SetIdentifier, ep.RecordType)] = ownership{
 			Targets:  strings.Join(targets, " "),
-			Owner:    ep.Labels[endpoint.OwnerLabelKey],
-			Resource: ep.Labels[endpoint.ResourceLabelKey],
+			Owner:    owner,
+			Resource: resource,
 		}
 	}
 	return out

@@ -86,7 +86,7 @@ func WorkloadDesiredExternalDNS(n int) []*xendpoint.Endpoint {
 func WorkloadCurrentZonesync(n int) []*endpoint.Endpoint {
 	out := WorkloadDesiredZonesync(n)
 	for _, ep := range out {
-		ep.Labels[endpoint.OwnerLabelKey] = WorkloadOwner
+		ep.Labels.Set(endpoint.OwnerLabelKey, WorkloadOwner)
 	}
 	return out
 }

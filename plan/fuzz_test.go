@@ -57,9 +57,6 @@ func normalizeChanges(c plan.Changes) plan.Changes {
 			if len(n.Targets) == 0 {
 				n.Targets = nil
 			}
-			if len(n.Labels) == 0 {
-				n.Labels = nil
-			}
 			if len(n.ProviderSpecific) == 0 {
 				n.ProviderSpecific = nil
 			}

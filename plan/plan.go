@@ -615,7 +615,7 @@ func lostDetail(win *endpoint.Endpoint) string {
 	if win == nil {
 		return "the conflict resolver chose no endpoint"
 	}
-	if res := win.Labels[endpoint.ResourceLabelKey]; res != "" {
+	if res, _ := win.Labels.Get(endpoint.ResourceLabelKey); res != "" {
 		return fmt.Sprintf("%s wins with targets %s", res, win.Targets)
 	}
 	return fmt.Sprintf("an endpoint with targets %s wins", win.Targets)
@@ -685,7 +685,7 @@ func (pl *planner) foreignDetail(e *endpoint.Endpoint, prefix string) (SkipReaso
 	if prefix == "" {
 		what = "the record is "
 	}
-	if owner, ok := e.Labels[endpoint.OwnerLabelKey]; ok && owner != "" {
+	if owner, ok := e.Labels.Get(endpoint.OwnerLabelKey); ok && owner != "" {
 		return SkipForeignOwner, fmt.Sprintf("%sowned by %q, not %q", what, owner, pl.p.OwnerID)
 	}
 	if prefix == "" {
@@ -710,7 +710,7 @@ func (pl *planner) sourceFailed(cur *endpoint.Endpoint) bool {
 	if len(pl.p.Protected) == 0 {
 		return false
 	}
-	res, ok := cur.Labels[endpoint.ResourceLabelKey]
+	res, ok := cur.Labels.Get(endpoint.ResourceLabelKey)
 	if !ok {
 		return false
 	}
@@ -731,10 +731,10 @@ func unattributedDetail(p *Plan) string {
 	carried := make(map[string]bool, len(p.Protected))
 	owners := endpoint.Owners{OwnerID: p.OwnerID, OldOwnerID: p.OldOwnerID}
 	for _, cur := range p.Current {
-		if cur == nil || len(cur.Labels) == 0 {
+		if cur == nil || cur.Labels.Len() == 0 {
 			continue
 		}
-		res, ok := cur.Labels[endpoint.ResourceLabelKey]
+		res, ok := cur.Labels.Get(endpoint.ResourceLabelKey)
 		if !ok {
 			continue
 		}
@@ -795,7 +795,7 @@ func (pl *planner) checkOwnable(changes *Changes) *Changes {
 }
 
 func (pl *planner) sourceErrorDetail(cur *endpoint.Endpoint) string {
-	res := cur.Labels[endpoint.ResourceLabelKey]
+	res, _ := cur.Labels.Get(endpoint.ResourceLabelKey)
 	msg := "the source could not build the endpoints of " + res
 	if err := pl.p.Protected[res]; err != nil {
 		msg += ": " + err.Error()
@@ -819,17 +819,12 @@ func (pl *planner) updateNew(cur, win *endpoint.Endpoint) *endpoint.Endpoint {
 	if win.RecordTTL.IsConfigured() {
 		n.RecordTTL = win.RecordTTL
 	}
-	if size := len(cur.Labels) + len(win.Labels); size > 0 || pl.p.OwnerID != "" {
-		n.Labels = make(endpoint.Labels, size+1)
-		for k, v := range cur.Labels {
-			n.Labels[k] = v
-		}
-		for k, v := range win.Labels {
-			n.Labels[k] = v
-		}
-		if pl.p.OwnerID != "" {
-			n.Labels[endpoint.OwnerLabelKey] = pl.p.OwnerID
-		}
+	n.Labels = cur.Labels
+	for k, v := range win.Labels.All() {
+		n.Labels.Set(k, v)
+	}
+	if pl.p.OwnerID != "" {
+		n.Labels.Set(endpoint.OwnerLabelKey, pl.p.OwnerID)
 	}
 	return n
 }

@@ -290,9 +290,9 @@ func TestCalculateOldOwnerRelabels(t *testing.T) {
 	}
 	res := p.Calculate()
 	require.Len(t, res.Changes.UpdateNew, 1)
-	assert.Equal(t, endpoint.Labels{"owner": "new", "resource": "service/default/a"}, res.Changes.UpdateNew[0].Labels)
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": "new", "resource": "service/default/a"}), res.Changes.UpdateNew[0].Labels)
 	assert.Same(t, cur, res.Changes.UpdateOld[0])
-	assert.Equal(t, "old", cur.Labels["owner"], "input must not be modified")
+	assert.Equal(t, "old", labelValue(cur.Labels, "owner"), "input must not be modified")
 	assert.True(t, res.Changes.HasChanges())
 }
 
@@ -309,9 +309,9 @@ func TestCalculateUpdateNewContents(t *testing.T) {
 	assert.Equal(t, endpoint.Targets{"192.0.2.2"}, n.Targets)
 	assert.Equal(t, endpoint.TTL(300), n.RecordTTL, "an unconfigured desired TTL keeps the current TTL")
 	assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}}, n.ProviderSpecific)
-	assert.Equal(t, endpoint.Labels{
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{
 		"owner": "me", "resource": "service/default/a", "txt-encryption-nonce": "abc", "keep": "desired",
-	}, n.Labels)
+	}), n.Labels)
 
 	// The inputs are untouched and UpdateNew shares no memory with them.
 	assert.Equal(t, curCopy, cur)
@@ -952,5 +952,11 @@ func TestCalculateTakeoverLabels(t *testing.T) {
 		Desired: []*endpoint.Endpoint{ep("example.com", a, "2.2.2.2", "@resource=ingress/default/b")},
 	}).Calculate()
 	require.Len(t, res.Changes.UpdateNew, 1)
-	assert.Equal(t, endpoint.Labels{"owner": "me", "resource": "ingress/default/b"}, res.Changes.UpdateNew[0].Labels)
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": "me", "resource": "ingress/default/b"}), res.Changes.UpdateNew[0].Labels)
+}
+
+// labelValue returns the value of key in l, "" when it is not set.
+func labelValue(l endpoint.Labels, key string) string {
+	v, _ := l.Get(key)
+	return v
 }

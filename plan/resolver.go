@@ -72,9 +72,9 @@ func (PerResource) Resolve(current *endpoint.Endpoint, candidates []*endpoint.En
 func pickPerResource(current *endpoint.Endpoint, candidates []*endpoint.Endpoint) *endpoint.Endpoint {
 	var best *endpoint.Endpoint
 	if current != nil {
-		if owner := current.Labels[endpoint.ResourceLabelKey]; owner != "" {
+		if owner, _ := current.Labels.Get(endpoint.ResourceLabelKey); owner != "" {
 			for _, c := range candidates {
-				if c.Labels[endpoint.ResourceLabelKey] == owner && (best == nil || compareEndpointData(c, best) < 0) {
+				if res, _ := c.Labels.Get(endpoint.ResourceLabelKey); res == owner && (best == nil || compareEndpointData(c, best) < 0) {
 					best = c
 				}
 			}

@@ -106,7 +106,7 @@ func TestMergeTargetsResolve(t *testing.T) {
 	assert.Empty(t, losers)
 	assert.Equal(t, endpoint.Targets{"2001:DB8::1", "2001:db8:0::2"}, win.Targets)
 	assert.Equal(t, endpoint.TTL(60), win.RecordTTL, "other data comes from the current resource's candidate")
-	assert.Equal(t, "svc/b", win.Labels[endpoint.ResourceLabelKey])
+	assert.Equal(t, "svc/b", labelValue(win.Labels, endpoint.ResourceLabelKey))
 	assert.Equal(t, before, cands, "Resolve must not modify the candidates")
 }
 

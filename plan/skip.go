@@ -135,7 +135,9 @@ func compareEndpointData(a, b *endpoint.Endpoint) int {
 	if c := slices.Compare(a.Targets, b.Targets); c != 0 {
 		return c
 	}
-	if c := strings.Compare(a.Labels[endpoint.ResourceLabelKey], b.Labels[endpoint.ResourceLabelKey]); c != 0 {
+	resA, _ := a.Labels.Get(endpoint.ResourceLabelKey)
+	resB, _ := b.Labels.Get(endpoint.ResourceLabelKey)
+	if c := strings.Compare(resA, resB); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.RecordTTL, b.RecordTTL); c != 0 {
@@ -152,15 +154,15 @@ func compareEndpointData(a, b *endpoint.Endpoint) int {
 	if c := strings.Compare(a.DNSName, b.DNSName); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(len(a.Labels), len(b.Labels)); c != 0 || len(a.Labels) == 0 {
+	if c := cmp.Compare(a.Labels.Len(), b.Labels.Len()); c != 0 || a.Labels.Len() == 0 {
 		return c
 	}
 	return slices.Compare(sortedLabels(a.Labels), sortedLabels(b.Labels))
 }
 
 func sortedLabels(l endpoint.Labels) []string {
-	out := make([]string, 0, len(l))
-	for k, v := range l {
+	out := make([]string, 0, l.Len())
+	for k, v := range l.All() {
 		out = append(out, k+"="+v)
 	}
 	slices.Sort(out)

@@ -77,8 +77,8 @@ func Why(old, new *endpoint.Endpoint) UpdateReason {
 	if _, ok := old.ProviderSpecific.Get(endpoint.ProviderSpecificForceUpdate); ok {
 		r |= UpdateOwnershipFormat
 	}
-	oldOwner, oldHas := old.Labels[endpoint.OwnerLabelKey]
-	newOwner, newHas := new.Labels[endpoint.OwnerLabelKey]
+	oldOwner, oldHas := old.Labels.Get(endpoint.OwnerLabelKey)
+	newOwner, newHas := new.Labels.Get(endpoint.OwnerLabelKey)
 	if newHas && (!oldHas || oldOwner != newOwner) {
 		r |= UpdateOwner
 	}
@@ -130,21 +130,21 @@ func sameProviderSpecific(a, b endpoint.ProviderSpecific) bool {
 	return n == m
 }
 
-// sameOtherLabels compares two label maps without the owner label and the
+// sameOtherLabels compares two label sets without the owner label and the
 // in-memory encryption nonce. It does not allocate.
 func sameOtherLabels(a, b endpoint.Labels) bool {
 	n := 0
-	for k, v := range a {
+	for k, v := range a.All() {
 		if ignoredLabel(k) {
 			continue
 		}
 		n++
-		if w, ok := b[k]; !ok || w != v {
+		if w, ok := b.Get(k); !ok || w != v {
 			return false
 		}
 	}
 	m := 0
-	for k := range b {
+	for k := range b.All() {
 		if !ignoredLabel(k) {
 			m++
 		}

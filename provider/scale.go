@@ -80,8 +80,8 @@ func ZonesOf(ctx context.Context, p Provider) ([]string, bool, error) {
 // of the registry.
 func GroupKey(ep *endpoint.Endpoint) (name, setID string) {
 	name = ep.DNSName
-	if ep.RecordType == endpoint.RecordTypeTXT && len(ep.Labels) > 0 {
-		if owned := ep.Labels[endpoint.OwnedRecordLabelKey]; owned != "" {
+	if ep.RecordType == endpoint.RecordTypeTXT && ep.Labels.Len() > 0 {
+		if owned, _ := ep.Labels.Get(endpoint.OwnedRecordLabelKey); owned != "" {
 			name = owned
 		}
 	}

@@ -29,8 +29,9 @@
 //
 // Implementations follow the provider contract (see package provider) for
 // context, concurrency, slice ownership and order: Records returns a fresh,
-// sorted slice the caller may modify, endpoints and their Labels maps
-// included (no two records share a map). ApplyChanges never modifies the
+// sorted slice the caller may modify, endpoints and their labels included
+// (endpoint.Labels is a value: setting a label on one record changes no
+// other). ApplyChanges never modifies the
 // changes it is given. ApplyChanges only updates and deletes records whose
 // owner label is the registry's own id; asked for anything else, it fails
 // with an error matching [ErrNotOwned] rather than drop the change.

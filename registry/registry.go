@@ -12,7 +12,7 @@ import (
 type Registry interface {
 	// Records returns the provider's records with ownership labels attached
 	// (endpoint.OwnerLabelKey and the labels stored with the ownership).
-	// The slice, the endpoints and their Labels maps belong to the caller.
+	// The slice and the endpoints (labels included) belong to the caller.
 	Records(ctx context.Context) ([]*endpoint.Endpoint, error)
 	// ApplyChanges applies changes and writes the matching ownership data.
 	// A change the registry will not apply (an update or delete of a record

@@ -5,6 +5,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"sync"
@@ -190,16 +191,14 @@ func convertConnector(addr string, wire []*endpoint.Endpoint) ([]*endpoint.Endpo
 		// NewEndpointWithTTL removes the trailing dots.
 		ep := endpoint.NewEndpointWithTTL(w.DNSName, w.RecordType, w.RecordTTL, w.Targets...)
 		ep.SetIdentifier = w.SetIdentifier
-		if len(w.Labels) > 0 {
-			ep.Labels = w.Labels
-		}
+		ep.Labels = w.Labels
 		ep.ProviderSpecific = w.ProviderSpecific
 		if len(ep.ProviderSpecific) == 0 {
 			ep.ProviderSpecific = nil
 		}
 		wire[i] = nil // the decoded endpoint is garbage from here on
 		if err := validateConnector(ep); err != nil {
-			key := ep.Labels[endpoint.ResourceLabelKey]
+			key, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
 			if key == "" {
 				key = fmt.Sprintf("connector/%s/%d", addr, i)
 			}
@@ -345,6 +344,18 @@ func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx contex
 	if err != nil {
 		return fmt.Errorf("listing endpoints: %w", err)
 	}
+	wire := connectorWire(eps)
+	if err := conn.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
+		return err
+	}
+	if err := gob.NewEncoder(conn).Encode(wire); err != nil {
+		return fmt.Errorf("writing %d endpoints: %w", len(wire), err)
+	}
+	return nil
+}
+
+// connectorWire converts eps (nil entries left out) to their wire form.
+func connectorWire(eps []*endpoint.Endpoint) []connectorEndpoint {
 	wire := make([]connectorEndpoint, 0, len(eps))
 	for _, ep := range eps {
 		if ep == nil {
@@ -356,18 +367,14 @@ func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx contex
 			RecordType:    ep.RecordType,
 			SetIdentifier: ep.SetIdentifier,
 			RecordTTL:     int64(ep.RecordTTL),
-			Labels:        ep.Labels,
+		}
+		if ep.Labels.Len() > 0 {
+			w.Labels = maps.Collect(ep.Labels.All())
 		}
 		for _, p := range ep.ProviderSpecific {
 			w.ProviderSpecific = append(w.ProviderSpecific, connectorProperty{Name: p.Name, Value: p.Value})
 		}
 		wire = append(wire, w)
 	}
-	if err := conn.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
-		return err
-	}
-	if err := gob.NewEncoder(conn).Encode(wire); err != nil {
-		return fmt.Errorf("writing %d endpoints: %w", len(wire), err)
-	}
-	return nil
+	return wire
 }

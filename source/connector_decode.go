@@ -622,28 +622,31 @@ func (d *gobDecoder) strings() ([]string, error) {
 	return out, nil
 }
 
+// labels decodes a gob map of strings. The entries come in the sender's
+// map order and a key given twice keeps its last value, as gob decodes
+// them into a map.
 func (d *gobDecoder) labels() (endpoint.Labels, error) {
 	n, err := d.count("labels", 2)
 	if err != nil {
-		return nil, err
+		return endpoint.Labels{}, err
 	}
 	if err := d.charge(gobCostLabels + int64(n)*gobCostLabel); err != nil {
-		return nil, err
+		return endpoint.Labels{}, err
 	}
 	// Sized from the count, which the bytes left have vouched for.
-	out := make(endpoint.Labels, n)
+	m := make(map[string]string, n)
 	for range n {
 		k, err := d.string()
 		if err != nil {
-			return nil, err
+			return endpoint.Labels{}, err
 		}
 		v, err := d.string()
 		if err != nil {
-			return nil, err
+			return endpoint.Labels{}, err
 		}
-		out[k] = v
+		m[k] = v
 	}
-	return out, nil
+	return endpoint.LabelsFromMap(m), nil
 }
 
 func (d *gobDecoder) properties(t *gobType) (endpoint.ProviderSpecific, error) {
@@ -718,7 +721,7 @@ func (d *gobDecoder) decode() ([]*endpoint.Endpoint, error) {
 // decodeConnector reads one gob value, a list of endpoints, from r, reading
 // at most maxBytes bytes and decoding to at most ConnectorMaxDecodedPerByte
 // bytes of endpoints per byte read (plus 1 MiB). The endpoints it returns
-// are fresh; Labels is nil when an endpoint has none on the wire.
+// are fresh; Labels is empty when an endpoint has none on the wire.
 func decodeConnector(r io.Reader, maxBytes int64) ([]*endpoint.Endpoint, error) {
 	d := &gobDecoder{r: bufio.NewReaderSize(io.LimitReader(r, maxBytes), 4096), left: maxBytes, types: map[int]*gobType{}}
 	eps, err := d.decode()

@@ -33,9 +33,9 @@ func hostileList(t testing.TB, value []byte) []byte {
 	// A second Encode of the same value sends the value message alone.
 	var b bytes.Buffer
 	enc := gob.NewEncoder(&b)
-	require.NoError(t, enc.Encode([]*endpoint.Endpoint{{}}))
+	require.NoError(t, enc.Encode(connectorWire([]*endpoint.Endpoint{{}})))
 	first := b.Len()
-	require.NoError(t, enc.Encode([]*endpoint.Endpoint{{}}))
+	require.NoError(t, enc.Encode(connectorWire([]*endpoint.Endpoint{{}})))
 	all := b.Bytes()
 	valueMsg := all[first:]
 	good := all[:first]

@@ -14,9 +14,11 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 )
 
+// encodeWire gob-encodes eps in the connector wire format: the fields of
+// external-dns's endpoint, labels as a map of strings.
 func encodeWire(t testing.TB, eps []*endpoint.Endpoint) []byte {
 	var buf bytes.Buffer
-	require.NoError(t, gob.NewEncoder(&buf).Encode(eps))
+	require.NoError(t, gob.NewEncoder(&buf).Encode(connectorWire(eps)))
 	return buf.Bytes()
 }
 
@@ -24,7 +26,7 @@ func encodeWire(t testing.TB, eps []*endpoint.Endpoint) []byte {
 // 2^28 entries: gob would size the map from that count before reading any
 // entry; decodeConnector must fail without allocating for it.
 func TestDecodeConnectorHugeMapCount(t *testing.T) {
-	good := encodeWire(t, []*endpoint.Endpoint{{DNSName: "a", Labels: endpoint.Labels{"k": "v"}}})
+	good := encodeWire(t, []*endpoint.Endpoint{{DNSName: "a", Labels: endpoint.LabelsFromMap(map[string]string{"k": "v"})}})
 	// The labels are encoded as: count 1, "k" (length 1), "v" (length 1).
 	i := bytes.Index(good, []byte{0x01, 0x01, 'k', 0x01, 'v'})
 	require.Positive(t, i)
@@ -63,7 +65,7 @@ func TestDecodeConnectorRoundTrip(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, &endpoint.Endpoint{
 		DNSName: "a.example.com", Targets: endpoint.Targets{"192.0.2.1"}, RecordType: "A", SetIdentifier: "x", RecordTTL: 60,
-		Labels: endpoint.Labels{"owner": "o", "resource": "r"}, ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}},
+		Labels: endpoint.LabelsFromMap(map[string]string{"owner": "o", "resource": "r"}), ProviderSpecific: endpoint.ProviderSpecific{{Name: "alias", Value: "true"}},
 	}, got[0])
 	assert.Empty(t, got[1].Labels)
 }

@@ -84,10 +84,10 @@ func TestConnectorEndToEnd(t *testing.T) {
 		"notargets.example.com A ",
 	}, swNames(got))
 	assert.Equal(t, endpoint.TTL(300), got[0].RecordTTL)
-	assert.Equal(t, "service/ns/web", got[0].Labels[endpoint.ResourceLabelKey], "the merged endpoint keeps the first one's labels")
+	assert.Equal(t, "service/ns/web", labelValue(got[0].Labels, endpoint.ResourceLabelKey), "the merged endpoint keeps the first one's labels")
 	assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}}, got[0].ProviderSpecific)
 	assert.Equal(t, "eu", got[2].SetIdentifier)
-	assert.Nil(t, got[1].Labels)
+	assert.Equal(t, endpoint.Labels{}, got[1].Labels)
 }
 
 // TestConnectorReadsExternalDNSEncoding decodes what external-dns's server
@@ -97,9 +97,18 @@ func TestConnectorEndToEnd(t *testing.T) {
 func TestConnectorReadsExternalDNSEncoding(t *testing.T) {
 	release := make(chan struct{})
 	addr := rawServer(t, func(c net.Conn) {
-		eps := []*endpoint.Endpoint{
-			endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10").WithLabel("owner", "default"),
+		// The exported fields of external-dns's endpoint.Endpoint.
+		type Endpoint struct {
+			DNSName          string
+			Targets          []string
+			RecordType       string
+			SetIdentifier    string
+			RecordTTL        int64
+			Labels           map[string]string
+			ProviderSpecific []struct{ Name, Value string }
 		}
+		eps := []*Endpoint{{DNSName: "app.example.com", Targets: []string{"192.0.2.10"}, RecordType: endpoint.RecordTypeA,
+			Labels: map[string]string{"owner": "default"}}}
 		assert.NoError(t, gob.NewEncoder(c).Encode(eps))
 		<-release // the connection stays open: the client must not wait for EOF
 	})
@@ -108,7 +117,7 @@ func TestConnectorReadsExternalDNSEncoding(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "app.example.com A 192.0.2.10", swNames(got)[0])
-	assert.Equal(t, endpoint.Labels{"owner": "default"}, got[0].Labels)
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": "default"}), got[0].Labels)
 }
 
 func TestConnectorEmptyList(t *testing.T) {

@@ -105,7 +105,6 @@ func (d *Dedup) String() string { return "dedup of " + describe(d.inner) }
 type keyBuilder struct {
 	buf     []byte
 	targets []string
-	labels  []string
 	props   []endpoint.ProviderSpecificProperty
 }
 
@@ -134,16 +133,11 @@ func (k *keyBuilder) build(ep *endpoint.Endpoint) []byte {
 		k.put(t)
 	}
 
-	k.labels = k.labels[:0]
-	for key := range ep.Labels {
-		k.labels = append(k.labels, key)
-	}
-	slices.Sort(k.labels)
-	k.buf = strconv.AppendInt(k.buf, int64(len(k.labels)), 10)
+	k.buf = strconv.AppendInt(k.buf, int64(ep.Labels.Len()), 10)
 	k.buf = append(k.buf, '|')
-	for _, key := range k.labels {
+	for key, v := range ep.Labels.All() {
 		k.put(key)
-		k.put(ep.Labels[key])
+		k.put(v)
 	}
 
 	k.props = append(k.props[:0], ep.ProviderSpecific...)

@@ -2,7 +2,6 @@ package source
 
 import (
 	"context"
-	"maps"
 	"net/netip"
 	"slices"
 
@@ -124,7 +123,7 @@ func (d *DefaultTargets) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, e
 				RecordType:       g.recordType,
 				SetIdentifier:    ep.SetIdentifier,
 				RecordTTL:        ep.RecordTTL,
-				Labels:           maps.Clone(ep.Labels),
+				Labels:           ep.Labels,
 				ProviderSpecific: slices.Clone(ep.ProviderSpecific),
 			})
 		}

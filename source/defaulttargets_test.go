@@ -33,12 +33,13 @@ func TestDefaultTargets(t *testing.T) {
 		for _, ep := range got[:3] {
 			assert.Equal(t, "eu", ep.SetIdentifier)
 			assert.Equal(t, endpoint.TTL(120), ep.RecordTTL)
-			assert.Equal(t, "service/ns/empty", ep.Labels[endpoint.ResourceLabelKey])
+			assert.Equal(t, "service/ns/empty", labelValue(ep.Labels, endpoint.ResourceLabelKey))
 			assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}}, ep.ProviderSpecific)
 		}
-		got[0].Labels["x"] = "y"
+		got[0].Labels.Set("x", "y")
 		got[0].Targets[0] = "changed"
-		assert.NotContains(t, got[1].Labels, "x", "each replacement has its own labels")
+		_, leaked := got[1].Labels.Get("x")
+		assert.False(t, leaked, "each replacement has its own labels")
 		again, err := source.NewDefaultTargets(&swStub{eps: in()}, source.DefaultTargetsOptions{Targets: defaults}).Endpoints(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, "198.51.100.1", again[0].Targets[0])
@@ -53,4 +54,10 @@ func TestDefaultTargets(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []string{"empty.example.com A ", "full.example.com A 192.0.2.1"}, swNames(got))
 	})
+}
+
+// labelValue returns the value of key in l, "" when it is not set.
+func labelValue(l endpoint.Labels, key string) string {
+	v, _ := l.Get(key)
+	return v
 }

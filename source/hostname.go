@@ -77,7 +77,7 @@ func EndpointsForHostname(hostname string, targets []string, meta EndpointMeta) 
 			ep.ProviderSpecific = slices.Clone(meta.ProviderSpecific)
 		}
 		if meta.Resource != "" {
-			ep.Labels = endpoint.Labels{endpoint.ResourceLabelKey: meta.Resource}
+			ep.Labels = endpoint.LabelsFromMap(map[string]string{endpoint.ResourceLabelKey: meta.Resource})
 		}
 		eps = append(eps, ep)
 	}

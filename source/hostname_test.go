@@ -20,7 +20,7 @@ func TestEndpointsForHostname(t *testing.T) {
 	withMeta := func(ep *endpoint.Endpoint) *endpoint.Endpoint {
 		ep.SetIdentifier = "eu"
 		ep.ProviderSpecific = endpoint.ProviderSpecific{{Name: "alias", Value: "true"}}
-		ep.Labels = endpoint.Labels{endpoint.ResourceLabelKey: "service/default/web"}
+		ep.Labels = endpoint.LabelsFromMap(map[string]string{endpoint.ResourceLabelKey: "service/default/web"})
 		return ep
 	}
 	tests := []struct {

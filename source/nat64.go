@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/netip"
 	"slices"
 
@@ -110,7 +109,7 @@ func (n *NAT64) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 			RecordType:       recordType,
 			SetIdentifier:    ep.SetIdentifier,
 			RecordTTL:        ep.RecordTTL,
-			Labels:           maps.Clone(ep.Labels),
+			Labels:           ep.Labels,
 			ProviderSpecific: slices.Clone(ep.ProviderSpecific),
 		})
 	}

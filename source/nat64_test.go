@@ -34,11 +34,12 @@ func TestNAT64(t *testing.T) {
 		syn := got[3]
 		assert.Equal(t, "eu", syn.SetIdentifier)
 		assert.Equal(t, endpoint.TTL(300), syn.RecordTTL)
-		assert.Equal(t, "service/ns/web", syn.Labels[endpoint.ResourceLabelKey])
+		assert.Equal(t, "service/ns/web", labelValue(syn.Labels, endpoint.ResourceLabelKey))
 		assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}}, syn.ProviderSpecific)
 		// The copy shares nothing with the original.
-		syn.Labels["x"] = "y"
-		assert.NotContains(t, got[0].Labels, "x")
+		syn.Labels.Set("x", "y")
+		_, leaked := got[0].Labels.Get("x")
+		assert.False(t, leaked)
 	})
 	t.Run("AAAA from A with the option", func(t *testing.T) {
 		n, err := source.NewNAT64(&swStub{eps: []*endpoint.Endpoint{v4, plainV6}}, source.NAT64Options{Prefixes: prefixes("64:ff9b::/96"), SynthesizeAAAA: true})

@@ -112,7 +112,7 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 				ptr.RecordTTL = ep.RecordTTL
 			}
 			ptr.Targets = append(ptr.Targets, host)
-			if res := ep.Labels[endpoint.ResourceLabelKey]; res != "" {
+			if res, _ := ep.Labels.Get(endpoint.ResourceLabelKey); res != "" {
 				if resources[name] == nil {
 					resources[name] = map[string]string{}
 				}
@@ -131,7 +131,7 @@ func (p *PTR) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		})
 		for _, t := range ptr.Targets {
 			if res, ok := resources[ptr.DNSName][endpoint.ToALabel(t)]; ok {
-				ptr.Labels = endpoint.Labels{endpoint.ResourceLabelKey: res}
+				ptr.Labels.Set(endpoint.ResourceLabelKey, res)
 				break
 			}
 		}

@@ -46,8 +46,8 @@ func TestPTR(t *testing.T) {
 		}, swNames(p))
 		assert.Equal(t, endpoint.TTL(60), p[0].RecordTTL, "smallest TTL of the merged names")
 		assert.Equal(t, endpoint.TTL(300), p[1].RecordTTL)
-		assert.Equal(t, endpoint.Labels{endpoint.ResourceLabelKey: "ingress/ns/www"}, p[0].Labels, "resource of the first target with one")
-		assert.Nil(t, p[1].Labels)
+		assert.Equal(t, endpoint.LabelsFromMap(map[string]string{endpoint.ResourceLabelKey: "ingress/ns/www"}), p[0].Labels, "resource of the first target with one")
+		assert.Equal(t, endpoint.Labels{}, p[1].Labels)
 		for _, ep := range got {
 			_, has := ep.GetProviderSpecificProperty("record-type")
 			assert.False(t, has, "record-type is consumed: %s", ep.DNSName)

@@ -65,19 +65,19 @@ func TestStaticCopies(t *testing.T) {
 
 	// Changing the caller's endpoint after NewStatic changes nothing.
 	in.Targets[0] = "198.51.100.1"
-	in.Labels[endpoint.ResourceLabelKey] = "changed"
+	in.Labels.Set(endpoint.ResourceLabelKey, "changed")
 
 	first, err := s.Endpoints(context.Background())
 	require.NoError(t, err)
 	require.Len(t, first, 2)
 	assert.Equal(t, endpoint.Targets{"192.0.2.1", "192.0.2.2"}, first[0].Targets)
-	assert.Equal(t, "svc/default/a", first[0].Labels[endpoint.ResourceLabelKey])
+	assert.Equal(t, "svc/default/a", labelValue(first[0].Labels, endpoint.ResourceLabelKey))
 
 	// Changing (and appending to) a returned endpoint changes neither the
 	// source nor its neighbour in the same result.
 	first[0].Targets = append(first[0].Targets, "192.0.2.99")
 	first[0].Targets[0] = "203.0.113.1"
-	first[0].Labels["x"] = "y"
+	first[0].Labels.Set("x", "y")
 	first[0].ProviderSpecific[0].Value = "true"
 	first[0].ProviderSpecific = append(first[0].ProviderSpecific, endpoint.ProviderSpecificProperty{Name: "n", Value: "v"})
 	assert.Equal(t, endpoint.Targets{"192.0.2.3"}, first[1].Targets)
@@ -86,7 +86,7 @@ func TestStaticCopies(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, second, 2)
 	assert.Equal(t, endpoint.Targets{"192.0.2.1", "192.0.2.2"}, second[0].Targets)
-	assert.Equal(t, endpoint.Labels{endpoint.ResourceLabelKey: "svc/default/a"}, second[0].Labels)
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{endpoint.ResourceLabelKey: "svc/default/a"}), second[0].Labels)
 	assert.Equal(t, endpoint.ProviderSpecific{{Name: "alias", Value: "false"}}, second[0].ProviderSpecific)
 }
 

@@ -127,7 +127,7 @@ func (p *mapProvider) ApplyChanges(ctx context.Context, changes *plan.Changes) e
 func (p *mapProvider) stored(ep *endpoint.Endpoint) *endpoint.Endpoint {
 	c := ep.DeepCopy()
 	c.DNSName = canonicalName(c.DNSName)
-	c.Labels = nil
+	c.Labels = endpoint.Labels{}
 	return c
 }
 

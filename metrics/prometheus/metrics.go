@@ -290,9 +290,9 @@ func (m *Metrics) observePlan(p *plan.Plan) {
 		case plan.SkipForeignOwner:
 			// The skip names the desired endpoint; the owner is on the
 			// current record it would have changed.
-			owner := s.Endpoint.Labels[endpoint.OwnerLabelKey]
+			owner, _ := s.Endpoint.Labels.Get(endpoint.OwnerLabelKey)
 			if cur := current[nameType{endpoint.ToALabel(s.Endpoint.DNSName), s.Endpoint.RecordType}]; cur != nil && s.Action != plan.ActionDelete {
-				owner = cur.Labels[endpoint.OwnerLabelKey]
+				owner, _ = cur.Labels.Get(endpoint.OwnerLabelKey)
 			}
 			m.ownerMismatch.WithLabelValues(s.Endpoint.RecordType, p.OwnerID, owner, parentDomain(s.Endpoint.DNSName)).Inc()
 		case plan.SkipInvalid:
@@ -335,7 +335,7 @@ func parentDomain(name string) string {
 // sourceType is the kind part of the endpoint's resource label
 // ("service/ns/name" gives "service"), or "unknown".
 func sourceType(e *endpoint.Endpoint) string {
-	res := e.Labels[endpoint.ResourceLabelKey]
+	res, _ := e.Labels.Get(endpoint.ResourceLabelKey)
 	if kind, _, ok := strings.Cut(res, "/"); ok && kind != "" {
 		return kind
 	}

@@ -46,7 +46,7 @@ func TestRecordsCache(t *testing.T) {
 	first, err := p.Records(ctx)
 	require.NoError(t, err)
 	first[0].Targets[0] = "203.0.113.9" // the caller owns what it got
-	first[0].Labels = endpoint.Labels{"x": "y"}
+	first[0].Labels = endpoint.LabelsFromMap(map[string]string{"x": "y"})
 	second, err := p.Records(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), n.records.Load(), "served from the cache")

@@ -290,7 +290,7 @@ func TestRecordsAreCopies(t *testing.T) {
 	assert.Len(t, second[0].ProviderSpecific, 1)
 	assert.Equal(t, "b.example.org", second[1].DNSName)
 	assert.Equal(t, endpoint.Targets{"192.0.2.3"}, second[1].Targets)
-	assert.Nil(t, second[1].Labels)
+	assert.Equal(t, endpoint.Labels{}, second[1].Labels)
 }
 
 func TestInputNotRetainedOrModified(t *testing.T) {
@@ -298,7 +298,7 @@ func TestInputNotRetainedOrModified(t *testing.T) {
 	ep := a("a.example.org", "192.0.2.1").WithLabel("owner", "me")
 	changes := &plan.Changes{Create: []*endpoint.Endpoint{ep}}
 	require.NoError(t, p.ApplyChanges(context.Background(), changes))
-	assert.Equal(t, "me", ep.Labels["owner"])
+	assert.Equal(t, "me", labelValue(ep.Labels, "owner"))
 	ep.Targets[0] = "198.51.100.1"
 	ep.DNSName = "b.example.org"
 	got := records(t, p)
@@ -585,4 +585,10 @@ func TestSeveralOptions(t *testing.T) {
 	assert.Equal(t, []string{"www.example.org/A"}, keys(records(t, p)))
 	assert.Same(t, filter, p.GetDomainFilter())
 	assert.NoError(t, New().Err(), "no options: a provider without zones")
+}
+
+// labelValue returns the value of key in l, "" when it is not set.
+func labelValue(l endpoint.Labels, key string) string {
+	v, _ := l.Get(key)
+	return v
 }

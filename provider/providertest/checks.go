@@ -350,7 +350,7 @@ func checkReturnedSlicesAreCopies(s *session) {
 			if _, set := g.GetProviderSpecificProperty("zs-conformance"); set {
 				s.fail("Records", keyOf(w), "provider-specific properties of a previous result show through", nil)
 			}
-			if _, set := g.Labels["zs-conformance"]; set {
+			if _, set := g.Labels.Get("zs-conformance"); set {
 				s.fail("Records", keyOf(w), "labels of a previous result show through", nil)
 			}
 		}

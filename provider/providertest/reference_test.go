@@ -81,7 +81,7 @@ func (p *refProvider) ApplyChanges(ctx context.Context, c *plan.Changes) error {
 	store := func(e *endpoint.Endpoint) {
 		s := e.DeepCopy()
 		s.DNSName = p.name(s.DNSName)
-		s.Labels = nil
+		s.Labels = endpoint.Labels{}
 		s.ProviderSpecific = nil
 		next[p.key(e)] = s
 	}

@@ -30,9 +30,6 @@ func normalise(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
 		if len(c.Targets) == 0 {
 			c.Targets = nil
 		}
-		if len(c.Labels) == 0 {
-			c.Labels = nil
-		}
 		if len(c.ProviderSpecific) == 0 {
 			c.ProviderSpecific = nil
 		}
@@ -170,7 +167,7 @@ func randomEndpoint(r *rand.Rand) *endpoint.Endpoint {
 	if n := r.IntN(4); n > 0 {
 		ep.Labels = endpoint.Labels{}
 		for range n {
-			ep.Labels[randomString(r)] = randomString(r)
+			ep.Labels.Set(randomString(r), randomString(r))
 		}
 	}
 	for range r.IntN(3) {
@@ -255,7 +252,7 @@ func FuzzEncodeEndpoint(f *testing.F) {
 	f.Add("<&>", "\x00\u2028\xff", "TXT", "id", int64(-1), "", "", "", "")
 	f.Fuzz(func(t *testing.T, name, target, typ, setID string, ttl int64, lk, lv, pn, pv string) {
 		ep := &endpoint.Endpoint{DNSName: name, Targets: endpoint.Targets{target, name}, RecordType: typ,
-			SetIdentifier: setID, RecordTTL: endpoint.TTL(ttl), Labels: endpoint.Labels{lk: lv, lv: lk},
+			SetIdentifier: setID, RecordTTL: endpoint.TTL(ttl), Labels: endpoint.LabelsFromMap(map[string]string{lk: lv, lv: lk}),
 			ProviderSpecific: endpoint.ProviderSpecific{{Name: pn, Value: pv}}}
 		eps := []*endpoint.Endpoint{ep, nil}
 		want, err := json.Marshal(eps)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -109,10 +110,10 @@ type strRef struct {
 	off, n int
 }
 
-// labelRef is a pending label: m[k] gets the batch bytes from off (or ""
-// when off < 0).
+// labelRef is a pending label: k is set in *m to the batch bytes from off
+// (or "" when off < 0).
 type labelRef struct {
-	m      endpoint.Labels
+	m      *endpoint.Labels
 	k      string
 	off, n int
 }
@@ -508,9 +509,9 @@ func (d *decoder) flush() {
 	}
 	for i, l := range d.labelRefs {
 		if l.off < 0 {
-			l.m[l.k] = ""
+			l.m.Set(l.k, "")
 		} else {
-			l.m[l.k] = all[l.off : l.off+l.n]
+			l.m.Set(l.k, all[l.off:l.off+l.n])
 		}
 		d.labelRefs[i] = labelRef{}
 	}
@@ -970,7 +971,7 @@ func (d *decoder) endpoint(ep *endpoint.Endpoint) error {
 		case 4:
 			err = d.ttl(&ep.RecordTTL)
 		case 5:
-			ep.Labels, err = d.labels(ep.Labels)
+			err = d.labels(&ep.Labels)
 		case 6:
 			ep.ProviderSpecific, err = d.providerSpecific(ep.ProviderSpecific)
 		default:
@@ -1066,18 +1067,22 @@ func (d *decoder) targetList(old endpoint.Targets) (endpoint.Targets, error) {
 	return endpoint.Targets(out), nil
 }
 
-func (d *decoder) labels(old endpoint.Labels) (endpoint.Labels, error) {
+// labels decodes a labels object into out: the labels it names are set
+// when the batch is flushed (null empties out).
+func (d *decoder) labels(out *endpoint.Labels) error {
 	ok, err := d.open('{', "labels")
 	if !ok || err != nil {
-		return nil, err
+		// null: the labels of an earlier "labels" key, still pending,
+		// are dropped with the ones already set.
+		*out = endpoint.Labels{}
+		d.labelRefs = slices.DeleteFunc(d.labelRefs, func(l labelRef) bool { return l.m == out })
+		return err
 	}
 	defer func() { d.depth-- }()
-	out := old
-	if out == nil {
+	if out.Len() == 0 {
 		if err := d.charge(costLabels); err != nil {
-			return nil, err
+			return err
 		}
-		out = make(endpoint.Labels, 2)
 	}
 	err = d.object(func(key []byte) error {
 		if err := d.charge(costLabel); err != nil {
@@ -1112,7 +1117,7 @@ func (d *decoder) labels(old endpoint.Labels) (endpoint.Labels, error) {
 			return fmt.Errorf("label %q: %w", k, d.typeError(c, "a string"))
 		}
 	})
-	return out, err
+	return err
 }
 
 var propertyKeys = []string{"name", "value"}

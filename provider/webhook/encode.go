@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"slices"
 	"unicode/utf8"
 
 	"github.com/zonesync/zonesync/endpoint"
@@ -14,11 +13,10 @@ const flushSize = 32 << 10
 
 // encoder appends the external-dns JSON form of endpoints and change sets to
 // buf, byte for byte what encoding/json produces for the same values. It
-// reuses its buffer and its scratch list of label keys, so that encoding
-// does not allocate per record.
+// reuses its buffer, so that encoding does not allocate per record (labels
+// are kept in key order).
 type encoder struct {
-	buf  []byte
-	keys []string
+	buf []byte
 	// flush, when set, is called whenever buf holds flushSize bytes or
 	// more between two endpoints; it must consume buf (the encoder resets
 	// it afterwards).
@@ -136,23 +134,18 @@ func (e *encoder) endpoint(ep *endpoint.Endpoint) {
 		field(`"recordTTL":`)
 		b = appendInt(b, int64(ep.RecordTTL))
 	}
-	if len(ep.Labels) > 0 {
+	if ep.Labels.Len() > 0 {
 		field(`"labels":{`)
-		keys := e.keys[:0]
-		for k := range ep.Labels {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
-			if i > 0 {
+		first := true
+		for k, v := range ep.Labels.All() {
+			if !first {
 				b = append(b, ',')
 			}
+			first = false
 			b = appendString(b, k)
 			b = append(b, ':')
-			b = appendString(b, ep.Labels[k])
+			b = appendString(b, v)
 		}
-		clear(keys)
-		e.keys = keys[:0]
 		b = append(b, '}')
 	}
 	if len(ep.ProviderSpecific) > 0 {

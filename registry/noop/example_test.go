@@ -28,7 +28,7 @@ func ExampleNew() {
 		return
 	}
 	for _, r := range recs {
-		fmt.Println(r.DNSName, r.RecordType, r.Targets[0], len(r.Labels))
+		fmt.Println(r.DNSName, r.RecordType, r.Targets[0], r.Labels.Len())
 	}
 	fmt.Printf("owner id: %q\n", reg.OwnerID())
 	// Output:

@@ -121,7 +121,8 @@ func (r *Registry) checkOwned(changes *plan.Changes) error {
 	var errs []error
 	check := func(action string, ep *endpoint.Endpoint) {
 		if ep != nil && !r.owns(ep) {
-			errs = append(errs, fmt.Errorf("%s %s (owner %q): %w", action, ep.Key(), ep.Labels[endpoint.OwnerLabelKey], registry.ErrNotOwned))
+			owner, _ := ep.Labels.Get(endpoint.OwnerLabelKey)
+			errs = append(errs, fmt.Errorf("%s %s (owner %q): %w", action, ep.Key(), owner, registry.ErrNotOwned))
 		}
 	}
 	for i, ep := range changes.UpdateOld {
@@ -283,10 +284,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		// use the canonical form (a trailing dot or upper case from a caller
 		// that did not canonicalise would otherwise give a second TXT).
 		rec.DNSName = endpoint.ToALabel(rec.DNSName)
-		if rec.Labels == nil {
-			rec.Labels = endpoint.Labels{}
-		}
-		rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
+		rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 		txt, err := r.ownershipTXT(rec)
 		if err == nil {
 			err = b.checkFilter(rec, txt)
@@ -313,10 +311,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 			continue
 		}
 		oldRec, newRec := oldEp.DeepCopy(), newEp.DeepCopy()
-		if newRec.Labels == nil {
-			newRec.Labels = endpoint.Labels{}
-		}
-		newRec.Labels[endpoint.OwnerLabelKey] = r.ownerID
+		newRec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 		out.UpdateOld = append(out.UpdateOld, oldRec)
 		out.UpdateNew = append(out.UpdateNew, newRec)
 		b.updateTXT(oldRec, newRec)
@@ -616,7 +611,7 @@ func (b *changeBuilder) deleteUnused() {
 			Targets:          endpoint.Targets{info.value},
 			RecordType:       endpoint.RecordTypeTXT,
 			SetIdentifier:    info.setID,
-			Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: l.rec.DNSName},
+			Labels:           endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: l.rec.DNSName}),
 			ProviderSpecific: txtProviderSpecific(l.rec.ProviderSpecific),
 		})
 	}
@@ -655,7 +650,7 @@ func (b *changeBuilder) repair() {
 			Targets:       endpoint.Targets{info.value},
 			RecordType:    endpoint.RecordTypeTXT,
 			SetIdentifier: info.setID,
-			Labels:        endpoint.Labels{endpoint.OwnedRecordLabelKey: rp.owned},
+			Labels:        endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: rp.owned}),
 		})
 		reason := "its record is missing"
 		if rp.foreign {

@@ -324,7 +324,7 @@ func TestApplyDoesNotModifyChanges(t *testing.T) {
 	require.NoError(t, err)
 	newUpd := recs[1].DeepCopy()
 	newUpd.Targets = endpoint.Targets{"192.0.2.2"}
-	newUpd.Labels = nil
+	newUpd.Labels = endpoint.Labels{}
 	changes := &plan.Changes{
 		Create:    []*endpoint.Endpoint{a("new.example.com", "192.0.2.3")},
 		UpdateOld: []*endpoint.Endpoint{recs[1]},
@@ -488,10 +488,10 @@ func TestLookupsWithSetIdentifierAndCase(t *testing.T) {
 	recs, err := reg.Records(context.Background())
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
-	assert.Equal(t, "service/default/app", recs[0].Labels["resource"], "names compare case-insensitively")
+	assert.Equal(t, "service/default/app", labelValue(recs[0].Labels, "resource"), "names compare case-insensitively")
 	_, forced := recs[0].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 	assert.False(t, forced)
-	assert.Equal(t, "default", recs[1].Labels["owner"])
+	assert.Equal(t, "default", labelValue(recs[1].Labels, "owner"))
 	_, forced = recs[1].GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 	assert.True(t, forced, "typed TXT of set eu missing")
 }

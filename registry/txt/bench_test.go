@@ -40,7 +40,7 @@ func BenchmarkRecords(b *testing.B) {
 			ctx := context.Background()
 			recs, err := reg.Records(ctx)
 			if err != nil || len(recs) != n || !recs[0].IsOwnedBy("bench") ||
-				recs[0].Labels[endpoint.ResourceLabelKey] != "service/default/"+strings.TrimSuffix(recs[0].DNSName, ".bench.example.com") {
+				labelValue(recs[0].Labels, endpoint.ResourceLabelKey) != "service/default/"+strings.TrimSuffix(recs[0].DNSName, ".bench.example.com") {
 				b.Fatalf("unexpected result: %d records, %v", len(recs), err)
 			}
 			b.ReportAllocs()

@@ -79,7 +79,7 @@ func TestWorkedExamples(t *testing.T) {
 			wantTXT := &endpoint.Endpoint{
 				DNSName: tt.wantName, Targets: endpoint.Targets{tt.wantTXT}, RecordType: "TXT",
 				SetIdentifier:    tt.owned.SetIdentifier,
-				Labels:           endpoint.Labels{"ownedRecord": tt.owned.DNSName},
+				Labels:           endpoint.LabelsFromMap(map[string]string{"ownedRecord": tt.owned.DNSName}),
 				ProviderSpecific: tt.owned.ProviderSpecific,
 			}
 			wantTXT.DeleteProviderSpecificProperty("alias")
@@ -152,9 +152,9 @@ func TestEncryptionVector(t *testing.T) {
 			recs, err := reg.Records(ctx)
 			require.NoError(t, err)
 			require.Len(t, recs, 1)
-			assert.Equal(t, endpoint.Labels{
+			assert.Equal(t, endpoint.LabelsFromMap(map[string]string{
 				"owner": "foo-owner", "resource": "foo-resource", "txt-encryption-nonce": "+lvP8q9KHJ6BS6O8",
-			}, recs[0].Labels)
+			}), recs[0].Labels)
 
 			// Regenerating from the labels gives the identical value.
 			own, err := reg.OwnershipTXT(recs[0])
@@ -197,7 +197,7 @@ func TestEncryptedWrites(t *testing.T) {
 	recs, err := reg.Records(ctx)
 	require.NoError(t, err)
 	require.Len(t, recs, 1)
-	assert.Equal(t, "default", recs[0].Labels["owner"], "plain values are read with a key configured")
+	assert.Equal(t, "default", labelValue(recs[0].Labels, "owner"), "plain values are read with a key configured")
 
 	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
 		a("new.example.com", "192.0.2.2").WithLabel("resource", "service/default/app"),
@@ -216,12 +216,13 @@ func TestEncryptedWrites(t *testing.T) {
 	require.NoError(t, err)
 	labels, err := endpoint.ParseLabelsWithKey(value, k)
 	require.NoError(t, err)
-	delete(labels, endpoint.TxtEncryptionNonceLabelKey)
-	assert.Equal(t, endpoint.Labels{"owner": "default", "resource": "service/default/app"}, labels)
+	labels.Delete(endpoint.TxtEncryptionNonceLabelKey)
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/app"}), labels)
 
 	recs, err = reg.Records(ctx)
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
-	assert.Equal(t, "service/default/app", recs[0].Labels["resource"])
-	assert.Len(t, recs[0].Labels["txt-encryption-nonce"], 16)
+	assert.Equal(t, "service/default/app", labelValue(recs[0].Labels, "resource"))
+	nonce, _ := recs[0].Labels.Get("txt-encryption-nonce")
+	assert.Len(t, nonce, 16)
 }

@@ -130,7 +130,7 @@ func TestEncryptionRollOutAndBack(t *testing.T) {
 				require.Len(t, recs, len(step.desired), "step %d", i)
 				for _, r := range recs {
 					assert.True(t, r.IsOwnedBy("default"), "step %d: %s", i, r.DNSName)
-					assert.Equal(t, "service/default/"+strings.TrimSuffix(r.DNSName, ".example.com"), r.Labels["resource"], "step %d", i)
+					assert.Equal(t, "service/default/"+strings.TrimSuffix(r.DNSName, ".example.com"), labelValue(r.Labels, "resource"), "step %d", i)
 				}
 				changes, err = cycle(ctx, reg, step.desired)
 				require.NoError(t, err)

@@ -37,7 +37,8 @@ func ExampleNew() {
 	}
 
 	recs, _ := reg.Records(ctx)
-	fmt.Println(recs[0].DNSName, "owner:", recs[0].Labels[endpoint.OwnerLabelKey])
+	owner, _ := recs[0].Labels.Get(endpoint.OwnerLabelKey)
+	fmt.Println(recs[0].DNSName, "owner:", owner)
 	// Output:
 	// a-app.example.com TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"
 	// app.example.com A 192.0.2.10
@@ -61,7 +62,8 @@ func ExampleRegistry_Records() {
 		return
 	}
 	for _, r := range recs {
-		fmt.Printf("%s owner=%q ours=%v\n", r.DNSName, r.Labels[endpoint.OwnerLabelKey], r.IsOwnedBy(reg.OwnerID()))
+		owner, _ := r.Labels.Get(endpoint.OwnerLabelKey)
+		fmt.Printf("%s owner=%q ours=%v\n", r.DNSName, owner, r.IsOwnedBy(reg.OwnerID()))
 	}
 	// Output:
 	// app.example.com owner="team-a" ours=false

@@ -45,8 +45,8 @@ func TestUnicodeFirstLabelTXTWrittenByExternalDNS(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, recs, 1)
 			got := recs[0]
-			assert.Equal(t, "default", got.Labels[endpoint.OwnerLabelKey])
-			assert.Equal(t, "service/default/app", got.Labels[endpoint.ResourceLabelKey])
+			assert.Equal(t, "default", labelValue(got.Labels, endpoint.OwnerLabelKey))
+			assert.Equal(t, "service/default/app", labelValue(got.Labels, endpoint.ResourceLabelKey))
 			_, force := got.ProviderSpecific.Get(endpoint.ProviderSpecificForceUpdate)
 			assert.False(t, force, "the TXT external-dns wrote counts as written: no rewrite")
 

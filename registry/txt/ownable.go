@@ -29,10 +29,7 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	// The record as ApplyChanges would write it: canonical name, our owner.
 	rec := ep.DeepCopy()
 	rec.DNSName = endpoint.ToALabel(rec.DNSName)
-	if rec.Labels == nil {
-		rec.Labels = endpoint.Labels{}
-	}
-	rec.Labels[endpoint.OwnerLabelKey] = r.ownerID
+	rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 	txt, err := r.ownershipTXT(rec)
 	if err == nil {
 		err = usableTXTName(r.provider.GetDomainFilter(), rec.DNSName, txt.DNSName)

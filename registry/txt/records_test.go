@@ -36,8 +36,8 @@ type readResult struct {
 func TestRecordsOwnership(t *testing.T) {
 	other := `"heritage=external-dns,external-dns/owner=other,external-dns/resource=service/x/y"`
 	legacy := `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/legacy"`
-	owned := endpoint.Labels{"owner": "default", "resource": "service/default/app"}
-	legacyLabels := endpoint.Labels{"owner": "default", "resource": "service/default/legacy"}
+	owned := endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/app"})
+	legacyLabels := endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/legacy"})
 	tests := []struct {
 		name    string
 		cfg     txt.Config
@@ -69,7 +69,7 @@ func TestRecordsOwnership(t *testing.T) {
 		{
 			name:    "other owner: labels attached, nothing forced",
 			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", other)},
-			want:    map[string]readResult{"app.example.com/A": {labels: endpoint.Labels{"owner": "other", "resource": "service/x/y"}}},
+			want:    map[string]readResult{"app.example.com/A": {labels: endpoint.LabelsFromMap(map[string]string{"owner": "other", "resource": "service/x/y"})}},
 		},
 		{
 			name: "legacy untyped A: owned, typed TXT forced",
@@ -204,7 +204,7 @@ func TestRecordsOwnership(t *testing.T) {
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: endpoint.Labels{"owner": "new", "resource": "service/default/app"}, forced: true}},
+			want: map[string]readResult{"app.example.com/A": {labels: endpoint.LabelsFromMap(map[string]string{"owner": "new", "resource": "service/default/app"}), forced: true}},
 		},
 		{
 			name: "excluded types are not forced",
@@ -224,9 +224,6 @@ func TestRecordsOwnership(t *testing.T) {
 			for _, r := range recs {
 				_, forced := r.GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 				labels := r.Labels
-				if len(labels) == 0 {
-					labels = nil
-				}
 				got[r.Key().String()] = readResult{labels: labels, forced: forced}
 			}
 			assert.Equal(t, tt.want, got)
@@ -258,7 +255,7 @@ func TestRecordsKeepsProviderLabels(t *testing.T) {
 	recs, err := reg.Records(context.Background())
 	require.NoError(t, err)
 	require.Len(t, recs, 1)
-	assert.Equal(t, endpoint.Labels{"zone-id": "z1", "owner": "default", "resource": "service/default/app"}, recs[0].Labels)
+	assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"zone-id": "z1", "owner": "default", "resource": "service/default/app"}), recs[0].Labels)
 }
 
 // TestRecordsLabelsBelongToTheCaller: no two returned records share a
@@ -313,17 +310,17 @@ func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
 				require.NoError(t, err)
 				require.Len(t, recs, 2)
 				for _, rec := range recs {
-					assert.Equal(t, endpoint.Labels{"owner": tt.wantOwner, "resource": "service/default/app"}, rec.Labels, rec.DNSName)
+					assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": tt.wantOwner, "resource": "service/default/app"}), rec.Labels, rec.DNSName)
 					_, forced := rec.GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 					assert.Equal(t, tt.wantForce, forced, rec.DNSName)
 				}
-				recs[0].Labels["resource"] = "changed"
-				assert.Equal(t, "service/default/app", recs[1].Labels["resource"], "maps are not shared")
+				recs[0].Labels.Set("resource", "changed")
+				assert.Equal(t, "service/default/app", labelValue(recs[1].Labels, "resource"), "maps are not shared")
 
 				again, err := reg.Records(context.Background())
 				require.NoError(t, err)
 				for _, rec := range again {
-					assert.Equal(t, endpoint.Labels{"owner": tt.wantOwner, "resource": "service/default/app"}, rec.Labels, rec.DNSName)
+					assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": tt.wantOwner, "resource": "service/default/app"}), rec.Labels, rec.DNSName)
 				}
 			}
 		})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -224,7 +223,7 @@ func (r *Registry) ownershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, erro
 		Targets:          endpoint.Targets{value},
 		RecordType:       endpoint.RecordTypeTXT,
 		SetIdentifier:    ep.SetIdentifier,
-		Labels:           endpoint.Labels{endpoint.OwnedRecordLabelKey: ep.DNSName},
+		Labels:           endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: ep.DNSName}),
 		ProviderSpecific: txtProviderSpecific(ep.ProviderSpecific),
 	}, nil
 }
@@ -239,7 +238,7 @@ func (r *Registry) oldOwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, e
 	if err != nil {
 		return nil, err
 	}
-	nonce, ok := ep.Labels[endpoint.TxtEncryptionNonceLabelKey]
+	nonce, ok := ep.Labels.Get(endpoint.TxtEncryptionNonceLabelKey)
 	encrypted := len(r.key) > 0 && ok && validNonce(nonce)
 	if encrypted != r.encrypt {
 		v, err := r.value(ep, encrypted)
@@ -256,11 +255,10 @@ func (r *Registry) value(ep *endpoint.Endpoint, encrypt bool) (string, error) {
 	var value string
 	if encrypt {
 		labels := ep.Labels
-		if nonce, ok := labels[endpoint.TxtEncryptionNonceLabelKey]; ok && !validNonce(nonce) {
+		if nonce, ok := labels.Get(endpoint.TxtEncryptionNonceLabelKey); ok && !validNonce(nonce) {
 			// A nonce that did not come from decryption (a plain value can
 			// carry the label): ignore it and draw a fresh one.
-			labels = maps.Clone(labels)
-			delete(labels, endpoint.TxtEncryptionNonceLabelKey)
+			labels.Delete(endpoint.TxtEncryptionNonceLabelKey)
 		}
 		v, err := labels.SerializeEncrypted(r.key, true)
 		if err != nil {
@@ -304,8 +302,9 @@ func txtProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific
 // ownership TXT records attached; see the package documentation for the
 // rules. Ownership TXT records are consumed; other TXT records are returned
 // like any record. The result is sorted by (DNSName, SetIdentifier,
-// RecordType) and belongs to the caller: the slice, the endpoints and their
-// Labels maps are the caller's to modify (no two records share a map).
+// RecordType) and belongs to the caller: the slice and the endpoints,
+// labels included, are the caller's to modify (records owned through one TXT
+// share its labels, which endpoint.Labels never writes in place).
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	r.mu.Lock()
@@ -332,10 +331,9 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 
 // parsedTXT is an ownership TXT record found by attach.
 type parsedTXT struct {
-	// labels parsed from the value. The first record owned through the TXT
-	// gets this map; later ones get copies.
+	// labels parsed from the value, given to every record owned through
+	// the TXT (Labels is a value: a Set on one record changes no other).
 	labels endpoint.Labels
-	given  bool
 	// canonical: the TXT name is exactly the typed name the registry
 	// writes for the record it owns (or the one external-dns writes for a
 	// name whose first label is Unicode, see txtNamer.parseTXTName), so
@@ -344,6 +342,8 @@ type parsedTXT struct {
 	canonical bool
 	// mine: the owner is OwnerID or OldOwnerID.
 	mine bool
+	// taken: a record took the labels (is owned through the TXT).
+	taken bool
 }
 
 // readResult is what attach found besides the records and the zone state.
@@ -370,7 +370,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 			ok = rd.vouch(log, sus, i, rec)
 		}
 		if ok {
-			parsed[i].giveLabels(rec, r.oldOwnerID)
+			parsed[i].giveLabels(rec)
 		}
 		migrated := false
 		if r.oldOwnerID != "" {
@@ -513,35 +513,19 @@ func (rd *reading) vouch(log logr.Logger, sus map[string]*suspect, i int32, rec 
 	return false
 }
 
-// giveLabels attaches the labels of the TXT to rec: the first record owned
-// through it takes them, later ones get copies, and labels rec already has
-// are kept unless the TXT sets them. When rec takes labels naming the old
-// owner, which attach then relabels, the TXT keeps a pristine copy for the
-// records after it.
-func (p *parsedTXT) giveLabels(rec *endpoint.Endpoint, oldOwnerID string) {
-	switch {
-	case rec.Labels.Len() > 0:
-		for k, v := range p.labels.All() {
-			rec.Labels.Set(k, v)
-		}
-		return
-	case p.given:
-		rec.Labels = cloneLabels(p.labels)
+// giveLabels attaches the labels of the TXT to rec, keeping labels rec
+// already has unless the TXT sets them. Every record owned through the TXT
+// shares its labels: Labels is a value whose Set and Delete never write into
+// an array another value holds, so relabelling one record changes no other.
+func (p *parsedTXT) giveLabels(rec *endpoint.Endpoint) {
+	p.taken = true
+	if rec.Labels.Len() == 0 {
+		rec.Labels = p.labels
 		return
 	}
-	rec.Labels, p.given = p.labels, true
-	if owner, _ := p.labels.Get(endpoint.OwnerLabelKey); oldOwnerID != "" && owner == oldOwnerID {
-		p.labels = cloneLabels(p.labels)
+	for k, v := range p.labels.All() {
+		rec.Labels.Set(k, v)
 	}
-}
-
-// cloneLabels returns a copy of l that shares nothing with it.
-func cloneLabels(l endpoint.Labels) endpoint.Labels {
-	var out endpoint.Labels
-	for k, v := range l.All() {
-		out.Set(k, v)
-	}
-	return out
 }
 
 // forceRewrite handles format upgrade and owner migration for rec, a record
@@ -575,7 +559,7 @@ func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endp
 func unclaimedLabels(st *zoneState, parsed []parsedTXT) map[string]endpoint.Labels {
 	var out map[string]endpoint.Labels
 	for i := range parsed {
-		if parsed[i].given {
+		if parsed[i].taken {
 			continue
 		}
 		if out == nil {

@@ -108,8 +108,10 @@ func (r *Registry) newRecordSet(recs []*endpoint.Endpoint) *recordSet {
 		s.keys[r.lookupName(rec.DNSName)+"\x00"+rec.RecordType+"\x00"+rec.SetIdentifier] = true
 		lower := lowerASCII(rec.DNSName)
 		s.names[txtKey(lower, rec.SetIdentifier)] = true
-		if parent, ok := strings.CutPrefix(lower, "*."); ok && rec.Labels[endpoint.OwnerLabelKey] == "" {
-			s.wildcards[parent] = true
+		if parent, ok := strings.CutPrefix(lower, "*."); ok {
+			if owner, _ := rec.Labels.Get(endpoint.OwnerLabelKey); owner == "" {
+				s.wildcards[parent] = true
+			}
 		}
 	}
 	return s

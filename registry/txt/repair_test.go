@@ -143,9 +143,9 @@ func wantZone(desired, foreign []*endpoint.Endpoint) []string {
 	}
 	for _, ep := range desired {
 		out = append(out, ep.DNSName+" "+ep.RecordType+" "+strings.Join(ep.Targets, ";"))
-		labels := endpoint.Labels{endpoint.OwnerLabelKey: "default"}
-		for k, v := range ep.Labels {
-			labels[k] = v
+		labels := endpoint.LabelsFromMap(map[string]string{endpoint.OwnerLabelKey: "default"})
+		for k, v := range ep.Labels.All() {
+			labels.Set(k, v)
 		}
 		out = append(out, "a-"+ep.DNSName+" TXT "+labels.Serialize(true))
 	}

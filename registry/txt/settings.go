@@ -45,7 +45,7 @@ func (c *settingsCheck) unparsedTXT(name string) {
 
 // owned counts a record that has an owner label.
 func (c *settingsCheck) owned(r *Registry, rec *endpoint.Endpoint) {
-	owner := rec.Labels[endpoint.OwnerLabelKey]
+	owner, _ := rec.Labels.Get(endpoint.OwnerLabelKey)
 	switch {
 	case owner == r.ownerID:
 		c.ours++

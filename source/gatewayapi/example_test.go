@@ -73,7 +73,8 @@ func ExampleNewHTTPRouteSource() {
 		return
 	}
 	for _, ep := range eps {
-		fmt.Println(ep.DNSName, ep.RecordType, ep.Targets, ep.Labels["resource"])
+		resource, _ := ep.Labels.Get("resource")
+		fmt.Println(ep.DNSName, ep.RecordType, ep.Targets, resource)
 	}
 	// Output:
 	// shop.example.com A 192.0.2.10 httproute/shop/web

@@ -42,12 +42,18 @@ func FuzzRouteEndpoints(f *testing.F) {
 			return
 		}
 		for _, ep := range mergeEndpoints(eps) {
-			if ep.Labels[endpoint.ResourceLabelKey] != ref.Key() {
-				t.Fatalf("endpoint %s has resource %q, want %q", ep, ep.Labels[endpoint.ResourceLabelKey], ref.Key())
+			if labelValue(ep.Labels, endpoint.ResourceLabelKey) != ref.Key() {
+				t.Fatalf("endpoint %s has resource %q, want %q", ep, labelValue(ep.Labels, endpoint.ResourceLabelKey), ref.Key())
 			}
 			if len(ep.Targets) == 0 {
 				t.Fatalf("endpoint %s has no targets", ep)
 			}
 		}
 	})
+}
+
+// labelValue returns the value of key in l, "" when it is not set.
+func labelValue(l endpoint.Labels, key string) string {
+	v, _ := l.Get(key)
+	return v
 }

@@ -179,7 +179,8 @@ func rt(kind gatewayapi.RouteKind, ns, name string, ann map[string]string, hostn
 func render(eps []*endpoint.Endpoint) []string {
 	out := make([]string, 0, len(eps))
 	for _, ep := range eps {
-		out = append(out, ep.String()+" "+ep.Labels[endpoint.ResourceLabelKey])
+		resource, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
+		out = append(out, ep.String()+" "+resource)
 	}
 	slices.Sort(out)
 	return out

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 
@@ -147,15 +146,12 @@ func dnsEndpointEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([
 		if err := ep.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: spec.endpoints[%d] (%q): %w", ref, i, ep.DNSName, err)
 		}
-		for _, k := range slices.Sorted(maps.Keys(ep.Labels)) {
+		for k := range ep.Labels.All() {
 			if endpoint.IsReservedLabelKey(k) {
 				return nil, fmt.Errorf("%s: spec.endpoints[%d] (%q): labels[%q]: the label is set by zonesync, not by the object", ref, i, ep.DNSName, k)
 			}
 		}
-		if ep.Labels == nil {
-			ep.Labels = endpoint.Labels{}
-		}
-		ep.Labels[endpoint.ResourceLabelKey] = ref.Key()
+		ep.Labels.Set(endpoint.ResourceLabelKey, ref.Key())
 		slices.Sort(ep.Targets) // sources hand out sorted targets, as external-dns does
 		eps = append(eps, ep)
 	}

@@ -91,7 +91,8 @@ func TestDNSEndpointSource(t *testing.T) {
 	}, render(eps))
 	for _, ep := range eps {
 		if ep.DNSName == "a.example.com" {
-			assert.Equal(t, "dns", ep.Labels["team"], "labels of the CRD are kept")
+			team, _ := ep.Labels.Get("team")
+			assert.Equal(t, "dns", team, "labels of the CRD are kept")
 		}
 	}
 

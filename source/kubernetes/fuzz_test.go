@@ -37,7 +37,7 @@ func FuzzDNSEndpointSpec(f *testing.F) {
 			if err := ep.Validate(); err != nil {
 				t.Fatalf("accepted an invalid endpoint %v: %v", ep, err)
 			}
-			if ep.Labels[endpoint.ResourceLabelKey] != ref.Key() {
+			if labelValue(ep.Labels, endpoint.ResourceLabelKey) != ref.Key() {
 				t.Fatalf("endpoint %v lacks the resource label", ep)
 			}
 		}
@@ -69,4 +69,10 @@ func FuzzJSONPathValues(f *testing.F) {
 			}
 		}
 	})
+}
+
+// labelValue returns the value of key in l, "" when it is not set.
+func labelValue(l endpoint.Labels, key string) string {
+	v, _ := l.Get(key)
+	return v
 }

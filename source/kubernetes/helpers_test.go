@@ -33,7 +33,8 @@ func started(t *testing.T, ctx context.Context, s syncer) *atomic.Int32 {
 func render(eps []*endpoint.Endpoint) []string {
 	out := make([]string, 0, len(eps))
 	for _, ep := range eps {
-		out = append(out, ep.String()+" "+ep.Labels[endpoint.ResourceLabelKey])
+		resource, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
+		out = append(out, ep.String()+" "+resource)
 	}
 	slices.Sort(out)
 	return out

@@ -310,7 +310,7 @@ func srvEndpoints(svc *corev1.Service, hostname string, meta source.EndpointMeta
 			ep.ProviderSpecific = slices.Clone(meta.ProviderSpecific)
 		}
 		if meta.Resource != "" {
-			ep.Labels = endpoint.Labels{endpoint.ResourceLabelKey: meta.Resource}
+			ep.Labels = endpoint.LabelsFromMap(map[string]string{endpoint.ResourceLabelKey: meta.Resource})
 		}
 		eps = append(eps, ep)
 	}

@@ -187,7 +187,7 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 		ep := endpoint.NewEndpointWithTTL(h, s.cfg.RecordType, meta.TTL, targets...)
 		ep.SetIdentifier = meta.SetIdentifier
 		ep.ProviderSpecific = slices.Clone(meta.ProviderSpecific)
-		ep.Labels = endpoint.Labels{endpoint.ResourceLabelKey: meta.Resource}
+		ep.Labels = endpoint.LabelsFromMap(map[string]string{endpoint.ResourceLabelKey: meta.Resource})
 		if err := ep.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
 		}
