@@ -335,7 +335,7 @@ func isTransient(err error) bool {
 // same body again, and a larger cap is a decision for whoever configures
 // the client.
 func bodyError(ctx context.Context, err error) error {
-	var syn *SyntaxError
+	var syn *syntaxError
 	if errors.Is(err, ErrResponseTooLarge) || errors.Is(err, ErrBodyTooDense) || errors.As(err, &syn) {
 		return err
 	}
@@ -516,13 +516,9 @@ func streamBody(encode func(*encoder) error) *pipeBody {
 	b := &pipeBody{PipeReader: pr, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
-		e := encoder{buf: make([]byte, 0, flushSize+flushSize/2), flush: func(b []byte) error {
-			_, err := pw.Write(b)
-			return err
-		}}
-		err := encode(&e)
+		e := newEncoder(pw)
+		err := encode(e)
 		if err == nil {
-			e.buf = append(e.buf, '\n')
 			err = e.finish()
 		}
 		_ = pw.CloseWithError(err)

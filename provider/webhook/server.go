@@ -351,13 +351,9 @@ func writeEndpoints(w http.ResponseWriter, r *http.Request, eps []*endpoint.Endp
 	if r.Method == http.MethodHead {
 		return
 	}
-	e := encoder{buf: make([]byte, 0, flushSize+flushSize/2), flush: func(b []byte) error {
-		_, err := w.Write(b)
-		return err
-	}}
+	e := newEncoder(w)
 	err := e.endpointList(eps)
 	if err == nil {
-		e.buf = append(e.buf, '\n')
 		err = e.finish()
 	}
 	if err != nil {
