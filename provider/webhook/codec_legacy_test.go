@@ -14,20 +14,20 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
-
-	"github.com/stretchr/testify/require"
 )
 
-// legacyFlushSize is the size at which the streaming encoders hand their buffer
-// to the writer.
+// legacyFlushSize is the size at which the encoder hands its buffer to
+// the writer.
 const legacyFlushSize = 32 << 10
 
-// legacyEncoder appends the external-dns JSON form of endpoints and change sets to
-// buf, byte for byte what encoding/json produces for the same values. It
-// reuses its buffer, so that encoding
-// does not allocate per record.
+// legacyEncoder appends the external-dns JSON form of endpoints and change
+// sets to buf, byte for byte what encoding/json produces for the same
+// values. It reuses its buffer, so that encoding does not allocate per
+// record.
 type legacyEncoder struct {
 	buf []byte
 	// flush, when set, is called whenever buf holds legacyFlushSize bytes or
