@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -350,6 +351,11 @@ func (d *decoder) str() (off int, err error) {
 	quoted, err := d.dec.ReadValue()
 	if err != nil {
 		return off, d.fail(err)
+	}
+	if inner := quoted[1 : len(quoted)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		// Nothing to unescape or replace (the usual case): copy.
+		d.batch = append(d.batch, inner...)
+		return off, nil
 	}
 	d.batch, _ = jsontext.AppendUnquote(d.batch, quoted) // see unquote
 	return off, nil

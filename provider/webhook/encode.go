@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"unicode/utf8"
 
@@ -20,7 +21,7 @@ const flushSize = 32 << 10
 // by a newline (as encoding/json's Encoder writes it). The tokenizer is
 // jsontext, set to escape as encoding/json does: '<', '>', '&', U+2028 and
 // U+2029 as \u escapes, and each byte of invalid UTF-8 as \ufffd (which
-// jsontext alone would write as the character itself; see str).
+// jsontext would refuse or write as the character itself; see str).
 type encoder struct {
 	enc *jsontext.Encoder
 	bw  *bufio.Writer
@@ -31,7 +32,6 @@ func newEncoder(w io.Writer) *encoder {
 	bw := bufio.NewWriterSize(w, flushSize)
 	enc := jsontext.NewEncoder(bw,
 		jsontext.AllowDuplicateNames(true), // the names are ours and never repeat: skip the bookkeeping
-		jsontext.AllowInvalidUTF8(true),    // written as encoding/json does, see str
 		jsontext.EscapeForHTML(true),
 		jsontext.EscapeForJS(true),
 		jsontext.PreserveRawStrings(true), // keep the \ufffd escapes of str
@@ -151,12 +151,14 @@ func (w *tokenWriter) str(s string) {
 	if w.err != nil {
 		return
 	}
-	if utf8.ValidString(s) {
-		w.err = w.e.enc.WriteToken(jsontext.String(s))
-		return
+	w.err = w.e.enc.WriteToken(jsontext.String(s))
+	if w.err != nil && isSyntactic(w.err) {
+		// Refused for its invalid UTF-8 (the only fault a string can have
+		// where this encoder writes one), and the encoder left unchanged:
+		// write it with the \ufffd escapes instead.
+		w.e.raw = quoteInvalid(w.e.raw[:0], s)
+		w.err = w.e.enc.WriteValue(w.e.raw)
 	}
-	w.e.raw = quoteInvalid(w.e.raw[:0], s)
-	w.err = w.e.enc.WriteValue(w.e.raw)
 }
 
 // properties writes a provider-specific list: each property an object
@@ -210,4 +212,9 @@ func appendQuotedRun(b []byte, run string) []byte {
 	// Drop the quotes around the run.
 	copy(b[n:], b[n+1:len(b)-1])
 	return b[:len(b)-2]
+}
+
+func isSyntactic(err error) bool {
+	var serr *jsontext.SyntacticError
+	return errors.As(err, &serr)
 }
