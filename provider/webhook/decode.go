@@ -276,25 +276,32 @@ func (d *decoder) array(elem func(i int) error) error {
 	}
 }
 
-// unquote returns the value of a quoted name, in a buffer reused by the
-// next call.
+// unquote returns the value of a quoted name, valid until the next read
+// or the next call.
 func (d *decoder) unquote(quoted jsontext.Value) []byte {
+	if inner := quoted[1 : len(quoted)-1]; plain(inner) {
+		return inner
+	}
 	// The tokenizer has checked the syntax; the only complaints left are
 	// about invalid UTF-8, which becomes U+FFFD as in encoding/json.
 	d.name, _ = jsontext.AppendUnquote(d.name[:0], quoted)
 	return d.name
 }
 
+// plain reports whether the inside of a quoted string is its value:
+// nothing escaped, nothing to replace.
+func plain(inner []byte) bool {
+	return bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner)
+}
+
 // matchKey returns the index of the field name a quoted object name
 // matches, or -1. An exact match is tried first, then encoding/json's
 // case folding.
 func (d *decoder) matchKey(quoted jsontext.Value, names []string) int {
-	if len(quoted) >= 2 {
-		raw := quoted[1 : len(quoted)-1]
-		for i, n := range names {
-			if string(raw) == n {
-				return i
-			}
+	raw := quoted[1 : len(quoted)-1]
+	for i, n := range names {
+		if string(raw) == n {
+			return i
 		}
 	}
 	key := d.unquote(quoted)
@@ -352,7 +359,7 @@ func (d *decoder) str() (off int, err error) {
 	if err != nil {
 		return off, d.fail(err)
 	}
-	if inner := quoted[1 : len(quoted)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+	if inner := quoted[1 : len(quoted)-1]; plain(inner) {
 		// Nothing to unescape or replace (the usual case): copy.
 		d.batch = append(d.batch, inner...)
 		return off, nil
