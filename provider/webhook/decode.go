@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -168,8 +167,22 @@ func (d *decoder) fail(err error) error {
 	return fmt.Errorf("reading JSON at offset %d: %w", d.dec.InputOffset(), err)
 }
 
-// kind returns the kind of the next value without consuming it.
+// kind returns the kind of the next value (or of the closing delimiter)
+// without consuming it.
 func (d *decoder) kind() (jsontext.Kind, error) {
+	// In compact JSON the next byte, after at most a ':' or ',', starts the
+	// value: its kind is known without asking the tokenizer, which checks
+	// the delimiter when the value is read.
+	if next := d.dec.UnreadBuffer(); len(next) >= 2 {
+		c := next[0]
+		if c == ':' || c == ',' {
+			c = next[1]
+		}
+		switch c {
+		case '"', '{', '}', '[', ']', 'n':
+			return jsontext.Kind(c), nil
+		}
+	}
 	if k := d.dec.PeekKind(); k != 0 {
 		return k, nil
 	}
@@ -294,9 +307,15 @@ func (d *decoder) unquote(quoted jsontext.Value) []byte {
 }
 
 // plain reports whether the inside of a quoted string is its value:
-// nothing escaped, nothing to replace.
+// nothing escaped, nothing to replace (ASCII, which is what names and
+// addresses are; other strings go through AppendUnquote).
 func plain(inner []byte) bool {
-	return bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner)
+	for _, c := range inner {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // matchKey returns the index of the field name a quoted object name

@@ -214,6 +214,8 @@ func appendQuotedRun(b []byte, run string) []byte {
 	return b[:len(b)-2]
 }
 
+// isSyntactic reports an error of the tokenizer about the JSON itself, as
+// opposed to one of the writer.
 func isSyntactic(err error) bool {
 	var serr *jsontext.SyntacticError
 	return errors.As(err, &serr)
