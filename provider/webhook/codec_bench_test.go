@@ -26,7 +26,8 @@ func codecBenchEndpoints(n int) []*endpoint.Endpoint {
 }
 
 // BenchmarkCodec measures the codec alone, without HTTP: encoding 2N
-// endpoints to io.Discard and decoding them from memory.
+// endpoints to io.Discard (and the same with the legacy encoder) and
+// decoding them from memory.
 func BenchmarkCodec(b *testing.B) {
 	const n = 100_000
 	eps := codecBenchEndpoints(n)
@@ -43,6 +44,21 @@ func BenchmarkCodec(b *testing.B) {
 		b.SetBytes(int64(body.Len()))
 		for b.Loop() {
 			e := newEncoder(io.Discard)
+			if err := e.endpointList(eps); err != nil {
+				b.Fatal(err)
+			}
+			if err := e.finish(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("op=encode-legacy/N=%d", n), func(b *testing.B) {
+		// The hand-written encoder this package used before jsontext, for
+		// comparison (see codec_legacy_test.go).
+		b.ReportAllocs()
+		b.SetBytes(int64(body.Len()))
+		for b.Loop() {
+			e := legacyEncoder{flush: func([]byte) error { return nil }}
 			if err := e.endpointList(eps); err != nil {
 				b.Fatal(err)
 			}
