@@ -53,7 +53,9 @@ const (
 // decoder counts what it allocates for the values it builds (endpoints,
 // target and property slots, labels and their entries, and their
 // bookkeeping; the string bytes themselves are never more than the bytes
-// read) and fails with [ErrBodyTooDense] once that exceeds
+// read; each label also as if it copied the labels of its endpoint before
+// it, which bounds endpoints with thousands of labels) and fails with
+// [ErrBodyTooDense] once that exceeds
 // MaxDecodedBytesPerByte bytes per byte read plus 1 MiB. Real bodies decode
 // to 3 to 8 bytes per byte; a body of empty objects or empty strings
 // (`[{},{},...`) to more than 40, which is how a hostile peer could turn a
@@ -74,7 +76,13 @@ const (
 	costTarget   = 56  // the string header, its span and pending assignment
 	costLabels   = 320 // an empty set of labels
 	costLabel    = 72  // a label entry and its pending assignment
-	costProperty = 64  // the property, in the scratch list and the slab
+	// costLabelCopy is counted once more for every label an object has
+	// already given: a label set that copies its entries on each Set (as
+	// a compact, copy-on-write one does) costs time and garbage quadratic
+	// in the number of labels, and this makes one endpoint with thousands
+	// of them too dense rather than slow.
+	costLabelCopy = 32
+	costProperty  = 64 // the property, in the scratch list and the slab
 )
 
 // ErrBodyTooDense is returned (wrapped) when a body decodes to more memory
@@ -798,10 +806,12 @@ func (d *decoder) labels(l *endpoint.Labels) error {
 	if err := d.charge(costLabels); err != nil {
 		return err
 	}
+	n := int64(l.Len()) // labels set before the next one (queued ones counted below)
 	return d.object(func(name jsontext.Value) error {
-		if err := d.charge(costLabel); err != nil {
+		if err := d.charge(costLabel + costLabelCopy*n); err != nil {
 			return err
 		}
+		n++
 		raw := d.unquote(name)
 		key := internLabelKey(raw)
 		if key == "" {

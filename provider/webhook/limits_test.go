@@ -127,6 +127,7 @@ func TestServerDenseBodies(t *testing.T) {
 	for name, body := range map[string]string{
 		"adjust: empty endpoints": "[" + strings.Repeat("{},", capBytes/3-10) + "{}]",
 		"apply: empty targets":    `{"create":[{"targets":[` + strings.Repeat(`"",`, capBytes/3-20) + `""]}]}`,
+		"adjust: many labels":     `[{"labels":{` + manyLabels(200_000) + `}}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := webhook.NewHandler(newZone(t), webhook.ServerOptions{MaxRequestBytes: capBytes})
@@ -195,4 +196,30 @@ func TestClientDenseBodies(t *testing.T) {
 			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "bytes allocated while reading")
 		})
 	}
+}
+
+// manyLabels returns n distinct labels with empty values, as the inside
+// of a JSON object.
+func manyLabels(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":""`, i)
+	}
+	return b.String()
+}
+
+// TestServerLabelsPerEndpoint: an endpoint may carry hundreds of labels,
+// not thousands (each label is counted as if it copied those before it).
+func TestServerLabelsPerEndpoint(t *testing.T) {
+	h := webhook.NewHandler(newZone(t))
+	rec := serve(h, request{method: "POST", path: "/adjustendpoints", contentType: media,
+		body: `[{"dnsName":"a.example.org","labels":{` + manyLabels(200) + `}}]`})
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	rec = serve(h, request{method: "POST", path: "/adjustendpoints", contentType: media,
+		body: `[{"dnsName":"a.example.org","labels":{` + manyLabels(20_000) + `}}]`})
+	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	assert.Contains(t, rec.Body.String(), "too much memory")
 }
