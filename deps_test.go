@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +43,15 @@ var allowedCoreModules = []string{
 	"k8s.io/apimachinery",
 }
 
+// coreImportsOnlyIn maps a package outside the standard library, which no
+// core package may import in general, to the core package trees (relative
+// to the module root) that alone may import it: the webhook codec is built
+// on the jsontext tokenizer (the package that becomes encoding/json/jsontext
+// in Go 1.27), and nothing else of its module is allowed.
+var coreImportsOnlyIn = map[string][]string{
+	"github.com/go-json-experiment/json/jsontext": {"provider/webhook"},
+}
+
 // deniedCoreModules must not appear anywhere in the dependency graph of the
 // core packages, not even indirectly.
 var deniedCoreModules = []string{
@@ -60,6 +70,9 @@ var restricted = map[string][]string{
 	"sigs.k8s.io/gateway-api": {"source/gatewayapi"},
 	"github.com/prometheus/":  {"metrics/prometheus"},
 	"github.com/miekg/dns":    {"provider/rfc2136", "verify", "internal/bindtest"},
+	// Only its jsontext package, and in core packages only there (see
+	// coreImportsOnlyIn).
+	"github.com/go-json-experiment/json": {"provider/webhook"},
 }
 
 type listedPackage struct {
@@ -207,24 +220,70 @@ func TestEndpointDependencyGateRejects(t *testing.T) {
 	}
 }
 
-func TestCoreDirectImportsAreAllowed(t *testing.T) {
-	for _, p := range goList(t, corePatterns...) {
+// coreImportViolations checks the direct imports of core packages against
+// allowedCoreModules and coreImportsOnlyIn.
+func coreImportViolations(pkgs []listedPackage) []string {
+	var out []string
+	for _, p := range pkgs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, modulePath), "/")
 		for _, imp := range p.Imports {
-			if isStd(imp) || isOwn(imp) {
+			if isStd(imp) || isOwn(imp) || underAny(imp, allowedCoreModules) {
 				continue
 			}
-			allowed := false
-			for _, m := range allowedCoreModules {
-				if underModule(imp, m) {
-					allowed = true
-					break
+			if trees, ok := coreImportsOnlyIn[imp]; ok {
+				if underAny(rel, trees) {
+					continue
 				}
+				out = append(out, fmt.Sprintf("core package %s imports %s; only %v may", p.ImportPath, imp, trees))
+				continue
 			}
-			if !allowed {
-				t.Errorf("core package %s imports %s; allowed besides the standard library: %v",
-					p.ImportPath, imp, allowedCoreModules)
-			}
+			out = append(out, fmt.Sprintf("core package %s imports %s; allowed besides the standard library: %v",
+				p.ImportPath, imp, allowedCoreModules))
 		}
+	}
+	return out
+}
+
+func TestCoreDirectImportsAreAllowed(t *testing.T) {
+	for _, v := range coreImportViolations(goList(t, corePatterns...)) {
+		t.Error(v)
+	}
+}
+
+// TestCoreImportGateRejects checks that the gate above fails for an import
+// allowed only elsewhere and for the rest of that import's module.
+func TestCoreImportGateRejects(t *testing.T) {
+	const jsontext = "github.com/go-json-experiment/json/jsontext"
+	allowed := []listedPackage{
+		{ImportPath: modulePath + "/provider/webhook", Imports: []string{"io", jsontext, "github.com/go-logr/logr"}},
+		{ImportPath: modulePath + "/provider", Imports: []string{"golang.org/x/sync/errgroup"}},
+	}
+	require.Empty(t, coreImportViolations(allowed))
+
+	tests := []struct {
+		name string
+		pkg  listedPackage
+		want string
+	}{
+		{"jsontext outside the webhook package", listedPackage{
+			ImportPath: modulePath + "/provider/inmemory", Imports: []string{jsontext},
+		}, "provider/inmemory imports " + jsontext + "; only [provider/webhook] may"},
+		{"jsontext in a package whose name only starts like the webhook's", listedPackage{
+			ImportPath: modulePath + "/provider/webhookish", Imports: []string{jsontext},
+		}, "provider/webhookish imports " + jsontext},
+		{"the rest of the jsontext module", listedPackage{
+			ImportPath: modulePath + "/provider/webhook", Imports: []string{"github.com/go-json-experiment/json"},
+		}, "provider/webhook imports github.com/go-json-experiment/json; allowed"},
+		{"another module", listedPackage{
+			ImportPath: modulePath + "/plan", Imports: []string{"github.com/miekg/dns"},
+		}, "plan imports github.com/miekg/dns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := coreImportViolations([]listedPackage{tt.pkg})
+			require.Len(t, got, 1)
+			assert.Contains(t, got[0], tt.want)
+		})
 	}
 }
 

@@ -141,7 +141,7 @@ func BenchmarkWebhookRecords(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d/zonesync", n), func(b *testing.B) {
 			srv := httptest.NewServer(webhook.NewHandler(benchZonesyncZone(b, n)))
 			b.Cleanup(srv.Close)
-			c, err := webhook.NewProvider(ctx, srv.URL, webhook.WithMaxResponseBytes(0))
+			c, err := webhook.NewProvider(ctx, srv.URL, webhook.ClientOptions{MaxResponseBytes: -1})
 			if err != nil {
 				b.Fatal(err)
 			}

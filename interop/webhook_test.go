@@ -173,7 +173,7 @@ func TestWebhookLarge(t *testing.T) {
 
 	t.Run("external-dns client, zonesync server", func(t *testing.T) {
 		zp := inmemory.New(inmemory.Options{Zones: []string{WorkloadZone}})
-		srv := httptest.NewServer(webhook.NewHandler(zp, webhook.WithMaxRequestBytes(0)))
+		srv := httptest.NewServer(webhook.NewHandler(zp, webhook.ServerOptions{MaxRequestBytes: -1}))
 		t.Cleanup(srv.Close)
 		xc := externalClient(ctx, t, srv.URL)
 		require.NoError(t, xc.ApplyChanges(ctx, &xplan.Changes{Create: FromZonesyncAll(zone)}))
@@ -186,7 +186,7 @@ func TestWebhookLarge(t *testing.T) {
 		xp := xinmemory.NewInMemoryProvider()
 		require.NoError(t, xp.CreateZone(WorkloadZone))
 		srv := externalServer(t, xp)
-		zc, err := webhook.NewProvider(ctx, srv.URL, webhook.WithMaxResponseBytes(0))
+		zc, err := webhook.NewProvider(ctx, srv.URL, webhook.ClientOptions{MaxResponseBytes: -1})
 		require.NoError(t, err)
 		require.NoError(t, zc.ApplyChanges(ctx, &plan.Changes{Create: zone}))
 		got, err := zc.Records(ctx)

@@ -50,7 +50,7 @@ func ExampleNew() {
 
 	// Serve the registry, here on the webhook server's /metrics.
 	srv := httptest.NewServer(webhook.NewHandler(zone,
-		webhook.WithMetricsHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))))
+		webhook.ServerOptions{MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")
 	if err != nil {

@@ -32,7 +32,7 @@ func benchServer(b *testing.B, n int) (*webhook.Provider, *httptest.Server) {
 	}
 	srv := httptest.NewServer(webhook.NewHandler(zone))
 	b.Cleanup(srv.Close)
-	p, err := webhook.NewProvider(ctx, srv.URL, webhook.WithHTTPClient(srv.Client()), webhook.WithTimeout(0))
+	p, err := webhook.NewProvider(ctx, srv.URL, webhook.ClientOptions{HTTPClient: srv.Client(), Timeout: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func BenchmarkRecordsPeakHeap(b *testing.B) {
 			_, _ = w.Write(body)
 		}))
 		b.Cleanup(static.Close)
-		p, err := webhook.NewProvider(ctx, static.URL, webhook.WithHTTPClient(static.Client()))
+		p, err := webhook.NewProvider(ctx, static.URL, webhook.ClientOptions{HTTPClient: static.Client()})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -47,10 +47,63 @@ const messageBytes = 256
 // the cap on other responses.
 const negotiateBytes = 16 << 20
 
-// ClientOption configures [NewProvider].
-type ClientOption func(*clientOptions)
+// ClientOptions configures [NewProvider]. The zero value talks to the
+// webhook with the defaults; every field is optional.
+type ClientOptions struct {
+	// HTTPClient sends the requests. The default is a client of its own
+	// (with http.DefaultTransport) that does not follow redirects, so that
+	// a 3xx answer fails as the protocol requires.
+	HTTPClient *http.Client
+	// Timeout is the total time one request may take, reading the response
+	// included. Zero means [DefaultTimeout]; a negative value means no
+	// limit other than the caller's context.
+	Timeout time.Duration
+	// MaxResponseBytes caps the response bodies the provider reads; a
+	// larger body fails the call with an error that names the cap
+	// ([ErrResponseTooLarge]). Zero means [DefaultMaxResponseBytes]; a
+	// negative value removes the cap.
+	MaxResponseBytes int64
+	// NegotiateAttempts is how often negotiation is tried in all when it
+	// fails with a transport error or a 5xx answer. Zero means
+	// [DefaultNegotiateAttempts]; 1 (or a negative value) tries once.
+	NegotiateAttempts int
+	// NegotiateBackoff is the wait after the first failed attempt (zero
+	// means 500 ms); each further wait is 1.5 times longer, up to
+	// NegotiateMaxBackoff (zero means 5 s), and each is varied randomly by
+	// ±50 %.
+	NegotiateBackoff, NegotiateMaxBackoff time.Duration
+}
 
-type clientOptions struct {
+// mergeClientOptions folds opts into one: the non-zero fields of later
+// ones override earlier ones.
+func mergeClientOptions(opts []ClientOptions) ClientOptions {
+	var o ClientOptions
+	for _, x := range opts {
+		if x.HTTPClient != nil {
+			o.HTTPClient = x.HTTPClient
+		}
+		if x.Timeout != 0 {
+			o.Timeout = x.Timeout
+		}
+		if x.MaxResponseBytes != 0 {
+			o.MaxResponseBytes = x.MaxResponseBytes
+		}
+		if x.NegotiateAttempts != 0 {
+			o.NegotiateAttempts = x.NegotiateAttempts
+		}
+		if x.NegotiateBackoff != 0 {
+			o.NegotiateBackoff = x.NegotiateBackoff
+		}
+		if x.NegotiateMaxBackoff != 0 {
+			o.NegotiateMaxBackoff = x.NegotiateMaxBackoff
+		}
+	}
+	return o
+}
+
+// clientSettings are the ClientOptions in effect: defaults filled in, no
+// limit stored as 0.
+type clientSettings struct {
 	client       *http.Client
 	timeout      time.Duration
 	maxResponse  int64
@@ -60,41 +113,38 @@ type clientOptions struct {
 	randomFactor float64
 }
 
-// WithHTTPClient makes the provider send its requests through c. The
-// default is a client of its own (with http.DefaultTransport) that does not
-// follow redirects, so that a 3xx answer fails as the protocol requires.
-func WithHTTPClient(c *http.Client) ClientOption {
-	return func(o *clientOptions) { o.client = c }
-}
-
-// WithTimeout sets the total time one request may take, reading the
-// response included (default DefaultTimeout). d ≤ 0 means no limit other
-// than the caller's context.
-func WithTimeout(d time.Duration) ClientOption {
-	return func(o *clientOptions) { o.timeout = d }
-}
-
-// WithMaxResponseBytes caps the response bodies the provider reads
-// (default DefaultMaxResponseBytes); a larger body fails the call with an
-// error that names the cap. n ≤ 0 removes the cap.
-func WithMaxResponseBytes(n int64) ClientOption {
-	return func(o *clientOptions) { o.maxResponse = n }
-}
-
-// WithNegotiateRetries sets how negotiation retries transport errors and
-// 5xx answers: at most attempts tries in all (default 5), waiting initial
-// (default 500 ms) after the first failure, then 1.5 times longer each
-// time up to maxWait (default 5 s), each wait varied randomly by ±50 %.
-func WithNegotiateRetries(attempts int, initial, maxWait time.Duration) ClientOption {
-	return func(o *clientOptions) {
-		o.attempts, o.backoff, o.maxBackoff = attempts, initial, maxWait
+func (o ClientOptions) settings() clientSettings {
+	s := clientSettings{
+		client: o.HTTPClient, timeout: max(o.Timeout, 0), maxResponse: max(o.MaxResponseBytes, 0),
+		attempts: max(o.NegotiateAttempts, 1), backoff: o.NegotiateBackoff, maxBackoff: o.NegotiateMaxBackoff,
+		randomFactor: 0.5,
 	}
+	if s.client == nil {
+		s.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if o.Timeout == 0 {
+		s.timeout = DefaultTimeout
+	}
+	if o.MaxResponseBytes == 0 {
+		s.maxResponse = DefaultMaxResponseBytes
+	}
+	if o.NegotiateAttempts == 0 {
+		s.attempts = DefaultNegotiateAttempts
+	}
+	if s.backoff == 0 {
+		s.backoff = 500 * time.Millisecond
+	}
+	if s.maxBackoff == 0 {
+		s.maxBackoff = 5 * time.Second
+	}
+	return s
 }
 
 // Provider is a [provider.Provider] that forwards every call to a webhook
-// provider over HTTP (COMPAT.md §2). It is safe for concurrent use.
+// provider over HTTP (see docs/compatibility.md). It is safe for
+// concurrent use.
 type Provider struct {
-	opts   clientOptions
+	opts   clientSettings
 	base   string // the negotiation URL, as given
 	urlRec string
 	urlAdj string
@@ -108,23 +158,17 @@ var _ provider.Provider = (*Provider)(nil)
 // "http://host:8888/dns" reaches "/dns/records".
 //
 // Negotiation (GET baseURL) is retried on transport errors and 5xx answers
-// with capped, jittered exponential backoff (see [WithNegotiateRetries]);
+// with capped, jittered exponential backoff (see
+// [ClientOptions.NegotiateAttempts]);
 // any other non-2xx answer, a Content-Type other than [MediaType], or a body
 // that is not a domain filter fails at once. The negotiated filter is kept
 // for the provider's lifetime ([Provider.GetDomainFilter]). Errors name the
 // URL.
-func NewProvider(ctx context.Context, baseURL string, opts ...ClientOption) (*Provider, error) {
-	o := clientOptions{
-		timeout: DefaultTimeout, maxResponse: DefaultMaxResponseBytes, attempts: DefaultNegotiateAttempts,
-		backoff: 500 * time.Millisecond, maxBackoff: 5 * time.Second, randomFactor: 0.5,
-	}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if o.client == nil {
-		o.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	}
-	o.attempts = max(o.attempts, 1)
+//
+// opts is zero or one ClientOptions; with several, the non-zero fields of
+// later ones override earlier ones.
+func NewProvider(ctx context.Context, baseURL string, opts ...ClientOptions) (*Provider, error) {
+	o := mergeClientOptions(opts).settings()
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		return nil, fmt.Errorf("webhook provider: base URL %q: %w", baseURL, err)
@@ -262,7 +306,7 @@ func (p *Provider) negotiateOnce(ctx context.Context) error {
 }
 
 // errRequestTimeout is the cause of a request context whose own timeout
-// ([WithTimeout]) ran out, as opposed to the caller's context ending.
+// ([ClientOptions.Timeout]) ran out, as opposed to the caller's context ending.
 var errRequestTimeout = errors.New("webhook request timed out")
 
 func (p *Provider) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -335,7 +379,7 @@ func isTransient(err error) bool {
 // same body again, and a larger cap is a decision for whoever configures
 // the client.
 func bodyError(ctx context.Context, err error) error {
-	var syn *SyntaxError
+	var syn *syntaxError
 	if errors.Is(err, ErrResponseTooLarge) || errors.Is(err, ErrBodyTooDense) || errors.As(err, &syn) {
 		return err
 	}
@@ -343,7 +387,7 @@ func bodyError(ctx context.Context, err error) error {
 }
 
 // ErrResponseTooLarge is returned (wrapped) when a response body exceeds
-// the cap set with [WithMaxResponseBytes].
+// the cap set with [ClientOptions.MaxResponseBytes].
 var ErrResponseTooLarge = errors.New("response body too large")
 
 // capReader fails, instead of stopping silently, once more than n bytes
@@ -516,13 +560,9 @@ func streamBody(encode func(*encoder) error) *pipeBody {
 	b := &pipeBody{PipeReader: pr, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
-		e := encoder{buf: make([]byte, 0, flushSize+flushSize/2), flush: func(b []byte) error {
-			_, err := pw.Write(b)
-			return err
-		}}
-		err := encode(&e)
+		e := newEncoder(pw)
+		err := encode(e)
 		if err == nil {
-			e.buf = append(e.buf, '\n')
 			err = e.finish()
 		}
 		_ = pw.CloseWithError(err)

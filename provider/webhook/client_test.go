@@ -24,7 +24,7 @@ import (
 )
 
 // fastRetries keeps negotiation retries quick in tests.
-var fastRetries = webhook.WithNegotiateRetries(5, time.Millisecond, 2*time.Millisecond)
+var fastRetries = webhook.ClientOptions{NegotiateAttempts: 5, NegotiateBackoff: time.Millisecond, NegotiateMaxBackoff: 2 * time.Millisecond}
 
 // fakeWebhook answers negotiation correctly and every other request with
 // route(w, r).
@@ -131,11 +131,12 @@ func TestNegotiationHonoursContext(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := webhook.NewProvider(ctx, srv.URL, webhook.WithNegotiateRetries(5, time.Hour, time.Hour))
+	_, err := webhook.NewProvider(ctx, srv.URL, webhook.ClientOptions{NegotiateAttempts: 5, NegotiateBackoff: time.Hour, NegotiateMaxBackoff: time.Hour})
 	require.ErrorIs(t, err, context.Canceled)
 }
 
-// TestClientStatusCodes covers COMPAT.md §2.3 for the three routes.
+// TestClientStatusCodes covers the status codes external-dns's client
+// accepts and how it classifies the others, for the three routes.
 func TestClientStatusCodes(t *testing.T) {
 	type call struct {
 		name string
@@ -277,7 +278,7 @@ func TestConnectionReuse(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.WithHTTPClient(&http.Client{Transport: &http.Transport{}}))
+	p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.ClientOptions{HTTPClient: &http.Client{Transport: &http.Transport{}}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	for i := range 100 {
@@ -313,7 +314,7 @@ func blockingWebhook(t *testing.T) *httptest.Server {
 
 func TestClientTimeout(t *testing.T) {
 	srv := blockingWebhook(t)
-	p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.WithTimeout(20*time.Millisecond))
+	p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.ClientOptions{Timeout: 20 * time.Millisecond})
 	require.NoError(t, err)
 	_, err = p.Records(context.Background())
 	require.ErrorIs(t, err, context.DeadlineExceeded)
@@ -325,7 +326,7 @@ func TestClientTimeout(t *testing.T) {
 
 func TestClientCancel(t *testing.T) {
 	srv := blockingWebhook(t)
-	p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.WithTimeout(0))
+	p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.ClientOptions{Timeout: -1})
 	require.NoError(t, err)
 	for _, do := range []func(context.Context) error{
 		func(ctx context.Context) error { _, err := p.Records(ctx); return err },
@@ -379,7 +380,7 @@ func TestClientHugeBodies(t *testing.T) {
 				_, _ = io.Copy(w, body())
 			})
 			const maxBody = 8 << 20
-			p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.WithMaxResponseBytes(maxBody))
+			p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.ClientOptions{MaxResponseBytes: maxBody})
 			require.NoError(t, err)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
@@ -396,7 +397,7 @@ func TestClientHugeBodies(t *testing.T) {
 // cap: the answer is 413, a hard error, and nothing is applied.
 func TestClientOversizeChanges(t *testing.T) {
 	zone := newZone(t)
-	srv := httptest.NewServer(webhook.NewHandler(zone, webhook.WithMaxRequestBytes(64<<10)))
+	srv := httptest.NewServer(webhook.NewHandler(zone, webhook.ServerOptions{MaxRequestBytes: 64 << 10}))
 	defer srv.Close()
 	p, err := webhook.NewProvider(context.Background(), srv.URL)
 	require.NoError(t, err)

@@ -30,6 +30,10 @@ func normalise(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
 		if len(c.Targets) == 0 {
 			c.Targets = nil
 		}
+		if c.Labels.Len() == 0 {
+			var none endpoint.Labels
+			c.Labels = none
+		}
 		if len(c.ProviderSpecific) == 0 {
 			c.ProviderSpecific = nil
 		}
@@ -164,11 +168,8 @@ func randomEndpoint(r *rand.Rand) *endpoint.Endpoint {
 	for range r.IntN(4) {
 		ep.Targets = append(ep.Targets, randomString(r))
 	}
-	if n := r.IntN(4); n > 0 {
-		ep.Labels = endpoint.Labels{}
-		for range n {
-			ep.Labels.Set(randomString(r), randomString(r))
-		}
+	for range r.IntN(4) {
+		ep.Labels.Set(randomString(r), randomString(r))
 	}
 	for range r.IntN(3) {
 		ep.ProviderSpecific = append(ep.ProviderSpecific, endpoint.ProviderSpecificProperty{Name: randomString(r), Value: randomString(r)})
@@ -176,10 +177,25 @@ func randomEndpoint(r *rand.Rand) *endpoint.Endpoint {
 	return ep
 }
 
+// encodeEndpoints encodes eps as the server does, without the final
+// newline (json.Marshal writes none).
 func encodeEndpoints(t testing.TB, eps []*endpoint.Endpoint) []byte {
-	var e encoder
-	require.NoError(t, e.endpointList(eps))
-	return e.buf
+	return encodeWith(t, func(e *encoder) error { return e.endpointList(eps) })
+}
+
+func encodeChanges(t testing.TB, c *plan.Changes) []byte {
+	return encodeWith(t, func(e *encoder) error { return e.changes(c) })
+}
+
+func encodeWith(t testing.TB, encode func(*encoder) error) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	e := newEncoder(&out)
+	require.NoError(t, encode(e))
+	require.NoError(t, e.finish())
+	b := out.Bytes()
+	require.True(t, bytes.HasSuffix(b, []byte("\n")), "the body ends with a newline")
+	return b[:len(b)-1]
 }
 
 func TestEncoderMatchesEncodingJSON(t *testing.T) {
@@ -202,14 +218,12 @@ func TestEncoderMatchesEncodingJSON(t *testing.T) {
 		}
 		want, err = json.Marshal(c)
 		require.NoError(t, err)
-		var e encoder
-		require.NoError(t, e.changes(c))
-		require.Equal(t, string(want), string(e.buf))
-		checkChangesLikeStdlib(t, e.buf)
+		got = encodeChanges(t, c)
+		require.Equal(t, string(want), string(got))
+		checkChangesLikeStdlib(t, got)
 	}
-	var e encoder
-	require.NoError(t, e.endpointList(nil))
-	assert.Equal(t, "null", string(e.buf))
+	assert.Equal(t, "null", string(encodeEndpoints(t, nil)))
+	assert.Equal(t, "null", string(encodeChanges(t, nil)))
 }
 
 func TestEncoderFlushesBetweenEndpoints(t *testing.T) {
@@ -219,14 +233,18 @@ func TestEncoderFlushesBetweenEndpoints(t *testing.T) {
 	}
 	var out bytes.Buffer
 	flushes := 0
-	e := encoder{flush: func(b []byte) error { flushes++; out.Write(b); return nil }}
+	e := newEncoder(writerFunc(func(b []byte) (int, error) { flushes++; return out.Write(b) }))
 	require.NoError(t, e.changes(&plan.Changes{Create: eps}))
 	require.NoError(t, e.finish())
 	want, err := json.Marshal(&plan.Changes{Create: eps})
 	require.NoError(t, err)
-	assert.Equal(t, string(want), out.String())
+	assert.Equal(t, string(want)+"\n", out.String())
 	assert.Greater(t, flushes, 3, "a large body is written in pieces")
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 func FuzzDecodeEndpoints(f *testing.F) {
 	for _, in := range decodeCases[:40] {
@@ -252,8 +270,10 @@ func FuzzEncodeEndpoint(f *testing.F) {
 	f.Add("<&>", "\x00\u2028\xff", "TXT", "id", int64(-1), "", "", "", "")
 	f.Fuzz(func(t *testing.T, name, target, typ, setID string, ttl int64, lk, lv, pn, pv string) {
 		ep := &endpoint.Endpoint{DNSName: name, Targets: endpoint.Targets{target, name}, RecordType: typ,
-			SetIdentifier: setID, RecordTTL: endpoint.TTL(ttl), Labels: endpoint.LabelsFromMap(map[string]string{lk: lv, lv: lk}),
+			SetIdentifier: setID, RecordTTL: endpoint.TTL(ttl),
 			ProviderSpecific: endpoint.ProviderSpecific{{Name: pn, Value: pv}}}
+		ep.Labels.Set(lk, lv)
+		ep.Labels.Set(lv, lk)
 		eps := []*endpoint.Endpoint{ep, nil}
 		want, err := json.Marshal(eps)
 		require.NoError(t, err)

@@ -19,7 +19,7 @@ func TestConformance(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
 		srv := httptest.NewServer(webhook.NewHandler(inmemory.New(inmemory.Options{Zones: []string{"example.org"}})))
 		t.Cleanup(srv.Close)
-		p, err := webhook.NewProvider(context.Background(), srv.URL+"/", webhook.WithHTTPClient(srv.Client()))
+		p, err := webhook.NewProvider(context.Background(), srv.URL+"/", webhook.ClientOptions{HTTPClient: srv.Client()})
 		require.NoError(t, err)
 		return p
 	})

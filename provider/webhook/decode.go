@@ -1,14 +1,14 @@
 package webhook
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
@@ -17,16 +17,19 @@ import (
 // The decoder reads the external-dns JSON forms of an endpoint list and of
 // a change set straight from a stream, accepting exactly what
 // encoding/json.Unmarshal accepts for []*endpoint.Endpoint and
-// *plan.Changes and producing the same values:
+// *plan.Changes and producing the same values. The tokenizer is jsontext
+// (with duplicate names and invalid UTF-8 allowed, as encoding/json allows
+// them); this file maps its tokens onto endpoints with encoding/json's
+// rules:
 //
 //   - object keys match case-insensitively, as encoding/json folds them
 //     (so the pre-v0.17 keys "Create", "UpdateOld" ... work); unknown keys
 //     are skipped after being checked for syntax;
 //   - null leaves a string or a TTL unchanged and sets a list or a map to
-//     nil; a null element of an endpoint list is a nil endpoint;
+//     its zero value; a null element of an endpoint list is a nil endpoint;
 //   - a key given twice decodes into what the first one left (the last
-//     value of a string wins, maps merge, lists are overwritten element by
-//     element);
+//     value of a string wins, labels merge, lists are overwritten element
+//     by element);
 //   - strings are unescaped as encoding/json does, surrogate pairs
 //     combined, lone surrogates and invalid UTF-8 replaced by U+FFFD;
 //   - recordTTL takes an integer literal that fits an int64;
@@ -44,18 +47,20 @@ const (
 	readSize  = 64 << 10
 	batchSize = 16 << 10
 	slabSize  = 512
-	maxDepth  = 10000
 )
 
 // MaxDecodedBytesPerByte bounds the memory a body may decode to: the
 // decoder counts what it allocates for the values it builds (endpoints,
-// target and property slots, label maps and entries, and their bookkeeping;
-// the string bytes themselves are never more than the bytes read) and fails
-// with [ErrBodyTooDense] once that exceeds MaxDecodedBytesPerByte bytes per
-// byte read plus 1 MiB. Real bodies decode to 3 to 8 bytes per byte; a body
-// of empty objects or empty strings (`[{},{},...`) to more than 40, which is
-// how a hostile peer could turn a capped body into gigabytes. Together with
-// the caps on body sizes ([WithMaxResponseBytes], [WithMaxRequestBytes]) it
+// target and property slots, labels and their entries, and their
+// bookkeeping; the string bytes themselves are never more than the bytes
+// read; each label also as if it copied the labels of its endpoint before
+// it, which bounds endpoints with thousands of labels) and fails with
+// [ErrBodyTooDense] once that exceeds
+// MaxDecodedBytesPerByte bytes per byte read plus 1 MiB. Real bodies decode
+// to 3 to 8 bytes per byte; a body of empty objects or empty strings
+// (`[{},{},...`) to more than 40, which is how a hostile peer could turn a
+// capped body into gigabytes. Together with the caps on body sizes
+// ([ClientOptions.MaxResponseBytes], [ServerOptions.MaxRequestBytes]) it
 // bounds the memory of one request or response.
 const MaxDecodedBytesPerByte = 16
 
@@ -69,9 +74,15 @@ const (
 	costEndpoint = 168 // the endpoint, its pointer, its slot in a chunk
 	costElement  = 8   // a null element of an endpoint list
 	costTarget   = 56  // the string header, its span and pending assignment
-	costLabels   = 320 // an empty label map
-	costLabel    = 72  // a map entry and its pending assignment
-	costProperty = 64  // the property, in the scratch list and the slab
+	costLabels   = 320 // an empty set of labels
+	costLabel    = 72  // a label entry and its pending assignment
+	// costLabelCopy is counted once more for every label an object has
+	// already given: a label set that copies its entries on each Set (as
+	// a compact, copy-on-write one does) costs time and garbage quadratic
+	// in the number of labels, and this makes one endpoint with thousands
+	// of them too dense rather than slow.
+	costLabelCopy = 32
+	costProperty  = 64 // the property, in the scratch list and the slab
 )
 
 // ErrBodyTooDense is returned (wrapped) when a body decodes to more memory
@@ -81,25 +92,15 @@ const (
 // again.
 var ErrBodyTooDense = errors.New("body decodes to too much memory for its size")
 
-// charge counts n bytes of decoded memory and fails once the total exceeds
-// what the bytes read allow.
-func (d *decoder) charge(n int64) error {
-	d.charged += n
-	if read := d.offset(); d.charged > MaxDecodedBytesPerByte*read+decodeSlack {
-		return fmt.Errorf("%w: %d bytes of values from %d bytes read (at most %d per byte)", ErrBodyTooDense, d.charged, read, MaxDecodedBytesPerByte)
-	}
-	return nil
-}
-
-// SyntaxError reports malformed JSON, with the byte offset at which the
-// decoder noticed it.
-type SyntaxError struct {
-	Offset int64
+// syntaxError reports a body that is not JSON or not the JSON of the value
+// expected, with the byte offset at which the decoder noticed it.
+type syntaxError struct {
+	offset int64
 	msg    string
 }
 
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("invalid JSON at offset %d: %s", e.Offset, e.msg)
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at offset %d: %s", e.offset, e.msg)
 }
 
 // strRef is a pending assignment of a string from the batch buffer (or of a
@@ -110,10 +111,10 @@ type strRef struct {
 	off, n int
 }
 
-// labelRef is a pending label: k is set in *m to the batch bytes from off
+// labelRef is a pending label: key k of *l gets the batch bytes from off
 // (or "" when off < 0).
 type labelRef struct {
-	m      *endpoint.Labels
+	l      *endpoint.Labels
 	k      string
 	off, n int
 }
@@ -122,13 +123,9 @@ type labelRef struct {
 type span struct{ off, n int }
 
 type decoder struct {
-	r       io.Reader
-	buf     []byte
-	pos     int
-	read    int64 // bytes consumed before buf
-	readErr error
-	depth   int
+	dec     *jsontext.Decoder
 	charged int64 // decoded memory counted, see charge
+	name    []byte
 
 	batch     []byte
 	refs      []strRef
@@ -142,130 +139,92 @@ type decoder struct {
 }
 
 func newDecoder(r io.Reader) *decoder {
-	return &decoder{r: r, buf: make([]byte, 0, readSize)}
+	// The tokenizer reads a few KiB at a time: the buffer turns that into
+	// reads of readSize from the connection, far fewer system calls.
+	br := bufio.NewReaderSize(r, readSize)
+	// encoding/json accepts both; the tokenizer must too.
+	return &decoder{dec: jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))}
 }
 
-// fill reads more input; it reports false at the end of the input or on a
-// read error (kept in readErr).
-func (d *decoder) fill() bool {
-	if d.readErr != nil {
-		return false
+// charge counts n bytes of decoded memory and fails once the total exceeds
+// what the bytes read allow.
+func (d *decoder) charge(n int64) error {
+	d.charged += n
+	if read := d.dec.InputOffset(); d.charged > MaxDecodedBytesPerByte*read+decodeSlack {
+		return fmt.Errorf("%w: %d bytes of values from %d bytes read (at most %d per byte)", ErrBodyTooDense, d.charged, read, MaxDecodedBytesPerByte)
 	}
-	if d.pos > 0 {
-		d.read += int64(d.pos)
-		n := copy(d.buf, d.buf[d.pos:])
-		d.buf = d.buf[:n]
-		d.pos = 0
-	}
-	if len(d.buf) == cap(d.buf) {
-		d.buf = append(d.buf, 0)[:len(d.buf)]
-	}
-	for {
-		n, err := d.r.Read(d.buf[len(d.buf):cap(d.buf)])
-		d.buf = d.buf[:len(d.buf)+n]
-		if err != nil {
-			d.readErr = err
-		}
-		if n > 0 {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-	}
+	return nil
 }
 
-func (d *decoder) offset() int64 { return d.read + int64(d.pos) }
-
-func (d *decoder) syntax(format string, args ...any) error {
-	return &SyntaxError{Offset: d.offset(), msg: fmt.Sprintf(format, args...)}
-}
-
-// eof is the error for input that ends inside a value: the read error when
-// there was one (a size cap, a broken connection), else a syntax error.
-func (d *decoder) eof() error {
-	if d.readErr != nil && !errors.Is(d.readErr, io.EOF) {
-		return fmt.Errorf("reading JSON at offset %d: %w", d.offset(), d.readErr)
-	}
-	return d.syntax("unexpected end of JSON input")
-}
-
-// peek skips white space and returns the next byte without consuming it.
-func (d *decoder) peek() (byte, error) {
-	for {
-		for d.pos < len(d.buf) {
-			switch c := d.buf[d.pos]; c {
-			case ' ', '\t', '\n', '\r':
-				d.pos++
-			default:
-				return c, nil
-			}
+// fail turns an error of the tokenizer into the decoder's own: a syntax
+// error (the input ending inside a value included) into a syntaxError, a
+// read error (a size cap, a broken connection) into an error wrapping it.
+func (d *decoder) fail(err error) error {
+	var serr *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &serr):
+		msg := serr.Error()
+		if serr.Err != nil {
+			msg = serr.Err.Error()
 		}
-		if !d.fill() {
-			return 0, d.eof()
-		}
+		return &syntaxError{offset: serr.ByteOffset, msg: msg}
+	case errors.Is(err, io.EOF):
+		// The input ended before the value began.
+		return &syntaxError{offset: d.dec.InputOffset(), msg: "unexpected end of JSON input"}
 	}
+	return fmt.Errorf("reading JSON at offset %d: %w", d.dec.InputOffset(), err)
 }
 
-// expect consumes the next non-space byte, which must be c.
-func (d *decoder) expect(c byte) error {
-	got, err := d.peek()
-	if err != nil {
+// kind returns the kind of the next value (or of the closing delimiter)
+// without consuming it.
+func (d *decoder) kind() (jsontext.Kind, error) {
+	// In compact JSON the next byte, after at most a ':' or ',', starts the
+	// value: its kind is known without asking the tokenizer, which checks
+	// the delimiter when the value is read.
+	if next := d.dec.UnreadBuffer(); len(next) >= 2 {
+		c := next[0]
+		if c == ':' || c == ',' {
+			c = next[1]
+		}
+		switch c {
+		case '"', '{', '}', '[', ']', 'n':
+			return jsontext.Kind(c), nil
+		}
+	}
+	if k := d.dec.PeekKind(); k != 0 {
+		return k, nil
+	}
+	// The peek failed; reading returns why.
+	if _, err := d.dec.ReadValue(); err != nil {
+		return 0, d.fail(err)
+	}
+	return 0, &syntaxError{offset: d.dec.InputOffset(), msg: "no value"}
+}
+
+// token reads a delimiter whose kind was peeked.
+func (d *decoder) token() error {
+	if _, err := d.dec.ReadToken(); err != nil {
+		return d.fail(err)
+	}
+	return nil
+}
+
+// skip consumes the next value, checking its syntax.
+func (d *decoder) skip() error {
+	if err := d.dec.SkipValue(); err != nil {
+		return d.fail(err)
+	}
+	return nil
+}
+
+// mismatch skips a value of kind k and reports that it cannot become what.
+func (d *decoder) mismatch(k jsontext.Kind, what string) error {
+	off := d.dec.InputOffset()
+	if err := d.skip(); err != nil {
 		return err
 	}
-	if got != c {
-		return d.syntax("invalid character %q, expected %q", got, c)
-	}
-	d.pos++
-	return nil
-}
-
-// end checks that nothing but white space follows the value.
-func (d *decoder) end() error {
-	c, err := d.peek()
-	if err == nil {
-		return d.syntax("invalid character %q after top-level value", c)
-	}
-	if d.readErr != nil && !errors.Is(d.readErr, io.EOF) {
-		return err
-	}
-	return nil
-}
-
-func (d *decoder) push() error {
-	d.depth++
-	if d.depth > maxDepth {
-		return d.syntax("exceeded max depth")
-	}
-	return nil
-}
-
-// literal consumes null, true or false.
-func (d *decoder) literal(word string) error {
-	for i := 0; i < len(word); i++ {
-		if d.pos >= len(d.buf) && !d.fill() {
-			return d.eof()
-		}
-		if d.buf[d.pos] != word[i] {
-			return d.syntax("invalid character %q in literal %s", d.buf[d.pos], word)
-		}
-		d.pos++
-	}
-	return nil
-}
-
-// isNull consumes a null literal if one comes next.
-func (d *decoder) isNull() (bool, error) {
-	c, err := d.peek()
-	if err != nil || c != 'n' {
-		return false, err
-	}
-	return true, d.literal("null")
-}
-
-func (d *decoder) typeError(c byte, want string) error {
 	kind := "number"
-	switch c {
+	switch k {
 	case '"':
 		kind = "string"
 	case '{':
@@ -275,160 +234,121 @@ func (d *decoder) typeError(c byte, want string) error {
 	case 't', 'f':
 		kind = "bool"
 	}
-	return d.syntax("cannot decode a JSON %s into %s", kind, want)
+	return &syntaxError{offset: off, msg: fmt.Sprintf("cannot decode a JSON %s into %s", kind, what)}
 }
 
-// str decodes a JSON string (the opening quote comes next) and appends its
-// value to the batch buffer, returning where it starts.
-func (d *decoder) str() (off int, err error) {
-	off = len(d.batch)
-	if err := d.expect('"'); err != nil {
-		return off, err
+// end checks that nothing but white space follows the value.
+func (d *decoder) end() error {
+	if k := d.dec.PeekKind(); k != 0 {
+		return &syntaxError{offset: d.dec.InputOffset(), msg: fmt.Sprintf("%s after top-level value", k)}
 	}
+	if _, err := d.dec.ReadToken(); !errors.Is(err, io.EOF) {
+		return d.fail(err)
+	}
+	return nil
+}
+
+// open reads '[' or '{' (want) or null; it reports whether a container
+// follows. Any other value is a type error naming what.
+func (d *decoder) open(want jsontext.Kind, what string) (bool, error) {
+	k, err := d.kind()
+	if err != nil {
+		return false, err
+	}
+	switch k {
+	case 'n':
+		return false, d.skip()
+	case want:
+		return true, d.token()
+	default:
+		return false, d.mismatch(k, what)
+	}
+}
+
+// object walks the members of an object whose '{' was read, calling member
+// with each quoted name (valid until member reads the value).
+func (d *decoder) object(member func(name jsontext.Value) error) error {
 	for {
-		// Copy the run of plain bytes.
-		i := d.pos
-		for i < len(d.buf) {
-			c := d.buf[i]
-			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-				break
-			}
-			i++
+		k, err := d.kind()
+		if err != nil {
+			return err
 		}
-		d.batch = append(d.batch, d.buf[d.pos:i]...)
-		d.pos = i
-		if d.pos >= len(d.buf) {
-			if !d.fill() {
-				return off, d.eof()
-			}
-			continue
+		if k == '}' {
+			return d.token()
 		}
-		switch c := d.buf[d.pos]; {
-		case c == '"':
-			d.pos++
-			return off, nil
-		case c < 0x20:
-			return off, d.syntax("invalid character %q in string literal", c)
-		case c == '\\':
-			if err := d.escape(); err != nil {
-				return off, err
-			}
-		default:
-			if err := d.multiByte(); err != nil {
-				return off, err
-			}
+		name, err := d.dec.ReadValue()
+		if err != nil {
+			return d.fail(err)
+		}
+		if err := member(name); err != nil {
+			return err
 		}
 	}
 }
 
-// need makes sure n bytes are buffered, if the input has them.
-func (d *decoder) need(n int) bool {
-	for len(d.buf)-d.pos < n {
-		if !d.fill() {
+// array walks the elements of an array whose '[' was read.
+func (d *decoder) array(elem func(i int) error) error {
+	for i := 0; ; i++ {
+		k, err := d.kind()
+		if err != nil {
+			return err
+		}
+		if k == ']' {
+			return d.token()
+		}
+		if err := elem(i); err != nil {
+			return err
+		}
+	}
+}
+
+// unquote returns the value of a quoted name, valid until the next read
+// or the next call.
+func (d *decoder) unquote(quoted jsontext.Value) []byte {
+	if inner := quoted[1 : len(quoted)-1]; plain(inner) {
+		return inner
+	}
+	// The tokenizer has checked the syntax; the only complaints left are
+	// about invalid UTF-8, which becomes U+FFFD as in encoding/json.
+	d.name, _ = jsontext.AppendUnquote(d.name[:0], quoted)
+	return d.name
+}
+
+// plain reports whether the inside of a quoted string is its value:
+// nothing escaped, nothing to replace (ASCII, which is what names and
+// addresses are; other strings go through AppendUnquote).
+func plain(inner []byte) bool {
+	for _, c := range inner {
+		if c == '\\' || c >= utf8.RuneSelf {
 			return false
 		}
 	}
 	return true
 }
 
-// multiByte copies one UTF-8 sequence, or U+FFFD for an invalid byte.
-func (d *decoder) multiByte() error {
-	d.need(utf8.UTFMax) // a short read near the end is fine
-	r, size := utf8.DecodeRune(d.buf[d.pos:])
-	if r == utf8.RuneError && size == 1 {
-		d.batch = utf8.AppendRune(d.batch, utf8.RuneError)
-	} else {
-		d.batch = append(d.batch, d.buf[d.pos:d.pos+size]...)
-	}
-	d.pos += size
-	return nil
-}
-
-func (d *decoder) escape() error {
-	if !d.need(2) {
-		return d.eof()
-	}
-	c := d.buf[d.pos+1]
-	switch c {
-	case '"', '\\', '/':
-		d.batch = append(d.batch, c)
-	case 'b':
-		d.batch = append(d.batch, '\b')
-	case 'f':
-		d.batch = append(d.batch, '\f')
-	case 'n':
-		d.batch = append(d.batch, '\n')
-	case 'r':
-		d.batch = append(d.batch, '\r')
-	case 't':
-		d.batch = append(d.batch, '\t')
-	case 'u':
-		r, err := d.hex4(2)
-		if err != nil {
-			return err
+// matchKey returns the index of the field name a quoted object name
+// matches, or -1. An exact match is tried first, then encoding/json's
+// case folding.
+func (d *decoder) matchKey(quoted jsontext.Value, names []string) int {
+	raw := quoted[1 : len(quoted)-1]
+	for i, n := range names {
+		if string(raw) == n {
+			return i
 		}
-		d.pos += 6
-		if utf16.IsSurrogate(r) {
-			// A valid pair is consumed whole; anything else leaves the next
-			// escape to be read on its own.
-			if d.need(6) && d.buf[d.pos] == '\\' && d.buf[d.pos+1] == 'u' {
-				if r2, err := d.hex4(2); err == nil {
-					if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
-						d.pos += 6
-						d.batch = utf8.AppendRune(d.batch, dec)
-						return nil
-					}
-				}
-			}
-			r = unicode.ReplacementChar
+	}
+	key := d.unquote(quoted)
+	for i, n := range names {
+		if string(key) == n {
+			return i
 		}
-		d.batch = utf8.AppendRune(d.batch, r)
-		return nil
-	default:
-		d.pos++
-		return d.syntax("invalid escape character %q in string", c)
 	}
-	d.pos += 2
-	return nil
-}
-
-// hex4 parses the four hex digits rel bytes after the current position.
-func (d *decoder) hex4(rel int) (rune, error) {
-	if !d.need(rel + 4) {
-		return 0, d.eof()
-	}
-	var r rune
-	for _, c := range d.buf[d.pos+rel : d.pos+rel+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, d.syntax("invalid character %q in \\u escape", c)
+	for i, n := range names {
+		if foldEqual(key, n) {
+			return i
 		}
-		r = r<<4 | rune(c)
 	}
-	return r, nil
+	return -1
 }
-
-// key decodes an object key and the colon after it; the key's bytes stay
-// at the end of the batch buffer until the caller drops them.
-func (d *decoder) key() ([]byte, error) {
-	off, err := d.str()
-	if err != nil {
-		return nil, err
-	}
-	if err := d.expect(':'); err != nil {
-		return nil, err
-	}
-	return d.batch[off:], nil
-}
-
-// drop removes a key returned by d.key from the end of the batch buffer.
-func (d *decoder) drop(key []byte) { d.batch = d.batch[:len(d.batch)-len(key)] }
 
 // foldEqual reports whether key equals name (an ASCII field name) under the
 // case folding encoding/json uses to match keys to fields: every rune of
@@ -463,20 +383,21 @@ func foldEqual(key []byte, name string) bool {
 	return j == len(name)
 }
 
-// matchKey returns the index of the name key matches, or -1. An exact match
-// is tried first.
-func matchKey(key []byte, names []string) int {
-	for i, n := range names {
-		if string(key) == n {
-			return i
-		}
+// str reads a string and appends its value to the batch buffer, returning
+// where it starts.
+func (d *decoder) str() (off int, err error) {
+	off = len(d.batch)
+	quoted, err := d.dec.ReadValue()
+	if err != nil {
+		return off, d.fail(err)
 	}
-	for i, n := range names {
-		if foldEqual(key, n) {
-			return i
-		}
+	if inner := quoted[1 : len(quoted)-1]; plain(inner) {
+		// Nothing to unescape or replace (the usual case): copy.
+		d.batch = append(d.batch, inner...)
+		return off, nil
 	}
-	return -1
+	d.batch, _ = jsontext.AppendUnquote(d.batch, quoted) // see unquote
+	return off, nil
 }
 
 // setRef queues the assignment of the batch bytes from off to *p.
@@ -509,9 +430,9 @@ func (d *decoder) flush() {
 	}
 	for i, l := range d.labelRefs {
 		if l.off < 0 {
-			l.m.Set(l.k, "")
+			l.l.Set(l.k, "")
 		} else {
-			l.m.Set(l.k, all[l.off:l.off+l.n])
+			l.l.Set(l.k, all[l.off:l.off+l.n])
 		}
 		d.labelRefs[i] = labelRef{}
 	}
@@ -522,13 +443,13 @@ func (d *decoder) flush() {
 
 // stringField decodes a string or null into *p.
 func (d *decoder) stringField(p *string, intern func([]byte) string) error {
-	c, err := d.peek()
+	k, err := d.kind()
 	if err != nil {
 		return err
 	}
-	switch c {
+	switch k {
 	case 'n':
-		return d.literal("null")
+		return d.skip()
 	case '"':
 		off, err := d.str()
 		if err != nil {
@@ -548,42 +469,30 @@ func (d *decoder) stringField(p *string, intern func([]byte) string) error {
 		d.setRef(p, off)
 		return nil
 	default:
-		if err := d.skip(); err != nil {
-			return err
-		}
-		return d.typeError(c, "a string")
+		return d.mismatch(k, "a string")
 	}
 }
 
 // takeString decodes a string or null and returns it as a new string;
 // null gives ok == false.
-func (d *decoder) takeString(intern func([]byte) string) (s string, ok bool, err error) {
-	c, err := d.peek()
+func (d *decoder) takeString() (s string, ok bool, err error) {
+	k, err := d.kind()
 	if err != nil {
 		return "", false, err
 	}
-	switch c {
+	switch k {
 	case 'n':
-		return "", false, d.literal("null")
+		return "", false, d.skip()
 	case '"':
 		off, err := d.str()
 		if err != nil {
 			return "", false, err
 		}
-		b := d.batch[off:]
-		if intern != nil {
-			s = intern(b)
-		}
-		if s == "" {
-			s = string(b)
-		}
+		s = string(d.batch[off:])
 		d.batch = d.batch[:off]
 		return s, true, nil
 	default:
-		if err := d.skip(); err != nil {
-			return "", false, err
-		}
-		return "", false, d.typeError(c, "a string")
+		return "", false, d.mismatch(k, "a string")
 	}
 }
 
@@ -627,242 +536,37 @@ func internLabelKey(b []byte) string {
 	return ""
 }
 
-// number consumes a JSON number and returns its value when it is an
-// integer literal that fits an int64.
-func (d *decoder) number() (v int64, isInt bool, err error) {
-	var neg, frac, overflow bool
-	var u uint64
-	digits := func(acc bool) (int, error) {
-		n := 0
-		for {
-			if d.pos >= len(d.buf) && !d.fill() {
-				if d.readErr != nil && !errors.Is(d.readErr, io.EOF) {
-					return n, d.eof()
-				}
-				return n, nil
-			}
-			c := d.buf[d.pos]
-			if c < '0' || c > '9' {
-				return n, nil
-			}
-			if acc {
-				if u > (1<<64-1)/10 || u*10 > 1<<64-1-uint64(c-'0') {
-					overflow = true
-				}
-				u = u*10 + uint64(c-'0')
-			}
-			d.pos++
-			n++
-		}
+// parseInt returns the value of a JSON number (its syntax already checked)
+// when it is an integer literal that fits an int64, as encoding/json
+// requires of an int64 field.
+func parseInt(num []byte) (int64, bool) {
+	neg := len(num) > 0 && num[0] == '-'
+	if neg {
+		num = num[1:]
 	}
-	next := func() (byte, bool) {
-		if d.pos >= len(d.buf) && !d.fill() {
+	if len(num) == 0 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return 0, false // a fraction or an exponent
+		}
+		if u > (1<<63)/10 {
 			return 0, false
 		}
-		return d.buf[d.pos], true
+		u = u*10 + uint64(c-'0')
+		if u > 1<<63 {
+			return 0, false
+		}
 	}
-	c, _ := next()
-	if c == '-' {
-		neg = true
-		d.pos++
-	}
-	c, ok := next()
 	switch {
-	case !ok:
-		return 0, false, d.eof()
-	case c == '0':
-		d.pos++
-	case '1' <= c && c <= '9':
-		if _, err := digits(true); err != nil {
-			return 0, false, err
-		}
-	default:
-		return 0, false, d.syntax("invalid character %q in numeric literal", c)
+	case neg:
+		return int64(-u), true // also right for -1<<63
+	case u > 1<<63-1:
+		return 0, false
 	}
-	if c, ok := next(); ok && c == '.' {
-		frac = true
-		d.pos++
-		if n, err := digits(false); err != nil || n == 0 {
-			return 0, false, d.numberEnd(err)
-		}
-	}
-	if c, ok := next(); ok && (c == 'e' || c == 'E') {
-		frac = true
-		d.pos++
-		if c, ok := next(); ok && (c == '+' || c == '-') {
-			d.pos++
-		}
-		if n, err := digits(false); err != nil || n == 0 {
-			return 0, false, d.numberEnd(err)
-		}
-	}
-	if d.readErr != nil && !errors.Is(d.readErr, io.EOF) && d.pos >= len(d.buf) {
-		return 0, false, d.eof()
-	}
-	if frac || overflow {
-		return 0, false, nil
-	}
-	if neg {
-		switch {
-		case u > 1<<63:
-			return 0, false, nil
-		case u == 1<<63:
-			return math.MinInt64, true, nil
-		}
-		return -int64(u), true, nil
-	}
-	if u > 1<<63-1 {
-		return 0, false, nil
-	}
-	return int64(u), true, nil
-}
-
-func (d *decoder) numberEnd(err error) error {
-	if err != nil {
-		return err
-	}
-	if d.pos >= len(d.buf) {
-		return d.eof()
-	}
-	return d.syntax("invalid character %q in numeric literal", d.buf[d.pos])
-}
-
-// skip consumes any JSON value, checking its syntax.
-func (d *decoder) skip() error {
-	c, err := d.peek()
-	if err != nil {
-		return err
-	}
-	switch c {
-	case '"':
-		off, err := d.str()
-		d.batch = d.batch[:off]
-		return err
-	case 'n':
-		return d.literal("null")
-	case 't':
-		return d.literal("true")
-	case 'f':
-		return d.literal("false")
-	case '{':
-		d.pos++
-		if err := d.push(); err != nil {
-			return err
-		}
-		err := d.object(func(key []byte) error {
-			d.drop(key)
-			return d.skip()
-		})
-		d.depth--
-		return err
-	case '[':
-		d.pos++
-		if err := d.push(); err != nil {
-			return err
-		}
-		err := d.array(func(int) error { return d.skip() })
-		d.depth--
-		return err
-	default:
-		if c == '-' || ('0' <= c && c <= '9') {
-			_, _, err := d.number()
-			return err
-		}
-		d.pos++
-		return d.syntax("invalid character %q looking for beginning of value", c)
-	}
-}
-
-// object walks the members of an object whose '{' was consumed, calling
-// member for each key (its bytes valid until member decodes the value).
-func (d *decoder) object(member func(key []byte) error) error {
-	c, err := d.peek()
-	if err != nil {
-		return err
-	}
-	if c == '}' {
-		d.pos++
-		return nil
-	}
-	for {
-		if c, err := d.peek(); err != nil {
-			return err
-		} else if c != '"' {
-			d.pos++
-			return d.syntax("invalid character %q looking for beginning of object key string", c)
-		}
-		key, err := d.key()
-		if err != nil {
-			return err
-		}
-		// member drops the key from the batch buffer (d.drop) before it
-		// decodes the value.
-		if err := member(key); err != nil {
-			return err
-		}
-		c, err := d.peek()
-		if err != nil {
-			return err
-		}
-		d.pos++
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			return d.syntax("invalid character %q after object key:value pair", c)
-		}
-	}
-}
-
-// array walks the elements of an array whose '[' was consumed.
-func (d *decoder) array(elem func(i int) error) error {
-	c, err := d.peek()
-	if err != nil {
-		return err
-	}
-	if c == ']' {
-		d.pos++
-		return nil
-	}
-	for i := 0; ; i++ {
-		if err := elem(i); err != nil {
-			return err
-		}
-		c, err := d.peek()
-		if err != nil {
-			return err
-		}
-		d.pos++
-		switch c {
-		case ',':
-		case ']':
-			return nil
-		default:
-			return d.syntax("invalid character %q after array element", c)
-		}
-	}
-}
-
-// open consumes '[' or '{' (want) or null; it reports whether a container
-// follows. Anything else is a type error naming what.
-func (d *decoder) open(want byte, what string) (bool, error) {
-	c, err := d.peek()
-	if err != nil {
-		return false, err
-	}
-	switch c {
-	case 'n':
-		return false, d.literal("null")
-	case want:
-		d.pos++
-		return true, d.push()
-	default:
-		if err := d.skip(); err != nil {
-			return false, err
-		}
-		return false, d.typeError(c, what)
-	}
+	return int64(u), true
 }
 
 // endpointList decodes an array of endpoints into old (nil for a fresh
@@ -887,32 +591,9 @@ func (d *decoder) endpointList(old []*endpoint.Endpoint, top bool) ([]*endpoint.
 		if i < len(head) {
 			slot = &head[i]
 		} else {
-			if len(chunks) == 0 || len(chunks[len(chunks)-1]) == cap(chunks[len(chunks)-1]) {
-				size := 64
-				if len(chunks) > 0 {
-					size = min(2*cap(chunks[len(chunks)-1]), 8192)
-				}
-				chunks = append(chunks, make([]*endpoint.Endpoint, 0, size))
-			}
-			c := &chunks[len(chunks)-1]
-			*c = append(*c, nil)
-			slot = &(*c)[len(*c)-1]
+			slot = nextSlot(&chunks)
 		}
-		isNull, err := d.isNull()
-		if err != nil {
-			return err
-		}
-		if isNull {
-			*slot = nil
-			return d.charge(costElement)
-		}
-		if *slot == nil {
-			if err := d.charge(costEndpoint); err != nil {
-				return err
-			}
-			*slot = d.newEndpoint()
-		}
-		if err := d.endpoint(*slot); err != nil {
+		if err := d.element(slot); err != nil {
 			return fmt.Errorf("endpoint %d: %w", i, err)
 		}
 		if top && len(d.batch) >= batchSize {
@@ -920,7 +601,6 @@ func (d *decoder) endpointList(old []*endpoint.Endpoint, top bool) ([]*endpoint.
 		}
 		return nil
 	})
-	d.depth--
 	switch {
 	case err != nil:
 		return nil, err
@@ -937,6 +617,47 @@ func (d *decoder) endpointList(old []*endpoint.Endpoint, top bool) ([]*endpoint.
 	return out, nil
 }
 
+// nextSlot appends a nil slot to the last chunk, starting a new chunk
+// (twice as large, up to 8192) when it is full.
+func nextSlot(chunks *[][]*endpoint.Endpoint) **endpoint.Endpoint {
+	cs := *chunks
+	if len(cs) == 0 || len(cs[len(cs)-1]) == cap(cs[len(cs)-1]) {
+		size := 64
+		if len(cs) > 0 {
+			size = min(2*cap(cs[len(cs)-1]), 8192)
+		}
+		cs = append(cs, make([]*endpoint.Endpoint, 0, size))
+		*chunks = cs
+	}
+	c := &cs[len(cs)-1]
+	*c = append(*c, nil)
+	return &(*c)[len(*c)-1]
+}
+
+// element decodes one element of an endpoint list into *slot: null gives
+// a nil endpoint, an object decodes into the endpoint already there or a
+// new one.
+func (d *decoder) element(slot **endpoint.Endpoint) error {
+	k, err := d.kind()
+	if err != nil {
+		return err
+	}
+	if k == 'n' {
+		*slot = nil
+		if err := d.skip(); err != nil {
+			return err
+		}
+		return d.charge(costElement)
+	}
+	if *slot == nil {
+		if err := d.charge(costEndpoint); err != nil {
+			return err
+		}
+		*slot = d.newEndpoint()
+	}
+	return d.endpoint(*slot)
+}
+
 func (d *decoder) newEndpoint() *endpoint.Endpoint {
 	if len(d.eps) == cap(d.eps) {
 		d.eps = make([]endpoint.Endpoint, 0, slabSize)
@@ -945,6 +666,8 @@ func (d *decoder) newEndpoint() *endpoint.Endpoint {
 	return &d.eps[len(d.eps)-1]
 }
 
+// The JSON field names of an endpoint, in the order of the struct (see
+// docs/compatibility.md).
 var endpointKeys = []string{"dnsName", "targets", "recordType", "setIdentifier", "recordTTL", "labels", "providerSpecific"}
 
 // endpoint decodes an endpoint object into ep (or consumes null, leaving ep
@@ -954,10 +677,8 @@ func (d *decoder) endpoint(ep *endpoint.Endpoint) error {
 	if !ok || err != nil {
 		return err
 	}
-	defer func() { d.depth-- }()
-	return d.object(func(key []byte) error {
-		k := matchKey(key, endpointKeys)
-		d.drop(key)
+	return d.object(func(name jsontext.Value) error {
+		k := d.matchKey(name, endpointKeys)
 		var err error
 		switch k {
 		case 0:
@@ -985,25 +706,25 @@ func (d *decoder) endpoint(ep *endpoint.Endpoint) error {
 }
 
 func (d *decoder) ttl(p *endpoint.TTL) error {
-	c, err := d.peek()
+	k, err := d.kind()
 	if err != nil {
 		return err
 	}
-	if c == 'n' {
-		return d.literal("null")
+	switch k {
+	case 'n':
+		return d.skip()
+	case '0':
+	default:
+		return d.mismatch(k, "an int64")
 	}
-	if c != '-' && (c < '0' || c > '9') {
-		if err := d.skip(); err != nil {
-			return err
-		}
-		return d.typeError(c, "an int64")
-	}
-	v, isInt, err := d.number()
+	off := d.dec.InputOffset()
+	num, err := d.dec.ReadValue()
 	if err != nil {
-		return err
+		return d.fail(err)
 	}
-	if !isInt {
-		return d.syntax("number is not an int64 TTL")
+	v, ok := parseInt(num)
+	if !ok {
+		return &syntaxError{offset: off, msg: fmt.Sprintf("number %s is not an int64 TTL", num)}
 	}
 	*p = endpoint.TTL(v)
 	return nil
@@ -1022,26 +743,22 @@ func (d *decoder) targetList(old endpoint.Targets) (endpoint.Targets, error) {
 		if err := d.charge(costTarget); err != nil {
 			return err
 		}
-		c, err := d.peek()
+		k, err := d.kind()
 		if err != nil {
 			return err
 		}
-		switch c {
+		switch k {
 		case 'n':
 			spans = append(spans, span{off: -1})
-			return d.literal("null")
+			return d.skip()
 		case '"':
 			off, err := d.str()
 			spans = append(spans, span{off: off, n: len(d.batch) - off})
 			return err
 		default:
-			if err := d.skip(); err != nil {
-				return err
-			}
-			return d.typeError(c, "a target string")
+			return d.mismatch(k, "a target string")
 		}
 	})
-	d.depth--
 	d.spans = spans[:0]
 	if err != nil {
 		return nil, err
@@ -1067,59 +784,63 @@ func (d *decoder) targetList(old endpoint.Targets) (endpoint.Targets, error) {
 	return endpoint.Targets(out), nil
 }
 
-// labels decodes a labels object into out: the labels it names are set
-// when the batch is flushed (null empties out).
-func (d *decoder) labels(out *endpoint.Labels) error {
-	ok, err := d.open('{', "labels")
-	if !ok || err != nil {
-		// null: the labels of an earlier "labels" key, still pending,
-		// are dropped with the ones already set.
-		*out = endpoint.Labels{}
-		d.labelRefs = slices.DeleteFunc(d.labelRefs, func(l labelRef) bool { return l.m == out })
+// labels decodes a labels object into *l, merging with the labels already
+// there; null empties *l.
+func (d *decoder) labels(l *endpoint.Labels) error {
+	k, err := d.kind()
+	if err != nil {
 		return err
 	}
-	defer func() { d.depth-- }()
-	if out.Len() == 0 {
-		if err := d.charge(costLabels); err != nil {
-			return err
-		}
+	if k == 'n' {
+		// Labels of an earlier key of the same endpoint are still queued:
+		// they must land before null empties the set.
+		d.flush()
+		var none endpoint.Labels
+		*l = none
+		return d.skip()
 	}
-	err = d.object(func(key []byte) error {
-		if err := d.charge(costLabel); err != nil {
+	ok, err := d.open('{', "labels")
+	if !ok || err != nil {
+		return err
+	}
+	if err := d.charge(costLabels); err != nil {
+		return err
+	}
+	n := int64(l.Len()) // labels set before the next one (queued ones counted below)
+	return d.object(func(name jsontext.Value) error {
+		if err := d.charge(costLabel + costLabelCopy*n); err != nil {
 			return err
 		}
-		k := internLabelKey(key)
-		if k == "" {
-			k = string(key)
+		n++
+		raw := d.unquote(name)
+		key := internLabelKey(raw)
+		if key == "" {
+			key = string(raw)
 		}
-		d.drop(key)
 		// The value is stored when the batch is flushed, with the other
 		// strings, in the order the labels came.
-		c, err := d.peek()
+		k, err := d.kind()
 		if err != nil {
 			return err
 		}
-		switch c {
+		switch k {
 		case 'n':
-			d.labelRefs = append(d.labelRefs, labelRef{m: out, k: k, off: -1})
-			return d.literal("null")
+			d.labelRefs = append(d.labelRefs, labelRef{l: l, k: key, off: -1})
+			return d.skip()
 		case '"':
 			off, err := d.str()
 			if err != nil {
 				return err
 			}
-			d.labelRefs = append(d.labelRefs, labelRef{m: out, k: k, off: off, n: len(d.batch) - off})
+			d.labelRefs = append(d.labelRefs, labelRef{l: l, k: key, off: off, n: len(d.batch) - off})
 			return nil
 		default:
-			if err := d.skip(); err != nil {
-				return err
-			}
-			return fmt.Errorf("label %q: %w", k, d.typeError(c, "a string"))
+			return fmt.Errorf("label %q: %w", key, d.mismatch(k, "a string"))
 		}
 	})
-	return err
 }
 
+// The JSON field names of a provider-specific property.
 var propertyKeys = []string{"name", "value"}
 
 func (d *decoder) providerSpecific(old endpoint.ProviderSpecific) (endpoint.ProviderSpecific, error) {
@@ -1128,6 +849,10 @@ func (d *decoder) providerSpecific(old endpoint.ProviderSpecific) (endpoint.Prov
 		return nil, err
 	}
 	scratch := d.scratch[:0]
+	defer func() {
+		clear(scratch)
+		d.scratch = scratch[:0]
+	}()
 	err = d.array(func(i int) error {
 		if err := d.charge(costProperty); err != nil {
 			return err
@@ -1136,37 +861,10 @@ func (d *decoder) providerSpecific(old endpoint.ProviderSpecific) (endpoint.Prov
 		if i < len(old) {
 			p = old[i]
 		}
-		ok, err := d.open('{', "a provider-specific property")
-		if err != nil {
-			return err
-		}
-		if ok {
-			err = d.object(func(key []byte) error {
-				k := matchKey(key, propertyKeys)
-				d.drop(key)
-				if k < 0 {
-					return d.skip()
-				}
-				s, ok, err := d.takeString(nil)
-				if ok {
-					if k == 0 {
-						p.Name = s
-					} else {
-						p.Value = s
-					}
-				}
-				return err
-			})
-			d.depth--
-		}
+		err := d.property(&p)
 		scratch = append(scratch, p)
 		return err
 	})
-	d.depth--
-	defer func() {
-		clear(scratch)
-		d.scratch = scratch[:0]
-	}()
 	if err != nil {
 		return nil, err
 	}
@@ -1182,6 +880,32 @@ func (d *decoder) providerSpecific(old endpoint.ProviderSpecific) (endpoint.Prov
 	return endpoint.ProviderSpecific(d.props[start : start+n : start+n]), nil
 }
 
+// property decodes a provider-specific property object (or null, leaving
+// p as it is) into p.
+func (d *decoder) property(p *endpoint.ProviderSpecificProperty) error {
+	ok, err := d.open('{', "a provider-specific property")
+	if !ok || err != nil {
+		return err
+	}
+	return d.object(func(name jsontext.Value) error {
+		k := d.matchKey(name, propertyKeys)
+		if k < 0 {
+			return d.skip()
+		}
+		s, ok, err := d.takeString()
+		if ok {
+			if k == 0 {
+				p.Name = s
+			} else {
+				p.Value = s
+			}
+		}
+		return err
+	})
+}
+
+// The JSON field names of a change set, as external-dns v0.17 and later
+// write them (older versions capitalise them; the match ignores case).
 var changesKeys = []string{"create", "updateOld", "updateNew", "delete"}
 
 func (d *decoder) changes(c *plan.Changes) error {
@@ -1189,10 +913,8 @@ func (d *decoder) changes(c *plan.Changes) error {
 	if !ok || err != nil {
 		return err
 	}
-	defer func() { d.depth-- }()
-	return d.object(func(key []byte) error {
-		k := matchKey(key, changesKeys)
-		d.drop(key)
+	return d.object(func(name jsontext.Value) error {
+		k := d.matchKey(name, changesKeys)
 		var p *[]*endpoint.Endpoint
 		switch k {
 		case 0:

@@ -1,5 +1,5 @@
-// Package webhook speaks the external-dns webhook provider protocol
-// (COMPAT.md §2), in both directions.
+// Package webhook speaks the external-dns webhook provider protocol (see
+// docs/compatibility.md), in both directions.
 //
 // [NewHandler] serves any [provider.Provider] as an http.Handler, so that
 // external-dns itself (--provider=webhook) or any other webhook client can
@@ -18,7 +18,18 @@
 // keys ignored). Both directions stream: the server writes records straight
 // into the response, the client decodes straight from the response body
 // and encodes change sets while they are sent, so no second copy of a large
-// body is held in memory, and allocations stay at a few per record.
+// body is held in memory, and allocations stay at a few per record. The
+// codec is built on the jsontext tokenizer of
+// github.com/go-json-experiment/json (the package that becomes
+// encoding/json/jsontext); what it adds is encoding/json's treatment of
+// keys, nulls, duplicates and escapes, and the memory bounds below.
+//
+// # Configuration
+//
+// [NewHandler] takes a [ServerOptions] and [NewProvider] a [ClientOptions]:
+// plain structs whose zero value gives the defaults, passed as an optional
+// last argument (with several, the non-zero fields of later ones override
+// earlier ones).
 //
 // # Status codes
 //
@@ -27,7 +38,7 @@
 // [provider.SoftError] (retry at the next cycle), as in external-dns, and so
 // do transport failures: connection refused or reset, a connection closed
 // before or inside the answer, a time-out, the request's own timeout
-// ([WithTimeout]) — a webhook sidecar that restarts is back at a later
+// ([ClientOptions.Timeout]) — a webhook sidecar that restarts is back at a later
 // cycle. Negotiation retries transport failures and 5xx answers and, when
 // they persist, fails with a soft error too. The end of the caller's context
 // (cancelled or past its deadline) is reported as such, not soft; so are
@@ -49,20 +60,22 @@
 // # Memory bounds
 //
 // Every body either side reads is capped: responses by
-// [WithMaxResponseBytes] (default [DefaultMaxResponseBytes]; negotiation
-// answers at most 16 MiB, error messages 256 bytes, and at most 1 MiB of an
-// unread body is drained for connection reuse), requests by
-// [WithMaxRequestBytes] (default [DefaultMaxBodyBytes]). While decoding, the
-// memory allocated for the values built is at most [MaxDecodedBytesPerByte]
-// bytes per byte read plus 1 MiB (real bodies need 3 to 8), so the memory of
-// one request or response is proportional to the bytes read whatever they
-// hold: with the default caps a response can never take more than about 8
-// GiB and a request about 513 MiB, and real ones take 3 to 8 times their
-// size (lower [WithMaxResponseBytes] for a webhook you do not trust, and
-// [WithMaxRequestBytes] or [WithMaxConcurrentRequests] for a server that
-// must stay small). The
-// server handles at most [DefaultMaxConcurrentRequests] requests
-// at once (see [WithMaxConcurrentRequests]) and answers the others 503, so
+// [ClientOptions.MaxResponseBytes] (default [DefaultMaxResponseBytes];
+// negotiation answers at most 16 MiB, error messages 256 bytes, and at most
+// 1 MiB of an unread body is drained for connection reuse), requests by
+// [ServerOptions.MaxRequestBytes] (default [DefaultMaxRequestBytes]). While
+// decoding, the memory allocated for the values built is at most
+// [MaxDecodedBytesPerByte] bytes per byte read plus 1 MiB (real bodies need
+// 3 to 8), so the memory of one request or response is proportional to the
+// bytes read whatever they hold: with the default caps a response can never
+// take more than about 8 GiB and a request about 513 MiB, and real ones take
+// 3 to 8 times their size (lower [ClientOptions.MaxResponseBytes] for a
+// webhook you do not trust, and [ServerOptions.MaxRequestBytes] or
+// [ServerOptions.MaxConcurrentRequests] for a server that must stay small).
+// The tokenizer holds one token (a string, a number, a name) of the body at
+// a time, so a long string costs its own length once more while it is read.
+// The server handles at most [DefaultMaxConcurrentRequests] requests at once
+// (see [ServerOptions.MaxConcurrentRequests]) and answers the others 503, so
 // its memory is bounded by that count times the per-request bound.
 //
 // # Concurrency

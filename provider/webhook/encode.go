@@ -1,261 +1,222 @@
 package webhook
 
 import (
+	"bufio"
+	"errors"
+	"io"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 )
 
-// flushSize is the size at which the streaming encoders hand their buffer
-// to the writer.
+// flushSize is the size of the buffer between the encoder and the writer:
+// a body is written in pieces of this size.
 const flushSize = 32 << 10
 
-// encoder appends the external-dns JSON form of endpoints and change sets to
-// buf, byte for byte what encoding/json produces for the same values. It
-// reuses its buffer, so that encoding does not allocate per record (labels
-// are kept in key order).
+// encoder writes the external-dns JSON form of endpoints and change sets,
+// byte for byte what encoding/json produces for the same values followed
+// by a newline (as encoding/json's Encoder writes it). The tokenizer is
+// jsontext, set to escape as encoding/json does: '<', '>', '&', U+2028 and
+// U+2029 as \u escapes, and each byte of invalid UTF-8 as \ufffd (which
+// jsontext would refuse or write as the character itself; see str).
 type encoder struct {
-	buf []byte
-	// flush, when set, is called whenever buf holds flushSize bytes or
-	// more between two endpoints; it must consume buf (the encoder resets
-	// it afterwards).
-	flush func([]byte) error
+	enc *jsontext.Encoder
+	bw  *bufio.Writer
+	raw []byte // scratch for strings with invalid UTF-8
 }
 
-func (e *encoder) maybeFlush() error {
-	if e.flush == nil || len(e.buf) < flushSize {
-		return nil
-	}
-	err := e.flush(e.buf)
-	e.buf = e.buf[:0]
-	return err
+func newEncoder(w io.Writer) *encoder {
+	bw := bufio.NewWriterSize(w, flushSize)
+	enc := jsontext.NewEncoder(bw,
+		jsontext.AllowDuplicateNames(true), // the names are ours and never repeat: skip the bookkeeping
+		jsontext.EscapeForHTML(true),
+		jsontext.EscapeForJS(true),
+		jsontext.PreserveRawStrings(true), // keep the \ufffd escapes of str
+	)
+	return &encoder{enc: enc, bw: bw}
 }
 
 // finish writes what is left in the buffer.
-func (e *encoder) finish() error {
-	if e.flush == nil || len(e.buf) == 0 {
-		return nil
-	}
-	err := e.flush(e.buf)
-	e.buf = e.buf[:0]
-	return err
-}
+func (e *encoder) finish() error { return e.bw.Flush() }
 
-// endpointList encodes eps as a JSON array (null for a nil slice, as
-// encoding/json does), flushing between endpoints.
+// endpointList writes eps as a JSON array (null for a nil slice, as
+// encoding/json does).
 func (e *encoder) endpointList(eps []*endpoint.Endpoint) error {
 	if eps == nil {
-		e.buf = append(e.buf, "null"...)
-		return nil
+		return e.enc.WriteToken(jsontext.Null)
 	}
-	e.buf = append(e.buf, '[')
-	for i, ep := range eps {
-		if i > 0 {
-			e.buf = append(e.buf, ',')
-		}
-		e.endpoint(ep)
-		if err := e.maybeFlush(); err != nil {
+	if err := e.enc.WriteToken(jsontext.BeginArray); err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		if err := e.endpoint(ep); err != nil {
 			return err
 		}
 	}
-	e.buf = append(e.buf, ']')
-	return nil
+	return e.enc.WriteToken(jsontext.EndArray)
 }
 
-// changes encodes c with the lower-case keys of external-dns v0.17 and
-// later, each omitted when its list is empty. A nil c encodes as null.
+// changes writes c with the lower-case keys of external-dns v0.17 and
+// later, each omitted when its list is empty. A nil c is written as null.
 func (e *encoder) changes(c *plan.Changes) error {
 	if c == nil {
-		e.buf = append(e.buf, "null"...)
-		return nil
+		return e.enc.WriteToken(jsontext.Null)
 	}
-	e.buf = append(e.buf, '{')
-	first := true
-	for _, part := range [...]struct {
-		key string
-		eps []*endpoint.Endpoint
-	}{{`"create":`, c.Create}, {`"updateOld":`, c.UpdateOld}, {`"updateNew":`, c.UpdateNew}, {`"delete":`, c.Delete}} {
-		if len(part.eps) == 0 {
+	if err := e.enc.WriteToken(jsontext.BeginObject); err != nil {
+		return err
+	}
+	for i, eps := range [...][]*endpoint.Endpoint{c.Create, c.UpdateOld, c.UpdateNew, c.Delete} {
+		if len(eps) == 0 {
 			continue
 		}
-		if !first {
-			e.buf = append(e.buf, ',')
+		if err := e.enc.WriteToken(jsontext.String(changesKeys[i])); err != nil {
+			return err
 		}
-		first = false
-		e.buf = append(e.buf, part.key...)
-		if err := e.endpointList(part.eps); err != nil {
+		if err := e.endpointList(eps); err != nil {
 			return err
 		}
 	}
-	e.buf = append(e.buf, '}')
-	return nil
+	return e.enc.WriteToken(jsontext.EndObject)
 }
 
-// endpoint appends one endpoint: the keys in struct order, every one
+// endpoint writes one endpoint: the keys in struct order, every one
 // omitted when empty, label keys sorted.
-func (e *encoder) endpoint(ep *endpoint.Endpoint) {
+func (e *encoder) endpoint(ep *endpoint.Endpoint) error {
 	if ep == nil {
-		e.buf = append(e.buf, "null"...)
-		return
+		return e.enc.WriteToken(jsontext.Null)
 	}
-	b := append(e.buf, '{')
-	sep := false
-	field := func(key string) {
-		if sep {
-			b = append(b, ',')
-		}
-		sep = true
-		b = append(b, key...)
-	}
+	w := tokenWriter{e: e}
+	w.token(jsontext.BeginObject)
 	if ep.DNSName != "" {
-		field(`"dnsName":`)
-		b = appendString(b, ep.DNSName)
+		w.name(endpointKeys[0])
+		w.str(ep.DNSName)
 	}
 	if len(ep.Targets) > 0 {
-		field(`"targets":[`)
-		for i, t := range ep.Targets {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, t)
+		w.name(endpointKeys[1])
+		w.token(jsontext.BeginArray)
+		for _, t := range ep.Targets {
+			w.str(t)
 		}
-		b = append(b, ']')
+		w.token(jsontext.EndArray)
 	}
 	if ep.RecordType != "" {
-		field(`"recordType":`)
-		b = appendString(b, ep.RecordType)
+		w.name(endpointKeys[2])
+		w.str(ep.RecordType)
 	}
 	if ep.SetIdentifier != "" {
-		field(`"setIdentifier":`)
-		b = appendString(b, ep.SetIdentifier)
+		w.name(endpointKeys[3])
+		w.str(ep.SetIdentifier)
 	}
 	if ep.RecordTTL != 0 {
-		field(`"recordTTL":`)
-		b = appendInt(b, int64(ep.RecordTTL))
+		w.name(endpointKeys[4])
+		w.token(jsontext.Int(int64(ep.RecordTTL)))
 	}
 	if ep.Labels.Len() > 0 {
-		field(`"labels":{`)
-		first := true
-		for k, v := range ep.Labels.All() {
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = appendString(b, v)
+		w.name(endpointKeys[5])
+		w.token(jsontext.BeginObject)
+		for k, v := range ep.Labels.All() { // in key order, as encoding/json sorts map keys
+			w.str(k)
+			w.str(v)
 		}
-		b = append(b, '}')
+		w.token(jsontext.EndObject)
 	}
 	if len(ep.ProviderSpecific) > 0 {
-		field(`"providerSpecific":[`)
-		for i, p := range ep.ProviderSpecific {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '{')
-			if p.Name != "" {
-				b = append(b, `"name":`...)
-				b = appendString(b, p.Name)
-			}
-			if p.Value != "" {
-				if p.Name != "" {
-					b = append(b, ',')
-				}
-				b = append(b, `"value":`...)
-				b = appendString(b, p.Value)
-			}
-			b = append(b, '}')
+		w.name(endpointKeys[6])
+		w.properties(ep.ProviderSpecific)
+	}
+	w.token(jsontext.EndObject)
+	return w.err
+}
+
+// tokenWriter writes tokens until the first error, which it keeps.
+type tokenWriter struct {
+	e   *encoder
+	err error
+}
+
+func (w *tokenWriter) token(t jsontext.Token) {
+	if w.err == nil {
+		w.err = w.e.enc.WriteToken(t)
+	}
+}
+
+// name writes an object name of the wire format (plain ASCII).
+func (w *tokenWriter) name(n string) { w.token(jsontext.String(n)) }
+
+// str writes a string value or label key as encoding/json does.
+func (w *tokenWriter) str(s string) {
+	if w.err != nil {
+		return
+	}
+	w.err = w.e.enc.WriteToken(jsontext.String(s))
+	if w.err != nil && isSyntactic(w.err) {
+		// Refused for its invalid UTF-8 (the only fault a string can have
+		// where this encoder writes one), and the encoder left unchanged:
+		// write it with the \ufffd escapes instead.
+		w.e.raw = quoteInvalid(w.e.raw[:0], s)
+		w.err = w.e.enc.WriteValue(w.e.raw)
+	}
+}
+
+// properties writes a provider-specific list: each property an object
+// with "name" and "value", each omitted when empty.
+func (w *tokenWriter) properties(ps endpoint.ProviderSpecific) {
+	w.token(jsontext.BeginArray)
+	for _, p := range ps {
+		w.token(jsontext.BeginObject)
+		if p.Name != "" {
+			w.name(propertyKeys[0])
+			w.str(p.Name)
 		}
-		b = append(b, ']')
-	}
-	e.buf = append(b, '}')
-}
-
-func appendInt(b []byte, v int64) []byte {
-	if v < 0 {
-		b = append(b, '-')
-		u := uint64(-(v + 1)) + 1 // also right for the smallest int64
-		return appendUint(b, u)
-	}
-	return appendUint(b, uint64(v))
-}
-
-func appendUint(b []byte, u uint64) []byte {
-	var tmp [20]byte
-	i := len(tmp)
-	for {
-		i--
-		tmp[i] = byte('0' + u%10)
-		u /= 10
-		if u == 0 {
-			break
+		if p.Value != "" {
+			w.name(propertyKeys[1])
+			w.str(p.Value)
 		}
+		w.token(jsontext.EndObject)
 	}
-	return append(b, tmp[i:]...)
+	w.token(jsontext.EndArray)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// plainByte reports whether encoding/json writes the ASCII byte c
-// unescaped in HTML-safe mode: printable characters other than '"', '\\',
-// '<', '>' and '&'.
-func plainByte(c byte) bool {
-	return c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-}
-
-// appendString appends s as a JSON string exactly as encoding/json writes
-// it: short escapes for '"', '\\', \b, \f, \n, \r and \t, \u00XX for other
-// control characters and for '<', '>' and '&', \u2028 and \u2029 for the
-// two line separators, \ufffd for each byte of invalid UTF-8, everything
-// else as is.
-func appendString(b []byte, s string) []byte {
+// quoteInvalid appends s, which holds invalid UTF-8, as a JSON string with
+// each invalid byte written as the escape \ufffd, as encoding/json writes
+// it. The valid runs are quoted by jsontext; the encoder adds the escapes
+// for HTML and JavaScript when the value is written.
+func quoteInvalid(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if plainByte(c) {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
+		if r != utf8.RuneError || size != 1 {
 			i += size
 			continue
 		}
-		i += size
+		b = appendQuotedRun(b, s[start:i])
+		b = append(b, `\ufffd`...)
+		i++
 		start = i
 	}
-	b = append(b, s[start:]...)
+	b = appendQuotedRun(b, s[start:])
 	return append(b, '"')
+}
+
+// appendQuotedRun appends valid UTF-8 as the inside of a JSON string.
+func appendQuotedRun(b []byte, run string) []byte {
+	if run == "" {
+		return b
+	}
+	n := len(b)
+	b, _ = jsontext.AppendQuote(b, run) // valid UTF-8: no error
+	// Drop the quotes around the run.
+	copy(b[n:], b[n+1:len(b)-1])
+	return b[:len(b)-2]
+}
+
+// isSyntactic reports an error of the tokenizer about the JSON itself, as
+// opposed to one of the writer.
+func isSyntactic(err error) bool {
+	var serr *jsontext.SyntacticError
+	return errors.As(err, &serr)
 }

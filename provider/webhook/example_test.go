@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"time"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
@@ -46,4 +47,27 @@ func Example() {
 	// apply: <nil>
 	// www.example.org 300 IN A  192.0.2.1
 	// outside the zone: true
+}
+
+// Settings are plain structs whose zero value gives the defaults: here a
+// handler that accepts bodies of at most 1 MiB and serves four requests at
+// once, and a client that waits at most five seconds for each answer.
+func ExampleNewHandler_options() {
+	ctx := context.Background()
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.org"}})
+	srv := httptest.NewServer(webhook.NewHandler(zone, webhook.ServerOptions{
+		MaxRequestBytes:       1 << 20,
+		MaxConcurrentRequests: 4,
+	}))
+	defer srv.Close()
+
+	p, err := webhook.NewProvider(ctx, srv.URL, webhook.ClientOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	recs, err := p.Records(ctx)
+	fmt.Println(len(recs), err)
+	// Output:
+	// 0 <nil>
 }

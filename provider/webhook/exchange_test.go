@@ -19,7 +19,8 @@ import (
 	"github.com/zonesync/zonesync/provider/webhook"
 )
 
-// The worked exchange of COMPAT.md §2.6, byte for byte. Bodies written by
+// A worked exchange between external-dns and a webhook (negotiation,
+// records, changes), byte for byte. Bodies written by
 // a streaming encoder end with one newline.
 const (
 	exNegotiate = `{"include":["example.com"]}`

@@ -34,7 +34,7 @@ func FuzzHandler(f *testing.F) {
 			t.Fatal(err)
 		}
 		rec := providertest.NewRecordingProvider(zone)
-		h := webhook.NewHandler(rec, webhook.WithMaxRequestBytes(1<<16))
+		h := webhook.NewHandler(rec, webhook.ServerOptions{MaxRequestBytes: 1 << 16})
 		req, err := http.NewRequest(method, "http://127.0.0.1:8888"+path, bytes.NewReader(body))
 		if err != nil {
 			return // not a request an HTTP server could receive

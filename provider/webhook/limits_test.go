@@ -30,11 +30,11 @@ import (
 func TestServerConcurrencyCap(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		opts []webhook.ServerOption
+		opts []webhook.ServerOptions
 		max  int
 	}{
 		{"default", nil, webhook.DefaultMaxConcurrentRequests},
-		{"option", []webhook.ServerOption{webhook.WithMaxConcurrentRequests(2)}, 2},
+		{"option", []webhook.ServerOptions{webhook.ServerOptions{MaxConcurrentRequests: 2}}, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			entered := make(chan struct{}, 100)
@@ -107,7 +107,7 @@ func TestServerConcurrencyUncapped(t *testing.T) {
 			return next.Records(ctx)
 		},
 	})
-	h := webhook.NewHandler(p, webhook.WithMaxConcurrentRequests(0))
+	h := webhook.NewHandler(p, webhook.ServerOptions{MaxConcurrentRequests: -1})
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() { assert.Equal(t, http.StatusOK, serve(h, request{method: "GET", path: "/records"}).Code) })
@@ -127,9 +127,10 @@ func TestServerDenseBodies(t *testing.T) {
 	for name, body := range map[string]string{
 		"adjust: empty endpoints": "[" + strings.Repeat("{},", capBytes/3-10) + "{}]",
 		"apply: empty targets":    `{"create":[{"targets":[` + strings.Repeat(`"",`, capBytes/3-20) + `""]}]}`,
+		"adjust: many labels":     `[{"labels":{` + manyLabels(200_000) + `}}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := webhook.NewHandler(newZone(t), webhook.WithMaxRequestBytes(capBytes))
+			h := webhook.NewHandler(newZone(t), webhook.ServerOptions{MaxRequestBytes: capBytes})
 			path := "/adjustendpoints"
 			if strings.HasPrefix(name, "apply") {
 				path = "/records"
@@ -151,7 +152,7 @@ func TestServerDenseBodies(t *testing.T) {
 			fmt.Fprintf(&b, `{"dnsName":"host-%d.example.com","targets":["192.0.2.1"],"recordType":"A","labels":{"owner":"default"}},`, i)
 		}
 		b.WriteString("{}]")
-		h := webhook.NewHandler(newZone(t), webhook.WithMaxRequestBytes(capBytes))
+		h := webhook.NewHandler(newZone(t), webhook.ServerOptions{MaxRequestBytes: capBytes})
 		rec := serve(h, request{method: "POST", path: "/adjustendpoints", contentType: media, body: b.String()})
 		assert.Equal(t, http.StatusOK, rec.Code)
 	})
@@ -184,7 +185,7 @@ func TestClientDenseBodies(t *testing.T) {
 				_, _ = io.Copy(bw, &endless{prefix: prefixes[name], unit: unit})
 			})
 			const maxBody = 64 << 20
-			p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.WithMaxResponseBytes(maxBody))
+			p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.ClientOptions{MaxResponseBytes: maxBody})
 			require.NoError(t, err)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
@@ -195,4 +196,30 @@ func TestClientDenseBodies(t *testing.T) {
 			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "bytes allocated while reading")
 		})
 	}
+}
+
+// manyLabels returns n distinct labels with empty values, as the inside
+// of a JSON object.
+func manyLabels(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":""`, i)
+	}
+	return b.String()
+}
+
+// TestServerLabelsPerEndpoint: an endpoint may carry hundreds of labels,
+// not thousands (each label is counted as if it copied those before it).
+func TestServerLabelsPerEndpoint(t *testing.T) {
+	h := webhook.NewHandler(newZone(t))
+	rec := serve(h, request{method: "POST", path: "/adjustendpoints", contentType: media,
+		body: `[{"dnsName":"a.example.org","labels":{` + manyLabels(200) + `}}]`})
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	rec = serve(h, request{method: "POST", path: "/adjustendpoints", contentType: media,
+		body: `[{"dnsName":"a.example.org","labels":{` + manyLabels(20_000) + `}}]`})
+	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	assert.Contains(t, rec.Body.String(), "too much memory")
 }

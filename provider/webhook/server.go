@@ -18,13 +18,13 @@ import (
 // exchange, exactly as external-dns writes and checks it.
 const MediaType = "application/external.dns.webhook+json;version=1"
 
-// DefaultMaxBodyBytes is the default cap on request bodies the server reads
+// DefaultMaxRequestBytes is the default cap on request bodies the server reads
 // (32 MiB, as external-dns).
-const DefaultMaxBodyBytes = 32 << 20
+const DefaultMaxRequestBytes = 32 << 20
 
 // DefaultMaxConcurrentRequests is how many requests the handler of
-// [NewHandler] serves at once unless [WithMaxConcurrentRequests] says
-// otherwise. external-dns sends one request at a time, a zonesync client
+// [NewHandler] serves at once unless [ServerOptions.MaxConcurrentRequests]
+// says otherwise. external-dns sends one request at a time, a zonesync client
 // may apply zones in parallel (the conformance suite sends 8 at once); the
 // cap bounds the server's memory to that many requests, each bounded by
 // the body cap and [MaxDecodedBytesPerByte].
@@ -41,47 +41,77 @@ const (
 // maxErrorBody bounds the error message a handler writes.
 const maxErrorBody = 512
 
-// ServerOption configures [NewHandler].
-type ServerOption func(*serverOptions)
+// ServerOptions configures [NewHandler]. The zero value serves with the
+// defaults; every field is optional.
+type ServerOptions struct {
+	// MaxRequestBytes caps the request bodies the handler reads; a larger
+	// body is refused with 413. Zero means [DefaultMaxRequestBytes]; a
+	// negative value removes the cap.
+	MaxRequestBytes int64
+	// MaxConcurrentRequests caps how many requests the handler serves at
+	// once. A request beyond the cap is answered at once with 503 Service
+	// Unavailable, a Retry-After of one second and a one-line body, without
+	// reading its body (a webhook client treats 503 as a soft error and
+	// retries at its next cycle); GET /healthz is never refused. Zero means
+	// [DefaultMaxConcurrentRequests]; a negative value removes the cap.
+	MaxConcurrentRequests int
+	// MetricsHandler, when set, serves GET /metrics (for example a
+	// Prometheus handler). Without it /metrics is not found.
+	MetricsHandler http.Handler
+}
 
-type serverOptions struct {
+// mergeServerOptions folds opts into one: the non-zero fields of later
+// ones override earlier ones.
+func mergeServerOptions(opts []ServerOptions) ServerOptions {
+	var o ServerOptions
+	for _, x := range opts {
+		if x.MaxRequestBytes != 0 {
+			o.MaxRequestBytes = x.MaxRequestBytes
+		}
+		if x.MaxConcurrentRequests != 0 {
+			o.MaxConcurrentRequests = x.MaxConcurrentRequests
+		}
+		if x.MetricsHandler != nil {
+			o.MetricsHandler = x.MetricsHandler
+		}
+	}
+	return o
+}
+
+// serverSettings are the ServerOptions in effect: defaults filled in, no
+// cap stored as 0.
+type serverSettings struct {
 	maxBody       int64
 	maxConcurrent int
 	metrics       http.Handler
 }
 
-// WithMaxRequestBytes caps the request bodies the handler reads; a larger
-// body is refused with 413. The default is [DefaultMaxBodyBytes]; n ≤ 0
-// removes the cap.
-func WithMaxRequestBytes(n int64) ServerOption {
-	return func(o *serverOptions) { o.maxBody = n }
-}
-
-// WithMaxConcurrentRequests caps how many requests the handler serves at
-// once (default [DefaultMaxConcurrentRequests]); a request beyond the cap
-// is answered at once with 503 Service Unavailable, a Retry-After of one
-// second and a one-line body, without reading its body (a webhook client
-// treats 503 as a soft error and retries at its next cycle). GET /healthz
-// is never refused. n ≤ 0 removes the cap.
-func WithMaxConcurrentRequests(n int) ServerOption {
-	return func(o *serverOptions) { o.maxConcurrent = n }
-}
-
-// WithMetricsHandler serves h on GET /metrics (for example a Prometheus
-// handler). Without it /metrics is not found.
-func WithMetricsHandler(h http.Handler) ServerOption {
-	return func(o *serverOptions) { o.metrics = h }
+func (o ServerOptions) settings() serverSettings {
+	s := serverSettings{maxBody: o.MaxRequestBytes, maxConcurrent: o.MaxConcurrentRequests, metrics: o.MetricsHandler}
+	switch {
+	case s.maxBody == 0:
+		s.maxBody = DefaultMaxRequestBytes
+	case s.maxBody < 0:
+		s.maxBody = 0
+	}
+	switch {
+	case s.maxConcurrent == 0:
+		s.maxConcurrent = DefaultMaxConcurrentRequests
+	case s.maxConcurrent < 0:
+		s.maxConcurrent = 0
+	}
+	return s
 }
 
 type handler struct {
 	p    provider.Provider
-	opts serverOptions
+	opts serverSettings
 	mux  *http.ServeMux
 	busy chan struct{} // one token per request being served; nil: no cap
 }
 
 // NewHandler returns an http.Handler that serves p over the external-dns
-// webhook protocol (COMPAT.md §2):
+// webhook protocol (see docs/compatibility.md):
 //
 //   - GET / answers the negotiation: p's domain filter as JSON with
 //     Content-Type [MediaType];
@@ -90,12 +120,13 @@ type handler struct {
 //   - POST /adjustendpoints returns p.AdjustEndpoints of the posted list
 //     (200);
 //   - GET /healthz answers 200 "OK";
-//   - GET /metrics is served by the handler given with [WithMetricsHandler].
+//   - GET /metrics is served by [ServerOptions.MetricsHandler], if set.
 //
 // A provider error gives 500 (a [provider.SoftError] too), a body that does
 // not decode (or holds a nil endpoint, or unpaired updates) 400, a body over
 // the cap or one that decodes to too much memory ([ErrBodyTooDense]) 413, a
-// request beyond the concurrency cap 503 (see [WithMaxConcurrentRequests]),
+// request beyond the concurrency cap 503 (see
+// [ServerOptions.MaxConcurrentRequests]),
 // a method a route does not serve 405, a POST whose
 // Content-Type is neither [MediaType] nor application/json 415, and any
 // other path 404. Error bodies are one short line of text. The whole change
@@ -104,13 +135,13 @@ type handler struct {
 // logr.FromContextOrDiscard(r.Context()); the request context is passed to
 // the provider.
 //
+// opts is zero or one ServerOptions; with several, the non-zero fields of
+// later ones override earlier ones.
+//
 // To serve the protocol under a path prefix, wrap the handler in
 // [http.StripPrefix].
-func NewHandler(p provider.Provider, opts ...ServerOption) http.Handler {
-	h := &handler{p: p, opts: serverOptions{maxBody: DefaultMaxBodyBytes, maxConcurrent: DefaultMaxConcurrentRequests}}
-	for _, o := range opts {
-		o(&h.opts)
-	}
+func NewHandler(p provider.Provider, opts ...ServerOptions) http.Handler {
+	h := &handler{p: p, opts: mergeServerOptions(opts).settings()}
 	if h.opts.maxConcurrent > 0 {
 		h.busy = make(chan struct{}, h.opts.maxConcurrent)
 	}
@@ -351,13 +382,9 @@ func writeEndpoints(w http.ResponseWriter, r *http.Request, eps []*endpoint.Endp
 	if r.Method == http.MethodHead {
 		return
 	}
-	e := encoder{buf: make([]byte, 0, flushSize+flushSize/2), flush: func(b []byte) error {
-		_, err := w.Write(b)
-		return err
-	}}
+	e := newEncoder(w)
 	err := e.endpointList(eps)
 	if err == nil {
-		e.buf = append(e.buf, '\n')
 		err = e.finish()
 	}
 	if err != nil {

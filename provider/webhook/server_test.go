@@ -62,7 +62,8 @@ var (
 	}
 )
 
-// TestHandlerStatusCodes covers COMPAT.md §2.4 row by row, plus the
+// TestHandlerStatusCodes covers the status codes of external-dns's webhook
+// server row by row, plus the
 // stricter answers of this server (405, 415, 404).
 func TestHandlerStatusCodes(t *testing.T) {
 	const createApp = `{"create":[{"dnsName":"app.example.com","targets":["192.0.2.10"],"recordType":"A"}]}`
@@ -112,9 +113,9 @@ func TestHandlerStatusCodes(t *testing.T) {
 			if tt.failing {
 				p = providertest.Intercept(rec, failing)
 			}
-			var opts []webhook.ServerOption
+			var opts []webhook.ServerOptions
 			if tt.maxBody > 0 {
-				opts = append(opts, webhook.WithMaxRequestBytes(tt.maxBody))
+				opts = append(opts, webhook.ServerOptions{MaxRequestBytes: tt.maxBody})
 			}
 			resp := serve(webhook.NewHandler(p, opts...), tt.req)
 			assert.Equal(t, tt.status, resp.Code, "body %q", resp.Body.String())
@@ -179,7 +180,7 @@ func TestHandlerPassesRequestContext(t *testing.T) {
 
 func TestHandlerMetrics(t *testing.T) {
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "zonesync_up 1\n") })
-	h := webhook.NewHandler(newZone(t), webhook.WithMetricsHandler(metrics))
+	h := webhook.NewHandler(newZone(t), webhook.ServerOptions{MetricsHandler: metrics})
 	resp := serve(h, request{method: "GET", path: "/metrics"})
 	assert.Equal(t, 200, resp.Code)
 	assert.Equal(t, "zonesync_up 1\n", resp.Body.String())

@@ -139,7 +139,7 @@ func TestClientTransportErrorsAreSoft(t *testing.T) {
 				set := func(h http.HandlerFunc) { route.Store(&h) }
 				set(okRoute)
 				w := newRestartable(t, func(w http.ResponseWriter, r *http.Request) { (*route.Load())(w, r) })
-				p, err := webhook.NewProvider(context.Background(), "http://"+w.addr, webhook.WithTimeout(200*time.Millisecond))
+				p, err := webhook.NewProvider(context.Background(), "http://"+w.addr, webhook.ClientOptions{Timeout: 200 * time.Millisecond})
 				require.NoError(t, err)
 				require.NoError(t, c.do(context.Background(), p))
 
@@ -177,7 +177,7 @@ func TestClientTransportErrorsAreSoft(t *testing.T) {
 // soft: the caller gave up, the webhook did not fail.
 func TestClientCallerContextIsNotSoft(t *testing.T) {
 	srv := blockingWebhook(t)
-	p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.WithTimeout(time.Minute))
+	p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.ClientOptions{Timeout: time.Minute})
 	require.NoError(t, err)
 	for _, c := range clientCalls {
 		t.Run(c.name, func(t *testing.T) {
