@@ -1,12 +1,12 @@
 package endpoint
 
 import (
+	"bytes"
 	"encoding/json"
 	"iter"
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // labelPair is one label of a [Labels].
@@ -141,21 +141,13 @@ func (l Labels) clone() Labels {
 // the map; an Encoder with SetEscapeHTML(false) leaves them. Empty labels
 // give {}.
 func (l Labels) MarshalJSON() ([]byte, error) {
-	size := 2
-	for _, p := range l.pairs {
-		size += len(p.key) + len(p.value) + 6
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(maps.Collect(l.All())); err != nil {
+		return nil, err
 	}
-	b := make([]byte, 0, size)
-	b = append(b, '{')
-	for i, p := range l.pairs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, p.key)
-		b = append(b, ':')
-		b = appendJSONString(b, p.value)
-	}
-	return append(b, '}'), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // UnmarshalJSON decodes a JSON object whose values are all strings (or
@@ -171,64 +163,6 @@ func (l *Labels) UnmarshalJSON(data []byte) error {
 	}
 	*l = LabelsFromMap(m)
 	return nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string the way encoding/json writes a
-// string without HTML escaping: '"' and '\' escaped, \b \f \n \r \t short,
-// other control characters as \u00XX, invalid UTF-8 as \ufffd, U+2028 and
-// U+2029 escaped, everything else verbatim.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // String renders the labels as fmt renders a map[string]string, keys in
