@@ -33,14 +33,16 @@ var corePatterns = []string{
 	"./source/annotations", "./source/fqdn", "./source/sourcetest",
 }
 
-// allowedCoreModules are the only modules core packages may import directly.
+// allowedCoreModules are the only modules core packages may import
+// directly. The list is what the core uses today: SPEC.md would also allow
+// github.com/hashicorp/go-multierror and k8s.io/apimachinery, but errors.Join
+// and the standard library's maps and slices do their jobs here, so adding
+// either needs a reason (and a line here).
 var allowedCoreModules = []string{
 	"github.com/go-logr/logr",
 	"golang.org/x/sync",
 	"golang.org/x/net/idna",
 	"golang.org/x/time/rate",
-	"github.com/hashicorp/go-multierror",
-	"k8s.io/apimachinery",
 }
 
 // coreImportsOnlyIn maps a package outside the standard library, which no
