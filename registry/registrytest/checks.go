@@ -39,17 +39,28 @@ func checkOwnerIDStable(s *session) {
 }
 
 func checkForeignRecordsNotOwned(s *session) {
+	_, seen, _ := s.readForeign()
+	for _, r := range seen {
+		s.expectNotOurs(r, "Records", "a record written by someone else")
+	}
+}
+
+// readForeign seeds the provider with records of others, builds a registry
+// of the owner being checked and reads them through it. It returns the
+// registry and the foreign records as the registry reports them, having
+// failed for each it does not report; ok is false when a step failed.
+func (s *session) readForeign() (reg registry.Registry, seen []*endpoint.Endpoint, ok bool) {
 	foreign, ok := s.seedForeign()
 	if !ok {
-		return
+		return nil, nil, false
 	}
-	reg, ok := s.registry(s.opts.OwnerID)
+	reg, ok = s.registry(s.opts.OwnerID)
 	if !ok {
-		return
+		return nil, nil, false
 	}
 	recs, ok := s.records(reg, "the provider was given records of others")
 	if !ok {
-		return
+		return nil, nil, false
 	}
 	for _, f := range foreign {
 		r, found := find(recs, f)
@@ -57,8 +68,9 @@ func checkForeignRecordsNotOwned(s *session) {
 			s.fail("Records", keyOf(f), "does not report a record that exists in the provider", nil)
 			continue
 		}
-		s.expectNotOurs(r, "Records", "a record written by someone else")
+		seen = append(seen, r)
 	}
+	return reg, seen, true
 }
 
 // expectNotOurs fails when r carries the registry's owner label (or, for a
@@ -137,24 +149,11 @@ func checkForeignChangesRefused(s *session) {
 	if s.opts.NoOwnership {
 		return // every record is the caller's
 	}
-	foreign, ok := s.seedForeign()
+	reg, seen, ok := s.readForeign()
 	if !ok {
 		return
 	}
-	reg, ok := s.registry(s.opts.OwnerID)
-	if !ok {
-		return
-	}
-	recs, ok := s.records(reg, "the provider was given records of others")
-	if !ok {
-		return
-	}
-	for _, f := range foreign {
-		r, found := find(recs, f)
-		if !found {
-			s.fail("Records", keyOf(f), "does not report a record that exists in the provider", nil)
-			continue
-		}
+	for _, r := range seen {
 		moved := r.DeepCopy()
 		moved.Targets = endpoint.Targets{"192.0.2.200"}
 		s.expectRefused(reg, "update", &plan.Changes{UpdateOld: []*endpoint.Endpoint{r}, UpdateNew: []*endpoint.Endpoint{moved}}, r)
