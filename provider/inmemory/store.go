@@ -452,17 +452,15 @@ func (sn *snapshot) compareTo(r *rec, e *endpoint.Endpoint) int {
 	return strings.Compare(sn.types[r.typ], e.RecordType)
 }
 
-// copyOut materialises the snapshot as new endpoints. The endpoints and
-// their target lists are allocated in bulk, one slab of each per record
-// type, so that a caller that drops every record of a type (the TXT
-// registry consumes the ownership TXT records) lets the garbage collector
-// free them; provider-specific properties share one slab (when there are
-// any), and the slice of pointers is one more allocation. Targets and
-// properties are sliced with a capacity equal to their length, so
-// appending to one endpoint's slice reallocates instead of overwriting its
-// neighbour. Strings are immutable and shared with the snapshot.
+// copyOut materialises the snapshot as new endpoints: one slab of
+// endpoints, one of targets, one of provider-specific properties (when
+// there are any) and the slice of pointers. Targets and properties are
+// sliced with a capacity equal to their length, so appending to one
+// endpoint's slice reallocates instead of overwriting its neighbour.
+// Strings are immutable and shared with the snapshot.
 func (sn *snapshot) copyOut() []*endpoint.Endpoint {
-	slabs := sn.newSlabs()
+	eps := make([]endpoint.Endpoint, len(sn.recs))
+	targets := make([]string, len(sn.spans))
 	nProps := 0
 	for _, ps := range sn.props {
 		nProps += len(ps)
@@ -471,14 +469,12 @@ func (sn *snapshot) copyOut() []*endpoint.Endpoint {
 	if nProps > 0 {
 		props = make([]endpoint.ProviderSpecificProperty, nProps)
 	}
-	out := make([]*endpoint.Endpoint, len(sn.recs))
-	pp := 0
+	out := make([]*endpoint.Endpoint, len(eps))
+	t, pp := 0, 0
 	for i := range sn.recs {
 		r := &sn.recs[i]
 		a := sn.arenas[r.arena]
-		sl := &slabs[r.typ]
-		e := &sl.eps[0]
-		sl.eps = sl.eps[1:]
+		e := &eps[i]
 		e.DNSName = a[r.name.off : r.name.off+r.name.n]
 		if r.setID.n > 0 {
 			e.SetIdentifier = a[r.setID.off : r.setID.off+r.setID.n]
@@ -486,12 +482,11 @@ func (sn *snapshot) copyOut() []*endpoint.Endpoint {
 		e.RecordType = sn.types[r.typ]
 		e.RecordTTL = r.ttl
 		m := int(r.targets.n)
-		targets := sl.targets[:m:m]
-		sl.targets = sl.targets[m:]
 		for k, sp := range sn.spans[r.targets.off : int(r.targets.off)+m] {
-			targets[k] = a[sp.off : sp.off+sp.n]
+			targets[t+k] = a[sp.off : sp.off+sp.n]
 		}
-		e.Targets = targets
+		e.Targets = targets[t : t+m : t+m]
+		t += m
 		if r.props >= 0 {
 			k := copy(props[pp:], sn.props[r.props])
 			e.ProviderSpecific = props[pp : pp+k : pp+k]
@@ -500,31 +495,4 @@ func (sn *snapshot) copyOut() []*endpoint.Endpoint {
 		out[i] = e
 	}
 	return out
-}
-
-// slab is the storage copyOut hands out to the records of one type.
-type slab struct {
-	eps     []endpoint.Endpoint
-	targets []string
-}
-
-// newSlabs allocates the slabs of copyOut, indexed by record type number.
-func (sn *snapshot) newSlabs() []slab {
-	type count struct{ eps, targets int }
-	counts := make([]count, len(sn.types))
-	for i := range sn.recs {
-		r := &sn.recs[i]
-		counts[r.typ].eps++
-		counts[r.typ].targets += int(r.targets.n)
-	}
-	slabs := make([]slab, len(sn.types))
-	for t, c := range counts {
-		if c.eps > 0 {
-			slabs[t].eps = make([]endpoint.Endpoint, c.eps)
-		}
-		if c.targets > 0 {
-			slabs[t].targets = make([]string, c.targets)
-		}
-	}
-	return slabs
 }
