@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -591,4 +592,10 @@ func TestSeveralOptions(t *testing.T) {
 func labelValue(l endpoint.Labels, key string) string {
 	v, _ := l.Get(key)
 	return v
+}
+
+// TestRecordSize guards the size of a stored record, one per record in
+// the zone (see rec).
+func TestRecordSize(t *testing.T) {
+	assert.Equal(t, uintptr(40), unsafe.Sizeof(rec{}))
 }

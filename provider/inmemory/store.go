@@ -67,15 +67,26 @@ type store struct {
 // span locates a string in an arena, or a run of target spans.
 type span struct{ off, n uint32 }
 
-// rec is a record in a snapshot. It holds no pointer.
+// rec is a record in a snapshot. It holds no pointer, and is kept at 40
+// bytes: the set identifier follows the name in the arena, so only its
+// length is stored.
 type rec struct {
-	ttl     endpoint.TTL
-	arena   uint32 // arena of name, setID and the targets
-	name    span
-	setID   span
-	targets span   // run in snapshot.spans
-	typ     uint32 // index in snapshot.types
-	props   int32  // index in snapshot.props, or -1
+	ttl      endpoint.TTL
+	name     span
+	setIDLen uint32 // the set identifier is the arena's next setIDLen bytes after the name
+	targets  span   // run in snapshot.spans
+	typ      uint32 // index in snapshot.types
+	props    int32  // index in snapshot.props, or -1
+	arena    uint16 // arena of name, setID and the targets (at most maxArenas+1)
+}
+
+// setIDSpan locates the set identifier of r in its arena.
+func (r *rec) setIDSpan() span { return span{off: r.name.off + r.name.n, n: r.setIDLen} }
+
+// addKey stores the name and set identifier of r, one after the other.
+func (a *arenaBuilder) addKey(r *rec, name, setID string) {
+	r.name = a.add(name)
+	r.setIDLen = a.add(setID).n
 }
 
 // snapshot is an immutable, sorted list of records.
@@ -92,7 +103,8 @@ func (sn *snapshot) name(r *rec) string {
 }
 
 func (sn *snapshot) setID(r *rec) string {
-	return sn.arenas[r.arena][r.setID.off : r.setID.off+r.setID.n]
+	sp := r.setIDSpan()
+	return sn.arenas[r.arena][sp.off : sp.off+sp.n]
 }
 
 // maxArenas bounds the arenas of a snapshot before a full rebuild.
@@ -241,7 +253,7 @@ func (s *store) compact() {
 		return
 	}
 	order := s.livePending()
-	pend := s.pendingRecs(order, uint32(len(s.snap.arenas)))
+	pend := s.pendingRecs(order, uint16(len(s.snap.arenas)))
 	next := &snapshot{arenas: s.snap.arenas, types: s.types}
 	if len(order) > 0 {
 		next.arenas = append(slices.Clip(s.snap.arenas), pend.arena)
@@ -282,16 +294,16 @@ type pendingRun struct {
 
 // pendingRecs converts the pending records at order into snapshot records
 // whose strings are in a new arena, number n.
-func (s *store) pendingRecs(order []int, n uint32) pendingRun {
+func (s *store) pendingRecs(order []int, n uint16) pendingRun {
 	var ab arenaBuilder
+	ab.b.Grow(pendingSize(s.pending, order))
 	run := pendingRun{recs: make([]rec, len(order))}
 	for i, j := range order {
 		e := s.pending[j]
 		r := &run.recs[i]
 		r.ttl = e.RecordTTL
 		r.arena = n
-		r.name = ab.add(e.DNSName)
-		r.setID = ab.add(e.SetIdentifier)
+		ab.addKey(r, e.DNSName, e.SetIdentifier)
 		r.typ = s.typeNumber(e.RecordType)
 		r.targets = span{off: uint32(len(run.spans)), n: uint32(len(e.Targets))}
 		for _, t := range e.Targets {
@@ -301,6 +313,22 @@ func (s *store) pendingRecs(order []int, n uint32) pendingRun {
 	}
 	run.arena = ab.b.String()
 	return run
+}
+
+// pendingSize returns the bytes of the strings the pending records at order
+// put in an arena, so that the arena is allocated once at its size rather
+// than grown by doubling (which would leave up to half of it unused for as
+// long as the snapshot lives).
+func pendingSize(pending []*endpoint.Endpoint, order []int) int {
+	size := 0
+	for _, j := range order {
+		e := pending[j]
+		size += len(e.DNSName) + len(e.SetIdentifier)
+		for _, t := range e.Targets {
+			size += len(t)
+		}
+	}
+	return size
 }
 
 // merge fills next.recs with the live records of the current snapshot and
@@ -403,7 +431,7 @@ func (sn *snapshot) rebuildArena() {
 	size := 0
 	for p := range sn.recs {
 		r := &sn.recs[p]
-		size += int(r.name.n + r.setID.n)
+		size += int(r.name.n + r.setIDLen)
 		for _, sp := range sn.spans[r.targets.off : r.targets.off+r.targets.n] {
 			size += int(sp.n)
 		}
@@ -412,8 +440,8 @@ func (sn *snapshot) rebuildArena() {
 	for p := range sn.recs {
 		r := &sn.recs[p]
 		a := sn.arenas[r.arena]
-		r.name = ab.add(a[r.name.off : r.name.off+r.name.n])
-		r.setID = ab.add(a[r.setID.off : r.setID.off+r.setID.n])
+		sp := r.setIDSpan()
+		ab.addKey(r, a[r.name.off:r.name.off+r.name.n], a[sp.off:sp.off+sp.n])
 		r.arena = 0
 		ts := sn.spans[r.targets.off : r.targets.off+r.targets.n]
 		for k, sp := range ts {
@@ -459,8 +487,9 @@ func (sn *snapshot) copyOut() []*endpoint.Endpoint {
 		a := sn.arenas[r.arena]
 		e := &eps[i]
 		e.DNSName = a[r.name.off : r.name.off+r.name.n]
-		if r.setID.n > 0 {
-			e.SetIdentifier = a[r.setID.off : r.setID.off+r.setID.n]
+		if r.setIDLen > 0 {
+			sp := r.setIDSpan()
+			e.SetIdentifier = a[sp.off : sp.off+sp.n]
 		}
 		e.RecordType = sn.types[r.typ]
 		e.RecordTTL = r.ttl

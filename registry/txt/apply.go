@@ -173,7 +173,7 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 			st.txts[i].value, st.txts[i].mine = w.value, true
 			continue
 		}
-		st.txts = append(st.txts, txtInfo{name: w.name, lowerName: w.lowerName, setID: w.setID, value: w.value, users: w.users, mine: true})
+		st.txts = append(st.txts, txtInfo{name: w.name, setID: w.setID, value: w.value, users: w.users, mine: true})
 	}
 	st.unclaimed = r.state.unclaimed
 	cloned := false
@@ -364,15 +364,15 @@ func keyOf(txt *endpoint.Endpoint) string {
 
 // written is a TXT record that an ApplyChanges call creates or updates.
 type written struct {
-	name, lowerName, setID, value string
-	users                         int32 // records of this call writing it
+	name, setID, value string
+	users              int32 // records of this call writing it
 }
 
 func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
 	if b.written == nil {
 		b.written = map[string]*written{}
 	}
-	b.written[key] = &written{name: txt.DNSName, lowerName: lowerASCII(txt.DNSName), setID: txt.SetIdentifier,
+	b.written[key] = &written{name: txt.DNSName, setID: txt.SetIdentifier,
 		value: txt.Targets[0], users: 1}
 }
 
@@ -589,7 +589,7 @@ func (b *changeBuilder) use(added, left *endpoint.Endpoint) {
 func (b *changeBuilder) deleteUnused() {
 	for _, l := range b.left {
 		info := b.st.txts[l.txt]
-		key := txtKey(info.lowerName, info.setID)
+		key := info.key()
 		if b.touched[key] {
 			continue
 		}

@@ -14,6 +14,7 @@ import "strings"
 // wildcard replacement), lookups use a map built on first need.
 type ownerIndex struct {
 	entries []ownerEntry // in provider order
+	txts    []txtInfo    // the TXT records the entries point at; set by finish
 
 	// Merge join.
 	sorted bool       // every run is sorted by (name, setID)
@@ -25,9 +26,13 @@ type ownerIndex struct {
 	older  []int32          // entry -> older entry of the same name, or -1
 }
 
+// ownerEntry is what one TXT record owns. It is kept small, as there is one
+// per ownership TXT record: the set identifier is the TXT record's, and the
+// record type is the one of its run.
 type ownerEntry struct {
-	name, recordType, setID string
-	txt                     int32
+	name string // the owned name
+	txt  int32  // index of the TXT record
+	run  int32  // index in ownerIndex.runs
 }
 
 type ownerRun struct {
@@ -41,23 +46,33 @@ func newOwnerIndex(n int) *ownerIndex {
 
 // add records that txt owns (name, recordType, setID). A later add of the
 // same key shadows the earlier one.
-func (o *ownerIndex) add(name, recordType, setID string, txt int32) {
-	o.entries = append(o.entries, ownerEntry{name: name, recordType: recordType, setID: setID, txt: txt})
+// The set identifier is the one of the TXT record txt (see finish).
+func (o *ownerIndex) add(name, recordType string, txt int32) {
+	run := -1
+	for i := range o.runs {
+		if o.runs[i].recordType == recordType {
+			run = i
+			break
+		}
+	}
+	if run < 0 {
+		run = len(o.runs)
+		o.runs = append(o.runs, ownerRun{recordType: recordType})
+	}
+	o.runs[run].end++ // count for now
+	o.entries = append(o.entries, ownerEntry{name: name, txt: txt, run: int32(run)})
 }
 
+// setID returns the set identifier of entry e.
+func (o *ownerIndex) setID(e *ownerEntry) string { return o.txts[e.txt].setID }
+
 // finish groups the entries by type and checks whether every group is
-// sorted; call it once, after the last add.
-func (o *ownerIndex) finish() {
+// sorted; call it once, after the last add, with the TXT records the
+// entries point at.
+func (o *ownerIndex) finish(txts []txtInfo) {
+	o.txts = txts
 	if len(o.entries) == 0 {
 		return
-	}
-	for i := range o.entries {
-		r := o.run(o.entries[i].recordType)
-		if r == nil {
-			o.runs = append(o.runs, ownerRun{recordType: o.entries[i].recordType})
-			r = &o.runs[len(o.runs)-1]
-		}
-		r.end++ // count for now
 	}
 	at := 0
 	for i := range o.runs {
@@ -67,14 +82,15 @@ func (o *ownerIndex) finish() {
 	}
 	o.perm = make([]int32, len(o.entries))
 	for i := range o.entries {
-		r := o.run(o.entries[i].recordType)
+		r := &o.runs[o.entries[i].run]
 		o.perm[r.end] = int32(i)
 		r.end++
 	}
 	o.sorted = true
 	for _, r := range o.runs {
 		for k := r.start + 1; k < r.end; k++ {
-			if compareKey(&o.entries[o.perm[k-1]], o.entries[o.perm[k]].name, o.entries[o.perm[k]].setID) > 0 {
+			e := &o.entries[o.perm[k]]
+			if o.compareKey(&o.entries[o.perm[k-1]], e.name, o.setID(e)) > 0 {
 				o.sorted = false
 				return
 			}
@@ -92,11 +108,11 @@ func (o *ownerIndex) run(recordType string) *ownerRun {
 }
 
 // compareKey orders an entry against (name, setID).
-func compareKey(e *ownerEntry, name, setID string) int {
+func (o *ownerIndex) compareKey(e *ownerEntry, name, setID string) int {
 	if c := strings.Compare(e.name, name); c != 0 {
 		return c
 	}
-	return strings.Compare(e.setID, setID)
+	return strings.Compare(o.setID(e), setID)
 }
 
 // ownerQuery looks up the types of one (name, setID).
@@ -130,7 +146,7 @@ func (q ownerQuery) find(recordType string) (int32, bool) {
 	o := q.o
 	if !q.merge {
 		for i := q.head; i >= 0; i = o.older[i] {
-			if e := &o.entries[i]; e.recordType == recordType && e.setID == q.setID {
+			if e := &o.entries[i]; o.runs[e.run].recordType == recordType && o.setID(e) == q.setID {
 				return e.txt, true
 			}
 		}
@@ -140,11 +156,11 @@ func (q ownerQuery) find(recordType string) (int32, bool) {
 	if r == nil {
 		return 0, false
 	}
-	for r.cur < r.end && compareKey(&o.entries[o.perm[r.cur]], q.name, q.setID) < 0 {
+	for r.cur < r.end && o.compareKey(&o.entries[o.perm[r.cur]], q.name, q.setID) < 0 {
 		r.cur++
 	}
 	found, ok := int32(0), false
-	for k := r.cur; k < r.end && compareKey(&o.entries[o.perm[k]], q.name, q.setID) == 0; k++ {
+	for k := r.cur; k < r.end && o.compareKey(&o.entries[o.perm[k]], q.name, q.setID) == 0; k++ {
 		found, ok = o.entries[o.perm[k]].txt, true // the newest equal entry wins
 	}
 	return found, ok

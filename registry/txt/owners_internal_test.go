@@ -28,12 +28,14 @@ func TestOwnerIndexMergeMatchesMap(t *testing.T) {
 			return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.set, b.set))
 		})
 		merge, byMap := newOwnerIndex(len(keys)), newOwnerIndex(len(keys))
+		txts := make([]txtInfo, len(keys))
 		for i, k := range keys {
-			merge.add(k.name, k.typ, k.set, int32(i))
-			byMap.add(k.name, k.typ, k.set, int32(i))
+			txts[i].setID = k.set
+			merge.add(k.name, k.typ, int32(i))
+			byMap.add(k.name, k.typ, int32(i))
 		}
-		merge.finish()
-		byMap.finish()
+		merge.finish(txts)
+		byMap.finish(txts)
 		if len(keys) > 0 {
 			require.True(t, merge.sorted, "round %d", round)
 		}
@@ -55,9 +57,9 @@ func TestOwnerIndexMergeMatchesMap(t *testing.T) {
 
 func TestOwnerIndexUnsortedFallsBack(t *testing.T) {
 	o := newOwnerIndex(2)
-	o.add("b", "A", "", 0)
-	o.add("a", "A", "", 1)
-	o.finish()
+	o.add("b", "A", 0)
+	o.add("a", "A", 1)
+	o.finish(make([]txtInfo, 2))
 	assert.False(t, o.sorted)
 	i, ok := o.query("a", "", true).find("A")
 	require.True(t, ok)

@@ -66,11 +66,13 @@ type zoneState struct {
 	idx  map[string]int32 // txtKey(lowerName, setID) -> txts index; see index
 }
 
+// txtInfo is what the registry keeps of an ownership TXT record between a
+// read and the next ApplyChanges: one per TXT record, so only what
+// ApplyChanges needs.
 type txtInfo struct {
-	name      string // TXT name as read
-	lowerName string // TXT name, lower-case
-	setID     string
-	value     string // first target, exactly as read
+	name  string // TXT name as read (lower-case A-labels from a provider that keeps the contract)
+	setID string
+	value string // first target, exactly as read
 	// users counts the records whose ownership lookup consults this TXT
 	// under a typed key: records of its type, and A ALIAS
 	// records for both the "a-" and the "cname-" naming — whether or not
@@ -89,11 +91,18 @@ func (st *zoneState) index() map[string]int32 {
 	st.once.Do(func() {
 		st.idx = make(map[string]int32, len(st.txts))
 		for i, t := range st.txts {
-			st.idx[txtKey(t.lowerName, t.setID)] = int32(i)
+			st.idx[t.key()] = int32(i)
 		}
 	})
 	return st.idx
 }
+
+// lowerName returns the TXT name in lower case; it allocates only when the
+// name read has upper-case letters.
+func (t *txtInfo) lowerName() string { return lowerASCII(t.name) }
+
+// key returns the txtKey of the TXT record.
+func (t *txtInfo) key() string { return txtKey(t.lowerName(), t.setID) }
 
 func (st *zoneState) lookup(key string) (txtInfo, bool) {
 	if st == nil {
@@ -452,7 +461,7 @@ func (r *Registry) readTXTs(log logr.Logger, recs []*endpoint.Endpoint) *reading
 	if !slices.IsSortedFunc(out, endpoint.Compare) {
 		slices.SortStableFunc(out, endpoint.Compare)
 	}
-	rd.owners.finish()
+	rd.owners.finish(rd.st.txts)
 	rd.out = out
 	return rd
 }
@@ -465,7 +474,7 @@ func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, 
 	i := int32(len(rd.st.txts))
 	owner, _ := labels.Get(endpoint.OwnerLabelKey)
 	mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
-	rd.st.txts = append(rd.st.txts, txtInfo{name: rec.DNSName, lowerName: lower, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
+	rd.st.txts = append(rd.st.txts, txtInfo{name: rec.DNSName, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
 	rd.parsed = append(rd.parsed, parsedTXT{labels: labels, mine: mine})
 	name, rtype, ok := r.namer.parseTXTName(lower)
 	if !ok {
@@ -486,7 +495,7 @@ func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, 
 		}
 		rd.parsed[i].canonical = canonical
 	}
-	rd.owners.add(name, rtype, rec.SetIdentifier, i)
+	rd.owners.add(name, rtype, i)
 }
 
 // vouch decides whether rec, found through TXT i of ours, is ours when that
@@ -495,7 +504,7 @@ func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, 
 // is remembered as lending ownership to a foreign record (a repair).
 func (rd *reading) vouch(log logr.Logger, sus map[string]*suspect, i int32, rec *endpoint.Endpoint) bool {
 	t := &rd.st.txts[i]
-	key := txtKey(t.lowerName, t.setID)
+	key := t.key()
 	s := sus[key]
 	if s == nil {
 		return true
@@ -566,7 +575,7 @@ func unclaimedLabels(st *zoneState, parsed []parsedTXT) map[string]endpoint.Labe
 			out = map[string]endpoint.Labels{}
 		}
 		t := &st.txts[i]
-		out[txtKey(t.lowerName, t.setID)] = parsed[i].labels
+		out[t.key()] = parsed[i].labels
 	}
 	return out
 }
@@ -604,8 +613,9 @@ func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zo
 		if !lends && (t.users != 0 || !p.canonical) {
 			continue // the common case, decided without parsing the name
 		}
-		owned, rtype, _ := r.namer.parseTXTName(t.lowerName)
-		key := txtKey(t.lowerName, t.setID)
+		lower := t.lowerName()
+		owned, rtype, _ := r.namer.parseTXTName(lower)
+		key := txtKey(lower, t.setID)
 		if lends {
 			repairs = append(repairs, repair{key: key, owned: owned, foreign: true})
 			continue
@@ -619,7 +629,7 @@ func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zo
 		if set == nil {
 			set = r.newRecordSet(out)
 		}
-		if !set.orphan(owned, rtype, t.setID, t.lowerName) {
+		if !set.orphan(owned, rtype, t.setID, lower) {
 			continue
 		}
 		repairs = append(repairs, repair{key: key, owned: owned})
