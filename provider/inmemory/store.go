@@ -503,24 +503,27 @@ func (sn *snapshot) copyOut() []*endpoint.Endpoint {
 // scratch slices too (copies, so that a visitor breaking the rules cannot
 // change the snapshot), and its strings are the snapshot's.
 func (sn *snapshot) visit(visit func(ep *endpoint.Endpoint) error) error {
-	var (
-		e       endpoint.Endpoint
-		targets []string
-		props   []endpoint.ProviderSpecificProperty
-	)
+	// The scratch endpoint, with room for a few targets in the same
+	// allocation.
+	scratch := &struct {
+		ep   endpoint.Endpoint
+		room [4]string
+	}{}
+	e, targets := &scratch.ep, scratch.room[:]
+	var props []endpoint.ProviderSpecificProperty
 	for i := range sn.recs {
 		r := &sn.recs[i]
 		m := int(r.targets.n)
 		if cap(targets) < m {
 			targets = make([]string, m)
 		}
-		e = endpoint.Endpoint{}
-		sn.fill(&e, r, targets[:m:m])
+		*e = endpoint.Endpoint{}
+		sn.fill(e, r, targets[:m:m])
 		if r.props >= 0 {
 			props = append(props[:0], sn.props[r.props]...)
 			e.ProviderSpecific = props[:len(props):len(props)]
 		}
-		if err := visit(&e); err != nil {
+		if err := visit(e); err != nil {
 			return err
 		}
 	}
