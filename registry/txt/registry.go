@@ -411,8 +411,8 @@ func (r *Registry) attach(log logr.Logger, rd *reading, sus map[string]*suspect)
 type reading struct {
 	out    []*endpoint.Endpoint // the records, ownership TXT records left out
 	nTXT   int                  // TXT records read, ownership or not
-	sizes  readSizes
-	copier recordCopier // copies the records a RecordVisitor shows; only during read
+	sizes  readSizes            // of this read: sizes the next one
+	copier recordCopier         // copies the records a RecordVisitor shows; only during read
 	st     *zoneState
 	parsed []parsedTXT // in st.txts order
 	owners *ownerIndex
