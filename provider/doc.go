@@ -99,6 +99,12 @@
 // assertion), the one helper that walks the layers. A new capability thus
 // needs no change to any wrapper.
 //
+// [RecordVisitor] is the exception: it reads the records without a copy,
+// so reaching it through the layers would bypass a wrapper that changes or
+// limits Records. Callers use it only by a type assertion on the provider
+// they hold, and wrappers do not implement it: a wrapped provider is read
+// with Records.
+//
 // The wrappers in the subpackages batch, ratelimit and cache handle the
 // limits of real DNS APIs once for every provider: batches bounded by
 // record count and value bytes with bad records isolated and reported as

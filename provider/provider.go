@@ -66,3 +66,30 @@ type softError struct{ err error }
 func (e *softError) Error() string        { return fmt.Sprintf("soft error: %v", e.err) }
 func (e *softError) Unwrap() error        { return e.err }
 func (e *softError) Is(target error) bool { return target == SoftError }
+
+// RecordVisitor is an optional capability of a provider that can show its
+// records one at a time, without building an endpoint for each: a caller
+// that keeps only part of what it reads (the TXT registry parses ownership
+// TXT records and drops them) then holds far less memory than a copy of the
+// whole zone.
+//
+// VisitRecords calls visit for every record the provider holds, in the
+// order Records returns them, under the same rules (context, consistency,
+// names). ep is a read-only view, valid only during the call: visit must not
+// modify ep, its Targets or its ProviderSpecific, nor keep ep or those
+// slices after it returns (the provider reuses them for the next record);
+// it copies what it keeps ([endpoint.Endpoint.DeepCopy] for a whole
+// record). Strings and [endpoint.Labels] values may be kept: they are
+// immutable (Labels' Set and Delete never write in place). An error from
+// visit stops the walk and VisitRecords returns it unchanged; VisitRecords
+// fails as Records does otherwise.
+//
+// Unlike the other capabilities, RecordVisitor is used only through a plain
+// type assertion on the provider the caller holds, never through [As]: As
+// answers from the innermost layer, which would let a caller read around a
+// wrapper that changes or limits Records (a cache, a rate limiter, a
+// counting or fault-injecting wrapper). Wrappers therefore do not implement
+// it, and a wrapped provider is read with Records.
+type RecordVisitor interface {
+	VisitRecords(ctx context.Context, visit func(ep *endpoint.Endpoint) error) error
+}

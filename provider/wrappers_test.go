@@ -105,6 +105,39 @@ func TestWrappersForwardCapabilities(t *testing.T) {
 	}
 }
 
+// TestWrappersHideRecordVisitor: no wrapper offers provider.RecordVisitor,
+// even over the in-memory provider, which does: the capability reads
+// around a wrapper, so it is used only by a type assertion on the provider
+// held, and a registry over a wrapper reads through the wrapper's Records.
+func TestWrappersHideRecordVisitor(t *testing.T) {
+	ctx := context.Background()
+	_, ok := provider.Provider(inmemory.New()).(provider.RecordVisitor)
+	require.True(t, ok, "the in-memory provider is a RecordVisitor")
+	for name, wrap := range wrappers(t) {
+		t.Run(name, func(t *testing.T) {
+			zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{
+				endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.1"),
+			}})
+			_, ok := wrap(zone).(provider.RecordVisitor)
+			assert.False(t, ok, "a wrapper must not implement RecordVisitor")
+
+			reads := 0
+			counted := providertest.Intercept(zone, providertest.Funcs{
+				Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+					reads++
+					return next.Records(ctx)
+				},
+			})
+			reg, err := txt.New(wrap(counted), txt.Config{OwnerID: "me"})
+			require.NoError(t, err)
+			recs, err := reg.Records(ctx)
+			require.NoError(t, err)
+			require.Len(t, recs, 1)
+			assert.Equal(t, 1, reads, "the registry reads through the wrappers' Records")
+		})
+	}
+}
+
 // TestRegistryAppliesPerZoneThroughWrappers is finding 11 end to end: with
 // a zone whose changes fail, the TXT registry over any wrapper still
 // applies the other zone (it only can when it sees the zones).

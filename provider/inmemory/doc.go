@@ -6,7 +6,8 @@
 // contract in package provider asks for — sorted deep copies from Records,
 // validation of a whole change set before any of it is applied, errors
 // that name the record at fault, zones listed through
-// [provider.ZoneLister].
+// [provider.ZoneLister], records shown one at a time through
+// [provider.RecordVisitor].
 //
 // # Usage
 //

@@ -234,6 +234,28 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	return snap.copyOut(), nil
 }
 
+var _ provider.RecordVisitor = (*Provider)(nil)
+
+// VisitRecords implements [provider.RecordVisitor]: it calls visit for
+// every stored record, in the order of [Provider.Records], under the same
+// rules (it reads the same snapshot, taken under the lock and walked
+// outside it). ep is one scratch endpoint, with one scratch Targets and
+// ProviderSpecific slice, refilled for each record; its strings are the
+// store's, which are never modified, so they may be kept. Labels are never
+// set.
+func (p *Provider) VisitRecords(ctx context.Context, visit func(ep *endpoint.Endpoint) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("inmemory: listing records: %w", err)
+	}
+	if p.err != nil {
+		return p.err
+	}
+	p.mu.Lock()
+	snap := p.store.read()
+	p.mu.Unlock()
+	return snap.visit(visit)
+}
+
 // ApplyChanges validates the whole change set and then applies it; a change
 // set that fails validation changes nothing (the provider is atomic per
 // call). Validation fails, with an error naming the record, when

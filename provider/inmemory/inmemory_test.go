@@ -3,6 +3,7 @@ package inmemory
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -547,6 +548,7 @@ func TestRandomOperationsMatchModel(t *testing.T) {
 			return cmp.Or(strings.Compare(a.DNSName, b.DNSName), strings.Compare(a.SetIdentifier, b.SetIdentifier), strings.Compare(a.RecordType, b.RecordType))
 		})
 		require.Equal(t, want, records(t, p), "round %d", round)
+		require.Equal(t, want, visited(t, p), "round %d", round)
 	}
 }
 
@@ -598,4 +600,70 @@ func labelValue(l endpoint.Labels, key string) string {
 // the zone (see rec).
 func TestRecordSize(t *testing.T) {
 	assert.Equal(t, uintptr(40), unsafe.Sizeof(rec{}))
+}
+
+// visited returns deep copies of the records VisitRecords shows.
+func visited(t *testing.T, p *Provider) []*endpoint.Endpoint {
+	t.Helper()
+	var out []*endpoint.Endpoint
+	require.NoError(t, p.VisitRecords(context.Background(), func(ep *endpoint.Endpoint) error {
+		out = append(out, ep.DeepCopy())
+		return nil
+	}))
+	return out
+}
+
+func TestVisitRecords(t *testing.T) {
+	p := New(Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{
+		a("c.example.org", "192.0.2.5"),
+		a("a.example.org", "192.0.2.1", "192.0.2.2").WithProviderSpecific("alias", "false").WithSetIdentifier("eu"),
+		endpoint.NewEndpointWithTTL("b.example.org", endpoint.RecordTypeTXT, 300, "one", "two", "three"),
+		a("a.example.org", "192.0.2.3"),
+	}})
+	ctx := context.Background()
+	want := records(t, p)
+	require.Equal(t, want, visited(t, p), "same records, same order as Records")
+
+	t.Run("a visitor breaking the rules changes nothing stored", func(t *testing.T) {
+		require.NoError(t, p.VisitRecords(ctx, func(ep *endpoint.Endpoint) error {
+			ep.Targets[0] = "198.51.100.1"
+			ep.Targets = append(ep.Targets, "198.51.100.2")
+			if len(ep.ProviderSpecific) > 0 {
+				ep.ProviderSpecific[0].Value = "true"
+			}
+			ep.DNSName = "changed.example.org"
+			ep.SetIdentifier = "changed"
+			ep.Labels.Set("k", "v")
+			return nil
+		}))
+		assert.Equal(t, want, records(t, p))
+		assert.Equal(t, want, visited(t, p))
+	})
+	t.Run("an error from visit stops the walk and is returned", func(t *testing.T) {
+		errStop := errors.New("stop")
+		calls := 0
+		err := p.VisitRecords(ctx, func(ep *endpoint.Endpoint) error {
+			calls++
+			if calls == 2 {
+				return errStop
+			}
+			return nil
+		})
+		require.Same(t, errStop, err)
+		assert.Equal(t, 2, calls)
+	})
+	t.Run("cancelled context", func(t *testing.T) {
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		err := p.VisitRecords(cctx, func(*endpoint.Endpoint) error {
+			t.Fatal("visit called")
+			return nil
+		})
+		require.ErrorIs(t, err, context.Canceled)
+	})
+	t.Run("invalid options", func(t *testing.T) {
+		bad := New(Options{Records: []*endpoint.Endpoint{a("x.example.com", "192.0.2.1")}})
+		err := bad.VisitRecords(ctx, func(*endpoint.Endpoint) error { return nil })
+		require.ErrorIs(t, err, ErrInvalidOptions)
+	})
 }

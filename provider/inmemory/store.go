@@ -484,20 +484,9 @@ func (sn *snapshot) copyOut() []*endpoint.Endpoint {
 	t, pp := 0, 0
 	for i := range sn.recs {
 		r := &sn.recs[i]
-		a := sn.arenas[r.arena]
 		e := &eps[i]
-		e.DNSName = a[r.name.off : r.name.off+r.name.n]
-		if r.setIDLen > 0 {
-			sp := r.setIDSpan()
-			e.SetIdentifier = a[sp.off : sp.off+sp.n]
-		}
-		e.RecordType = sn.types[r.typ]
-		e.RecordTTL = r.ttl
 		m := int(r.targets.n)
-		for k, sp := range sn.spans[r.targets.off : int(r.targets.off)+m] {
-			targets[t+k] = a[sp.off : sp.off+sp.n]
-		}
-		e.Targets = targets[t : t+m : t+m]
+		sn.fill(e, r, targets[t:t+m:t+m])
 		t += m
 		if r.props >= 0 {
 			k := copy(props[pp:], sn.props[r.props])
@@ -507,4 +496,53 @@ func (sn *snapshot) copyOut() []*endpoint.Endpoint {
 		out[i] = e
 	}
 	return out
+}
+
+// visit calls visit for every record of the snapshot, in order, with one
+// scratch endpoint refilled for each: its Targets and ProviderSpecific are
+// scratch slices too (copies, so that a visitor breaking the rules cannot
+// change the snapshot), and its strings are the snapshot's.
+func (sn *snapshot) visit(visit func(ep *endpoint.Endpoint) error) error {
+	// The scratch endpoint, with room for a few targets in the same
+	// allocation.
+	scratch := &struct {
+		ep   endpoint.Endpoint
+		room [4]string
+	}{}
+	e, targets := &scratch.ep, scratch.room[:]
+	var props []endpoint.ProviderSpecificProperty
+	for i := range sn.recs {
+		r := &sn.recs[i]
+		m := int(r.targets.n)
+		if cap(targets) < m {
+			targets = make([]string, m)
+		}
+		*e = endpoint.Endpoint{}
+		sn.fill(e, r, targets[:m:m])
+		if r.props >= 0 {
+			props = append(props[:0], sn.props[r.props]...)
+			e.ProviderSpecific = props[:len(props):len(props)]
+		}
+		if err := visit(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fill sets the name, set identifier, type and TTL of e to those of r, and
+// its Targets to targets (of length r.targets.n) filled with r's targets.
+func (sn *snapshot) fill(e *endpoint.Endpoint, r *rec, targets []string) {
+	a := sn.arenas[r.arena]
+	e.DNSName = a[r.name.off : r.name.off+r.name.n]
+	if r.setIDLen > 0 {
+		sp := r.setIDSpan()
+		e.SetIdentifier = a[sp.off : sp.off+sp.n]
+	}
+	e.RecordType = sn.types[r.typ]
+	e.RecordTTL = r.ttl
+	for k, sp := range sn.spans[r.targets.off : r.targets.off+r.targets.n] {
+		targets[k] = a[sp.off : sp.off+sp.n]
+	}
+	e.Targets = targets
 }

@@ -51,8 +51,11 @@
 //
 // # Reading
 //
-// Records reads the provider once and, for every record that is not an
-// ownership TXT, looks up its ownership by (name, type, set identifier):
+// Records reads the provider once — through [provider.RecordVisitor] when
+// the provider given to [New] implements it (the in-memory provider does),
+// so that ownership TXT records are parsed without being copied, else with
+// its Records; the result is the same — and, for every record that is not
+// an ownership TXT, looks up its ownership by (name, type, set identifier):
 // the typed TXT first; for A records with the alias property "true" or "A"
 // the other alias naming ("cname-" by default, see [Config.AliasTXTType]);
 // then, except for AAAA, the legacy untyped TXT. A "*" first label is
@@ -191,7 +194,9 @@
 // zone less often, wrap the provider in the records cache of
 // [github.com/zonesync/zonesync/provider/cache] before giving it to [New]:
 // the cache answers Records with deep copies for its TTL, and every
-// ApplyChanges the registry makes through it drops the cached records.
+// ApplyChanges the registry makes through it drops the cached records. A
+// wrapped provider, the cache included, is read with Records:
+// [provider.RecordVisitor] serves only the provider given to New itself.
 //
 // # Logging
 //

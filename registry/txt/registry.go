@@ -43,6 +43,8 @@ type Registry struct {
 	suspects map[string]*suspect
 	// warnings of the last read (see SettingsWarnings).
 	warnings []string
+	// lastRead is the size of the last read, to size the next one.
+	lastRead readSizes
 }
 
 var _ registry.Registry = (*Registry)(nil)
@@ -319,21 +321,23 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	r.mu.Lock()
 	gen := r.gen
 	sus := r.suspects
+	hint := r.lastRead
 	r.mu.Unlock()
 
-	recs, err := r.provider.Records(ctx)
+	rd, err := r.read(ctx, log, hint)
 	if err != nil {
 		return nil, fmt.Errorf("txt registry: reading records: %w", err)
 	}
-	out, st, rd := r.attach(log, recs, sus)
+	out, st, res := r.attach(log, rd, sus)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.warnings = rd.warnings
+	r.lastRead = rd.sizes
+	r.warnings = res.warnings
 	if r.gen == gen {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
 		r.state = st
-		r.suspects = rd.suspects
+		r.suspects = res.suspects
 	}
 	return out, nil
 }
@@ -361,17 +365,15 @@ type readResult struct {
 	warnings []string            // see SettingsWarnings
 }
 
-// attach consumes the ownership TXT records of recs (which the provider
-// gave to us) and attaches their labels to the other records. It reuses
-// recs' backing array for the result.
+// attach attaches the labels of the ownership TXT records that read found
+// to the other records, which it returns.
 //
 // sus are the registry's suspects: a record found through a TXT of ours
 // that is among them is ours only when it holds targets this registry tried
 // to write; otherwise it gets no labels from the TXT, which becomes a
 // repair. TXT records of ours without record become repairs (and
 // suspects) too.
-func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[string]*suspect) ([]*endpoint.Endpoint, *zoneState, readResult) {
-	rd := r.readTXTs(log, recs)
+func (r *Registry) attach(log logr.Logger, rd *reading, sus map[string]*suspect) ([]*endpoint.Endpoint, *zoneState, readResult) {
 	st, parsed, out := rd.st, rd.parsed, rd.out
 	for _, rec := range out {
 		i, typed, ok := r.findOwner(log, rd.owners, st.txts, rec)
@@ -398,14 +400,19 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, sus map[st
 	st.unclaimed = unclaimedLabels(st, parsed)
 	res := readResult{warnings: rd.check.warnings(r)}
 	st.repairs, res.suspects = r.findRepairs(log, out, st, parsed, rd.filter, sus, rd.foreign, rd.confirmed)
-	log.V(1).Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
+	if log := log.V(1); log.Enabled() { // boxing the counts allocates
+		log.Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
+	}
 	return out, st, res
 }
 
-// reading is the work of one attach: what readTXTs found, and what the
+// reading is the work of one attach: what read found, and what the
 // pass over the records adds.
 type reading struct {
 	out    []*endpoint.Endpoint // the records, ownership TXT records left out
+	nTXT   int                  // TXT records read, ownership or not
+	sizes  readSizes            // of this read: sizes the next one
+	copier recordCopier         // copies the records a RecordVisitor shows; only during read
 	st     *zoneState
 	parsed []parsedTXT // in st.txts order
 	owners *ownerIndex
@@ -417,53 +424,143 @@ type reading struct {
 	confirmed []string // suspects whose record proved ours
 }
 
-// readTXTs parses every TXT record of recs once: ownership TXT records go
-// into the zone state (with whether they are ours) and the owner index,
-// everything else into out, sorted. out reuses recs' backing array.
-func (r *Registry) readTXTs(log logr.Logger, recs []*endpoint.Endpoint) *reading {
+// readSizes is the size of a read: how many records it returned, how
+// many targets and provider-specific properties they hold, and how many
+// ownership TXT records it found.
+type readSizes struct {
+	records, targets, props, txts int
+}
+
+func newReading(nTXT int) *reading {
+	return &reading{
+		st:     &zoneState{txts: make([]txtInfo, 0, nTXT)},
+		parsed: make([]parsedTXT, 0, nTXT),
+		owners: newOwnerIndex(nTXT),
+	}
+}
+
+// read reads the provider's records and parses every TXT record once:
+// ownership TXT records go into the zone state (with whether they are
+// ours) and the owner index, everything else into rd.out, sorted.
+//
+// A provider that implements [provider.RecordVisitor] is read through it:
+// ownership TXT records are parsed from the provider's view and never
+// copied, every other record is copied (see recordCopier). The capability
+// is asked for by a type assertion on r.provider, never through
+// provider.As: a wrapper is read through its Records. hint, the size of the
+// previous read, sizes the tables of this one.
+func (r *Registry) read(ctx context.Context, log logr.Logger, hint readSizes) (*reading, error) {
+	var rd *reading
+	var err error
+	if v, ok := r.provider.(provider.RecordVisitor); ok {
+		rd, err = r.visit(ctx, log, v, hint)
+	} else {
+		rd, err = r.list(ctx, log)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rd.nTXT > 0 {
+		rd.filter = r.provider.GetDomainFilter()
+	}
+	if !slices.IsSortedFunc(rd.out, endpoint.Compare) {
+		slices.SortStableFunc(rd.out, endpoint.Compare)
+	}
+	rd.owners.finish(rd.st.txts)
+	rd.sizes = readSizes{records: len(rd.out), txts: len(rd.st.txts)}
+	for _, rec := range rd.out {
+		rd.sizes.targets += len(rec.Targets)
+		rd.sizes.props += len(rec.ProviderSpecific)
+	}
+	return rd, nil
+}
+
+// list reads the records with the provider's Records.
+func (r *Registry) list(ctx context.Context, log logr.Logger) (*reading, error) {
+	recs, err := r.provider.Records(ctx)
+	if err != nil {
+		return nil, err
+	}
 	nTXT := 0
 	for _, rec := range recs {
 		if rec != nil && rec.RecordType == endpoint.RecordTypeTXT {
 			nTXT++
 		}
 	}
-	rd := &reading{
-		st:     &zoneState{txts: make([]txtInfo, 0, nTXT)},
-		parsed: make([]parsedTXT, 0, nTXT),
-		owners: newOwnerIndex(nTXT),
-	}
-	if nTXT > 0 {
-		rd.filter = r.provider.GetDomainFilter()
-	}
-	out := recs[:0]
+	rd := newReading(nTXT)
+	rd.out = recs[:0] // the provider gave us recs: reuse their backing array
 	for _, rec := range recs {
-		if rec == nil {
-			continue
+		if rec != nil && r.take(log, rd, rec) {
+			rd.out = append(rd.out, rec)
 		}
-		if rec.RecordType != endpoint.RecordTypeTXT {
-			out = append(out, rec)
-			continue
-		}
-		if len(rec.Targets) == 0 {
-			log.Error(nil, "skipping TXT record without targets", "record", rec.Key().String())
-			continue
-		}
-		labels, err := endpoint.ParseLabelsWithKey(rec.Targets[0], r.key)
-		if err != nil {
-			// Not an ownership record: an ordinary TXT record.
-			out = append(out, rec)
-			continue
-		}
-		r.addTXT(log, rd, rec, labels)
 	}
 	// Records hidden above are dropped from the shared backing array.
-	clear(recs[len(out):])
-	if !slices.IsSortedFunc(out, endpoint.Compare) {
-		slices.SortStableFunc(out, endpoint.Compare)
+	clear(recs[len(rd.out):])
+	return rd, nil
+}
+
+// visit reads the records through v, copying only those it returns. hint
+// sizes the tables; without one (the registry's first read), the records
+// are walked once more beforehand to count them, since tables grown by
+// doubling would leave garbage as large as themselves.
+func (r *Registry) visit(ctx context.Context, log logr.Logger, v provider.RecordVisitor, hint readSizes) (*reading, error) {
+	if hint == (readSizes{}) {
+		var err error
+		if hint, err = countRecords(ctx, v); err != nil {
+			return nil, err
+		}
 	}
-	rd.owners.finish(rd.st.txts)
-	rd.out = out
-	return rd
+	rd := newReading(hint.txts)
+	rd.out = make([]*endpoint.Endpoint, 0, hint.records)
+	rd.copier = newRecordCopier(hint)
+	err := v.VisitRecords(ctx, func(ep *endpoint.Endpoint) error {
+		if r.take(log, rd, ep) {
+			rd.out = append(rd.out, rd.copier.copy(ep))
+		}
+		return nil
+	})
+	rd.copier = recordCopier{}
+	return rd, err
+}
+
+// countRecords estimates the size of a read through v: every TXT record
+// counts as an ownership TXT record, every other record as a record
+// returned.
+func countRecords(ctx context.Context, v provider.RecordVisitor) (readSizes, error) {
+	var n readSizes
+	err := v.VisitRecords(ctx, func(ep *endpoint.Endpoint) error {
+		if ep.RecordType == endpoint.RecordTypeTXT {
+			n.txts++
+			return nil
+		}
+		n.records++
+		n.targets += len(ep.Targets)
+		n.props += len(ep.ProviderSpecific)
+		return nil
+	})
+	return n, err
+}
+
+// take reads rec: an ownership TXT record goes into rd (its strings are
+// kept, nothing else of rec), and take reports whether rec is a record to
+// return: any other record, but a TXT record without targets, which is
+// skipped.
+func (r *Registry) take(log logr.Logger, rd *reading, rec *endpoint.Endpoint) bool {
+	if rec.RecordType != endpoint.RecordTypeTXT {
+		return true
+	}
+	rd.nTXT++
+	if len(rec.Targets) == 0 {
+		log.Error(nil, "skipping TXT record without targets", "record", rec.Key().String())
+		return false
+	}
+	labels, err := endpoint.ParseLabelsWithKey(rec.Targets[0], r.key)
+	if err != nil {
+		// Not an ownership record: an ordinary TXT record.
+		return true
+	}
+	r.addTXT(log, rd, rec, labels)
+	return false
 }
 
 // addTXT records the ownership TXT rec, whose value gave labels, in the
