@@ -436,3 +436,68 @@ func checkZones(s *session) {
 		}
 	}
 }
+
+// checkVisitRecords checks the optional record visitor: what VisitRecords
+// shows (copied during each call, as a caller must) is what Records
+// returns, in the same order, and an error of the visitor stops the walk
+// and comes back.
+func checkVisitRecords(s *session) {
+	v, ok := s.p.(provider.RecordVisitor)
+	if !ok {
+		return
+	}
+	eps := []*endpoint.Endpoint{
+		ep(s.name("visit-a"), typeA, 300, "192.0.2.110", "192.0.2.111"),
+		ep(s.name("visit-a"), typeTXT, 300, "zs-conformance-text"),
+		ep(s.name("visit-b"), typeA, 300, "192.0.2.112"),
+	}
+	if s.cfg.setIdentifier {
+		eps = append(eps, ep(s.name("visit-b"), typeA, 300, "192.0.2.113").WithSetIdentifier("zs-1"))
+	}
+	if !s.create(eps...) {
+		return
+	}
+	recs, ok := s.records("create")
+	if !ok {
+		return
+	}
+	var seen []*endpoint.Endpoint
+	if err := v.VisitRecords(s.ctx, func(e *endpoint.Endpoint) error {
+		seen = append(seen, e.DeepCopy())
+		return nil
+	}); err != nil {
+		s.fail("VisitRecords", "", "failed where Records succeeded", err)
+		return
+	}
+	if got, want := recordLines(seen), recordLines(recs); !slices.Equal(got, want) {
+		s.fail("VisitRecords", "", fmt.Sprintf("showed %d records that differ from the %d of Records:\n%s\nRecords:\n%s",
+			len(got), len(want), strings.Join(got, "\n"), strings.Join(want, "\n")), nil)
+	}
+
+	stop := errors.New("providertest: stop")
+	calls := 0
+	err := v.VisitRecords(s.ctx, func(*endpoint.Endpoint) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) {
+		s.fail("VisitRecords", "", "did not return the error of the visitor", err)
+	}
+	if calls != 1 {
+		s.fail("VisitRecords", "", fmt.Sprintf("called the visitor %d times after it returned an error on the first record", calls), nil)
+	}
+}
+
+// recordLines renders records one line each, every field included.
+func recordLines(eps []*endpoint.Endpoint) []string {
+	out := make([]string, 0, len(eps))
+	for _, e := range eps {
+		if e == nil {
+			out = append(out, "<nil>")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s %q ttl=%d targets=%q labels=%s ps=%v",
+			e.DNSName, e.RecordType, e.SetIdentifier, e.RecordTTL, []string(e.Targets), e.Labels, e.ProviderSpecific))
+	}
+	return out
+}

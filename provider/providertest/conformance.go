@@ -39,6 +39,7 @@ const (
 	BehaviourContextCanceled         = "ContextCanceled"
 	BehaviourConcurrentApply         = "ConcurrentApply"
 	BehaviourZones                   = "Zones"
+	BehaviourVisitRecords            = "VisitRecords"
 )
 
 // NamePrefix starts the name of every record the conformance suite creates.
@@ -187,6 +188,7 @@ func behaviours() []behaviour {
 		{name: BehaviourContextCanceled, run: checkContextCanceled},
 		{name: BehaviourConcurrentApply, run: checkConcurrentApply},
 		{name: BehaviourZones, run: checkZones},
+		{name: BehaviourVisitRecords, run: checkVisitRecords},
 	}
 }
 

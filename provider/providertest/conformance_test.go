@@ -746,3 +746,94 @@ func TestZonesBehaviour(t *testing.T) {
 		})
 	}
 }
+
+// visiting adds a RecordVisitor to a provider: VisitRecords walks what
+// records returns, showing it to visit (or lets visit drive a broken walk).
+type visiting struct {
+	provider.Provider
+	walk func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error
+}
+
+func (v visiting) VisitRecords(ctx context.Context, visit func(*endpoint.Endpoint) error) error {
+	return v.walk(ctx, v.Provider, visit)
+}
+
+func TestVisitRecordsBehaviour(t *testing.T) {
+	faithful := func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
+		recs, err := p.Records(ctx)
+		if err != nil {
+			return err
+		}
+		for _, e := range recs {
+			if err := visit(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tests := []struct {
+		name  string
+		walk  func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error
+		wants []string
+	}{
+		{"shows what Records returns", faithful, nil},
+		{"skips TXT records", func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
+			recs, err := p.Records(ctx)
+			if err != nil {
+				return err
+			}
+			for _, e := range recs {
+				if e.RecordType == endpoint.RecordTypeTXT {
+					continue
+				}
+				if err := visit(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, []string{providertest.BehaviourVisitRecords}},
+		{"reverses the order", func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
+			recs, err := p.Records(ctx)
+			if err != nil {
+				return err
+			}
+			for _, e := range slices.Backward(recs) {
+				if err := visit(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, []string{providertest.BehaviourVisitRecords}},
+		{"goes on after an error of the visitor", func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
+			recs, err := p.Records(ctx)
+			if err != nil {
+				return err
+			}
+			var first error
+			for _, e := range recs {
+				if err := visit(e); err != nil && first == nil {
+					first = err
+				}
+			}
+			return first
+		}, []string{providertest.BehaviourVisitRecords}},
+		{"swallows the error of the visitor", func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
+			recs, err := p.Records(ctx)
+			if err != nil {
+				return err
+			}
+			for _, e := range recs {
+				if visit(e) != nil {
+					return nil
+				}
+			}
+			return nil
+		}, []string{providertest.BehaviourVisitRecords}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := providertest.CheckProvider(t.Context(), visiting{Provider: newInMemory(), walk: tt.walk})
+			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
+		})
+	}
+}

@@ -93,6 +93,10 @@
 //   - Zones: a provider that lists its zones ([provider.ZoneLister], as
 //     seen through [provider.ZonesOf]) lists one holding the suite's zone
 //     and names. Providers without the capability pass.
+//   - VisitRecords: a provider that shows its records one at a time
+//     ([provider.RecordVisitor]) shows exactly what Records returns, in the
+//     same order, and stops at the first error of the visitor, returning
+//     it. Providers without the capability pass.
 //
 // The suite only creates records whose name has a label starting with
 // "zs-conformance-<random>-", under the zone given with [Options.Zone] (default
