@@ -387,6 +387,15 @@ func ValidateOwnershipTXTName(name string) error {
 	return validateDNSName(name, true)
 }
 
+// ValidateRecordName checks the name of a record of recordType: TXT names
+// follow [ValidateOwnershipTXTName] (a TXT record may be an ownership
+// record), all others [ValidateDNSName]. It is the one place that picks
+// the rule, for [Endpoint.Validate] and for providers checking the records
+// they are asked to change.
+func ValidateRecordName(recordType, name string) error {
+	return validateDNSName(name, recordType == RecordTypeTXT)
+}
+
 // validateDNSName implements [ValidateDNSName]; with literalAsterisk a "*"
 // is also allowed inside any label.
 func validateDNSName(name string, literalAsterisk bool) error {

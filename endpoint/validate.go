@@ -23,11 +23,7 @@ func (e *Endpoint) Validate() error {
 		return errors.New("endpoint is nil")
 	}
 	var errs []error
-	validateName := ValidateDNSName
-	if e.RecordType == RecordTypeTXT {
-		validateName = ValidateOwnershipTXTName
-	}
-	if err := validateName(e.DNSName); err != nil {
+	if err := ValidateRecordName(e.RecordType, e.DNSName); err != nil {
 		errs = append(errs, fmt.Errorf("dnsName: %w", err))
 	}
 	if e.RecordType == "" {

@@ -303,3 +303,27 @@ func TestValidateOwnershipTXTName(t *testing.T) {
 	assert.ErrorContains(t, endpoint.NewEndpoint("a-*.example.com", endpoint.RecordTypeA, "192.0.2.1").Validate(),
 		`"*" is allowed only as the whole leftmost label`)
 }
+
+func TestValidateRecordName(t *testing.T) {
+	tests := []struct {
+		recordType, name string
+		ok               bool
+	}{
+		{endpoint.RecordTypeTXT, "a-*.apps.example.com", true},
+		{endpoint.RecordTypeTXT, "xn--caf-dma-cname.example.com", true},
+		{endpoint.RecordTypeA, "a-*.apps.example.com", false},
+		{endpoint.RecordTypeCNAME, "*.apps.example.com", true},
+		{endpoint.RecordTypeTXT, `a\032b.example.com`, false},
+		{endpoint.RecordTypeA, "www.example.com", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.recordType+" "+tt.name, func(t *testing.T) {
+			err := endpoint.ValidateRecordName(tt.recordType, tt.name)
+			if tt.ok {
+				assert.NoError(t, err)
+				return
+			}
+			assert.Error(t, err)
+		})
+	}
+}

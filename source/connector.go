@@ -233,7 +233,7 @@ func convertConnector(addr string, wire []*endpoint.Endpoint) ([]*endpoint.Endpo
 func validateConnector(ep *endpoint.Endpoint) error {
 	var errs []error
 	badTargets := 0
-	if err := endpoint.ValidateDNSName(ep.DNSName); err != nil {
+	if err := endpoint.ValidateRecordName(ep.RecordType, ep.DNSName); err != nil {
 		errs = append(errs, fmt.Errorf("dnsName: %w", err))
 	}
 	if ep.RecordType == "" {

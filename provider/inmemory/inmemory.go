@@ -442,7 +442,7 @@ func validateKey(ep *endpoint.Endpoint) error {
 		return errors.New("endpoint is nil")
 	}
 	var errs []error
-	if err := endpoint.ValidateDNSName(ep.DNSName); err != nil {
+	if err := endpoint.ValidateRecordName(ep.RecordType, ep.DNSName); err != nil {
 		errs = append(errs, err)
 	}
 	if ep.RecordType == "" {

@@ -667,3 +667,25 @@ func TestVisitRecords(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalidOptions)
 	})
 }
+
+// TestOwnershipTXTNamesRoundTrip: a TXT name that only ownership records
+// have ("a-*.apps.example.com", the TXT of a wildcard record) can be
+// created, updated and deleted: every change checks names with the same
+// rule (endpoint.ValidateRecordName).
+func TestOwnershipTXTNamesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	p := New(Options{Zones: []string{"example.com"}})
+	txt := endpoint.NewEndpoint("a-*.apps.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=o"`)
+	require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{txt}}))
+	changed := txt.DeepCopy()
+	changed.Targets = endpoint.Targets{`"heritage=external-dns,external-dns/owner=p"`}
+	require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{UpdateOld: []*endpoint.Endpoint{txt}, UpdateNew: []*endpoint.Endpoint{changed}}))
+	require.NoError(t, p.ApplyChanges(ctx, &plan.Changes{Delete: []*endpoint.Endpoint{changed}}))
+	recs, err := p.Records(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, recs)
+
+	// A record of another type keeps the strict rule.
+	bad := endpoint.NewEndpoint("a-*.apps.example.com", endpoint.RecordTypeA, "192.0.2.1")
+	assert.Error(t, p.ApplyChanges(ctx, &plan.Changes{Delete: []*endpoint.Endpoint{bad}}))
+}
