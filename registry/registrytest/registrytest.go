@@ -221,6 +221,19 @@ func (s *session) registry(ownerID string) (registry.Registry, bool) {
 	return reg, true
 }
 
+// readRegistry builds a registry of the owner being checked and reads it
+// once, as a caller does before its first ApplyChanges.
+func (s *session) readRegistry() (registry.Registry, bool) {
+	reg, ok := s.registry(s.opts.OwnerID)
+	if !ok {
+		return nil, false
+	}
+	if _, ok := s.records(reg, "New"); !ok {
+		return nil, false
+	}
+	return reg, true
+}
+
 // records reads reg; after says what came before, for the message.
 func (s *session) records(reg registry.Registry, after string) ([]*endpoint.Endpoint, bool) {
 	recs, err := reg.Records(s.ctx)
