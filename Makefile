@@ -3,15 +3,15 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-# The interop module needs the Go toolchain external-dns asks for (see
+# The interop and provider/externaldns modules need the Go toolchain external-dns asks for (see
 # interop/go.mod); GOTOOLCHAIN=auto lets the go command fetch it through the
 # module proxy when the installed one is older.
 INTEROP_GO ?= GOTOOLCHAIN=auto $(GO)
 
-.PHONY: test test-root test-operator test-interop fmt vet bench bench-interop fuzz-smoke
+.PHONY: test test-root test-operator test-interop test-externaldns fmt vet bench bench-interop bench-externaldns fuzz-smoke
 
-## test: every test of the root module, of the nested examples/operator module and of the interop module, with -race.
-test: test-root test-operator test-interop
+## test: every test of the root module and of the nested modules (examples/operator, interop, provider/externaldns), with -race.
+test: test-root test-operator test-interop test-externaldns
 
 test-root:
 	$(GO) test $(GOFLAGS_TEST) ./...
@@ -23,6 +23,10 @@ test-operator:
 test-interop:
 	cd interop && $(INTEROP_GO) test $(GOFLAGS_TEST) ./...
 
+## test-externaldns: the provider/externaldns module (external-dns's providers in-process), against real PowerDNS, BIND and etcd.
+test-externaldns:
+	cd provider/externaldns && $(INTEROP_GO) test $(GOFLAGS_TEST) ./...
+
 ## fmt: fail if any file is not gofmt-formatted.
 fmt:
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
@@ -32,6 +36,7 @@ vet:
 	$(GO) vet ./...
 	cd examples/operator && $(GO) vet ./...
 	cd interop && $(INTEROP_GO) vet ./...
+	cd provider/externaldns && $(INTEROP_GO) vet ./...
 
 ## bench: the benchmarks recorded in docs/benchmarks.md (rfc2136 needs named, see README).
 bench:

@@ -1,0 +1,79 @@
+// Package externaldns runs external-dns's own DNS providers in-process, as
+// zonesync providers: Route 53, Cloud DNS, Azure DNS, Cloudflare, PowerDNS,
+// RFC 2136, CoreDNS (etcd) and every other in-tree provider of
+// sigs.k8s.io/external-dns v0.23, without a second binary or a webhook
+// sidecar. The provider code is external-dns's; zonesync's plan, TXT
+// registry, safety threshold and error isolation sit above it.
+//
+// It is a module of its own (github.com/zonesync/zonesync/provider/externaldns,
+// Go 1.27, as external-dns asks): the zonesync module does not depend on it
+// nor on anything it pulls in, and a program pays for the cloud SDKs of the
+// provider packages it imports, not of the others.
+//
+// # Constructing a provider
+//
+// Every external-dns provider package has a constructor of the
+// [Constructor] shape, configured by the fields of external-dns's Config
+// that its command-line flags fill. [New] calls one and wraps the result:
+//
+//	cfg, err := externaldns.ParseFlags([]string{"--provider=aws", "--aws-zone-type=public"})
+//	...
+//	p, err := externaldns.New(ctx, aws.New, cfg, xendpoint.NewDomainFilter([]string{"example.com"}))
+//
+// [ParseFlags] fills every field with its flag's default, as external-dns's
+// binary does; a Config built by hand starts from zero values, which some
+// providers do not accept (a batch size of 0, say). [Wrap] adapts a provider
+// that is already constructed.
+//
+// # What the adapter does
+//
+//   - Endpoints are converted both ways without loss: name, targets, type,
+//     set identifier, TTL, labels and provider-specific properties
+//     ([FromExternalDNS], [ToExternalDNS]). The provider works on copies;
+//     nothing the caller passed is modified.
+//   - Records returns names in zonesync's one form (lower-case A-labels
+//     without a trailing dot) sorted by [endpoint.Compare]. When the
+//     provider spelled a name differently, later changes to that record
+//     reach the provider under its own spelling.
+//   - AdjustEndpoints is the provider's, followed by what external-dns's
+//     binary adds to every provider: alias=A on an A record and alias=AAAA
+//     on an AAAA record become alias=true.
+//   - An error wrapping external-dns's provider.SoftError becomes a zonesync
+//     [provider.SoftError], which the Reconciler retries at its next cycle;
+//     other errors stay hard. Errors name the provider and the method, and
+//     the provider's own error stays in the chain (errors.Is/As find it).
+//   - A panic inside the provider is recovered and returned as a
+//     [*PanicError] with its stack, so one provider bug fails a cycle, not
+//     the program.
+//   - Each call is logged through the logger in the context
+//     (logr.FromContextOrDiscard): at V(1) on success with counts and
+//     duration, as an error on failure. external-dns itself logs through
+//     logrus's global logger, which this package leaves alone.
+//   - GetDomainFilter passes the provider's domain filter through; the
+//     Reconciler combines it with its own.
+//
+// # Package-level state in external-dns
+//
+// zonesync's own packages keep no package-level state, but external-dns's do,
+// and importing a provider package brings it in:
+//
+//   - pkg/metrics keeps a global registry (metrics.RegisterMetric) that
+//     registers with prometheus.DefaultRegisterer. Packages register into it
+//     at init: pkg/metrics itself (external_dns_build_info), plan
+//     (external_dns_registry_skipped_records_owner_mismatch_per_sync),
+//     pkg/http (http_request_duration_seconds, used by the aws, google and
+//     pihole providers), provider/webhook (six external_dns_webhook_provider
+//     gauges) and provider's cached_provider.go (two cache counters). A
+//     program that serves prometheus.DefaultRegisterer shows them; one that
+//     registers the same names itself will collide.
+//   - Logging goes to logrus's standard logger (github.com/sirupsen/logrus),
+//     configured process-wide by whoever configures it.
+//   - source/annotations remembers, for the life of the process, which
+//     legacy Cloudflare property names it has warned about.
+//   - Some providers keep their own caches (zone lists and the like) inside
+//     the provider value; those live and die with the provider.
+//
+// [New] refuses Config.ProviderCacheTime: external-dns's records cache
+// counts its calls in the global registry above. Put zonesync's
+// provider/cache in front of the returned provider instead.
+package externaldns
