@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,6 +114,14 @@ type Options struct {
 	// Concurrency is how many goroutines ConcurrentApply runs (default 8,
 	// at least 2).
 	Concurrency int
+	// Lacks declares known gaps: behaviour name (Behaviour...) -> why the
+	// provider cannot conform, e.g. a backend API that cannot do it. A
+	// declared behaviour still runs; its violations are reported as the
+	// declared gap instead of as failures ([TestProvider] logs them,
+	// [CheckProvider] leaves them out), and a declared behaviour that
+	// conforms after all is a violation of its own, so declarations stay
+	// true. Names that are not behaviours are violations too.
+	Lacks map[string]string
 }
 
 type suiteConfig struct {
@@ -120,6 +130,7 @@ type suiteConfig struct {
 	upsert        bool
 	timeout       time.Duration
 	concurrency   int
+	lacks         map[string]string
 }
 
 func newSuiteConfig(opts []Options) *suiteConfig {
@@ -139,6 +150,12 @@ func newSuiteConfig(opts []Options) *suiteConfig {
 		}
 		if o.Concurrency != 0 {
 			c.concurrency = o.Concurrency
+		}
+		for name, why := range o.Lacks {
+			if c.lacks == nil {
+				c.lacks = make(map[string]string)
+			}
+			c.lacks[name] = why
 		}
 	}
 	c.zone = canonicalName(strings.TrimSpace(c.zone))
@@ -200,6 +217,9 @@ func behaviours() []behaviour {
 func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider, opts ...Options) {
 	t.Helper()
 	cfg := newSuiteConfig(opts)
+	for _, err := range cfg.unknownLacks() {
+		t.Error(err)
+	}
 	for _, b := range behaviours() {
 		t.Run(b.name, func(t *testing.T) {
 			t.Helper()
@@ -212,11 +232,42 @@ func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider
 			if p == nil {
 				t.Fatal("newProvider returned nil")
 			}
-			for _, err := range runBehaviour(t.Context(), p, cfg, b) {
-				t.Error(err)
+			errs := runBehaviour(t.Context(), p, cfg, b)
+			why, lacking := cfg.lacks[b.name]
+			switch {
+			case lacking && len(errs) == 0:
+				t.Error(lackingConforms(b.name, why))
+			case lacking:
+				for _, err := range errs {
+					t.Logf("declared gap (%s): %v", why, err)
+				}
+			default:
+				for _, err := range errs {
+					t.Error(err)
+				}
 			}
 		})
 	}
+}
+
+// unknownLacks returns a violation for every declared gap that names no
+// behaviour.
+func (c *suiteConfig) unknownLacks() []error {
+	known := make(map[string]bool)
+	for _, b := range behaviours() {
+		known[b.name] = true
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(c.lacks)) {
+		if !known[name] {
+			errs = append(errs, &Violation{Behaviour: name, Op: "Options.Lacks", Msg: "declares a gap in a behaviour the suite does not have"})
+		}
+	}
+	return errs
+}
+
+func lackingConforms(name, why string) error {
+	return &Violation{Behaviour: name, Op: "Options.Lacks", Msg: fmt.Sprintf("declared as a gap (%s), but the provider conforms: remove the declaration", why)}
 }
 
 // CheckProvider runs every behaviour of the conformance suite against p,
@@ -230,7 +281,7 @@ func CheckProvider(ctx context.Context, p provider.Provider, opts ...Options) er
 		return errors.New("providertest: CheckProvider: provider is nil")
 	}
 	cfg := newSuiteConfig(opts)
-	var errs []error
+	errs := cfg.unknownLacks()
 	for _, b := range behaviours() {
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, fmt.Errorf("providertest: CheckProvider stopped before %s: %w", b.name, err))
@@ -239,7 +290,14 @@ func CheckProvider(ctx context.Context, p provider.Provider, opts ...Options) er
 		if b.skip != nil && b.skip(cfg) != "" {
 			continue
 		}
-		errs = append(errs, runBehaviour(ctx, p, cfg, b)...)
+		found := runBehaviour(ctx, p, cfg, b)
+		why, lacking := cfg.lacks[b.name]
+		switch {
+		case lacking && len(found) == 0:
+			errs = append(errs, lackingConforms(b.name, why))
+		case !lacking:
+			errs = append(errs, found...)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -837,3 +837,54 @@ func TestVisitRecordsBehaviour(t *testing.T) {
 		})
 	}
 }
+
+func TestLacks(t *testing.T) {
+	tests := []struct {
+		name  string
+		p     func() provider.Provider
+		lacks map[string]string
+		wants []string // behaviours of the violations, sorted; nil for none
+		also  string
+	}{
+		{
+			name:  "declared gap is not a failure",
+			p:     func() provider.Provider { return unsorted(newReference()) },
+			lacks: map[string]string{providertest.BehaviourSortedRecords: "the API lists records in its own order"},
+		},
+		{
+			name:  "declared gap that conforms is a violation",
+			p:     func() provider.Provider { return newReference() },
+			lacks: map[string]string{providertest.BehaviourSortedRecords: "stale"},
+			wants: []string{providertest.BehaviourSortedRecords},
+			also:  "but the provider conforms",
+		},
+		{
+			name:  "unknown behaviour is a violation",
+			p:     func() provider.Provider { return newReference() },
+			lacks: map[string]string{"Teleport": "no such thing"},
+			wants: []string{"Teleport"},
+			also:  "a behaviour the suite does not have",
+		},
+		{
+			name:  "undeclared gaps still fail",
+			p:     func() provider.Provider { return unsorted(newReference()) },
+			lacks: map[string]string{providertest.BehaviourTXTQuotes: "wrong declaration"},
+			wants: []string{providertest.BehaviourSortedRecords, providertest.BehaviourTXTQuotes},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := providertest.CheckProvider(t.Context(), tt.p(), providertest.Options{Lacks: tt.lacks})
+			if tt.wants == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tt.wants, behaviours(err))
+			assert.Contains(t, err.Error(), tt.also)
+		})
+	}
+	// TestProvider logs a declared gap and passes.
+	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return unsorted(newReference()) },
+		providertest.Options{Lacks: map[string]string{providertest.BehaviourSortedRecords: "the API lists records in its own order"}})
+}

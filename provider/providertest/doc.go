@@ -118,7 +118,11 @@
 //
 // Every other behaviour is essential and always runs: no option skips
 // create, read, update and delete, read-after-write, name normalisation or
-// the error cases.
+// the error cases. A provider over a backend that cannot meet one (an
+// external-dns provider, say, whose backend API lacks it) declares the gap
+// with [Options.Lacks] and its reason: the behaviour still runs, its
+// violations are reported as that gap rather than as failures, and a
+// declared gap that turns out to conform fails, so declarations stay true.
 //
 // [CheckProvider] returns the violations instead of failing a test, so it
 // also runs outside tests (for example against a staging zone); each is a
