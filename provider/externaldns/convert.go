@@ -1,8 +1,6 @@
 package externaldns
 
 import (
-	"maps"
-
 	xendpoint "sigs.k8s.io/external-dns/endpoint"
 	xplan "sigs.k8s.io/external-dns/plan"
 
@@ -103,8 +101,12 @@ func ToExternalDNS(eps []*endpoint.Endpoint) []*xendpoint.Endpoint {
 			}
 			x.ProviderSpecific = xendpoint.ProviderSpecific(props[start:len(props):len(props)])
 		}
-		if ep.Labels.Len() > 0 {
-			x.Labels = xendpoint.Labels(maps.Collect(ep.Labels.All()))
+		if n := ep.Labels.Len(); n > 0 {
+			m := make(xendpoint.Labels, n)
+			for k, v := range ep.Labels.All() {
+				m[k] = v
+			}
+			x.Labels = m
 		}
 		out = append(out, x)
 	}

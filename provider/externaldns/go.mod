@@ -4,6 +4,7 @@ go 1.27.0
 
 require (
 	github.com/go-logr/logr v1.4.4
+	github.com/stretchr/testify v1.12.1
 	github.com/zonesync/zonesync v0.0.0
 	sigs.k8s.io/external-dns v0.23.0
 )
@@ -51,6 +52,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/term v0.46.0 // indirect
 	golang.org/x/text v0.42.0 // indirect

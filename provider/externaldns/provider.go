@@ -134,7 +134,9 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	p.mu.Lock()
 	p.spelling = spelling
 	p.mu.Unlock()
-	slices.SortStableFunc(eps, endpoint.Compare)
+	if !slices.IsSortedFunc(eps, endpoint.Compare) {
+		slices.SortFunc(eps, endpoint.Compare)
+	}
 	logr.FromContextOrDiscard(ctx).V(1).Info("external-dns provider read records",
 		"provider", p.name, "records", len(eps), "duration", time.Since(start))
 	return eps, nil
