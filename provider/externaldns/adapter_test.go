@@ -308,7 +308,9 @@ func TestNew(t *testing.T) {
 	require.ErrorContains(t, err, "provider/cache")
 	_, err = externaldns.New(t.Context(), nil, nil, nil)
 	require.Error(t, err)
-	panicking := func(context.Context, *xconfig.Config, *xendpoint.DomainFilter) (xprovider.Provider, error) { panic("nil map") }
+	panicking := func(context.Context, *xconfig.Config, *xendpoint.DomainFilter) (xprovider.Provider, error) {
+		panic("nil map")
+	}
 	_, err = externaldns.New(t.Context(), panicking, nil, nil)
 	var pe *externaldns.PanicError
 	require.ErrorAs(t, err, &pe)
