@@ -3,8 +3,6 @@ package interop
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 
 	xendpoint "sigs.k8s.io/external-dns/endpoint"
@@ -12,73 +10,35 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/provider/externaldns"
 )
 
 // ToZonesync returns a zonesync copy of an external-dns endpoint; no slice
-// or map is shared with ep.
+// or map is shared with ep. The conversion is provider/externaldns's, the
+// one zonesync's adapter for external-dns providers uses.
 func ToZonesync(ep *xendpoint.Endpoint) *endpoint.Endpoint {
-	out := &endpoint.Endpoint{
-		DNSName:       ep.DNSName,
-		Targets:       endpoint.Targets(slices.Clone([]string(ep.Targets))),
-		RecordType:    ep.RecordType,
-		SetIdentifier: ep.SetIdentifier,
-		RecordTTL:     endpoint.TTL(ep.RecordTTL),
-	}
-	out.Labels = endpoint.LabelsFromMap(ep.Labels)
-	for _, p := range ep.ProviderSpecific {
-		out.ProviderSpecific = append(out.ProviderSpecific, endpoint.ProviderSpecificProperty{Name: p.Name, Value: p.Value})
-	}
-	return out
+	return externaldns.FromExternalDNS([]*xendpoint.Endpoint{ep})[0]
 }
 
 // FromZonesync returns an external-dns copy of a zonesync endpoint; no
 // slice or map is shared with ep.
 func FromZonesync(ep *endpoint.Endpoint) *xendpoint.Endpoint {
-	out := &xendpoint.Endpoint{
-		DNSName:       ep.DNSName,
-		Targets:       xendpoint.Targets(slices.Clone([]string(ep.Targets))),
-		RecordType:    ep.RecordType,
-		SetIdentifier: ep.SetIdentifier,
-		RecordTTL:     xendpoint.TTL(ep.RecordTTL),
-	}
-	if ep.Labels.Len() > 0 {
-		out.Labels = xendpoint.Labels(maps.Collect(ep.Labels.All()))
-	}
-	for _, p := range ep.ProviderSpecific {
-		out.ProviderSpecific = append(out.ProviderSpecific, xendpoint.ProviderSpecificProperty{Name: p.Name, Value: p.Value})
-	}
-	return out
+	return externaldns.ToExternalDNS([]*endpoint.Endpoint{ep})[0]
 }
 
 // ToZonesyncAll converts every endpoint with [ToZonesync].
 func ToZonesyncAll(eps []*xendpoint.Endpoint) []*endpoint.Endpoint {
-	out := make([]*endpoint.Endpoint, len(eps))
-	for i, ep := range eps {
-		out[i] = ToZonesync(ep)
-	}
-	return out
+	return externaldns.FromExternalDNS(eps)
 }
 
 // FromZonesyncAll converts every endpoint with [FromZonesync].
 func FromZonesyncAll(eps []*endpoint.Endpoint) []*xendpoint.Endpoint {
-	out := make([]*xendpoint.Endpoint, len(eps))
-	for i, ep := range eps {
-		out[i] = FromZonesync(ep)
-	}
-	return out
+	return externaldns.ToExternalDNS(eps)
 }
 
 // ChangesToZonesync converts external-dns changes to zonesync changes.
 func ChangesToZonesync(c *xplan.Changes) *plan.Changes {
-	if c == nil {
-		return &plan.Changes{}
-	}
-	return &plan.Changes{
-		Create:    ToZonesyncAll(c.Create),
-		UpdateOld: ToZonesyncAll(c.UpdateOld),
-		UpdateNew: ToZonesyncAll(c.UpdateNew),
-		Delete:    ToZonesyncAll(c.Delete),
-	}
+	return externaldns.ChangesFromExternalDNS(c)
 }
 
 // recordReader is what providers and registries of either project offer

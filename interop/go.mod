@@ -5,6 +5,7 @@ go 1.27.0
 require (
 	github.com/stretchr/testify v1.12.1
 	github.com/zonesync/zonesync v0.0.0
+	github.com/zonesync/zonesync/provider/externaldns v0.0.0
 	sigs.k8s.io/external-dns v0.23.0
 )
 
@@ -76,3 +77,5 @@ require (
 )
 
 replace github.com/zonesync/zonesync => ../
+
+replace github.com/zonesync/zonesync/provider/externaldns => ../provider/externaldns
