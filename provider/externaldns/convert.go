@@ -15,8 +15,8 @@ import (
 //
 // A batch is converted into a few shared arrays (one of endpoints, one of
 // targets, one of properties) instead of one allocation per slice, so a
-// conversion costs a small constant number of allocations plus one per
-// endpoint that carries labels. Every slice handed out is capped at its own
+// conversion costs a small constant number of allocations plus, towards
+// external-dns, the labels map every external-dns endpoint has. Every slice handed out is capped at its own
 // length (s[i:j:j]), so a provider that appends to one endpoint's targets
 // reallocates instead of writing into its neighbour's.
 
@@ -101,13 +101,14 @@ func ToExternalDNS(eps []*endpoint.Endpoint) []*xendpoint.Endpoint {
 			}
 			x.ProviderSpecific = xendpoint.ProviderSpecific(props[start:len(props):len(props)])
 		}
-		if n := ep.Labels.Len(); n > 0 {
-			m := make(xendpoint.Labels, n)
-			for k, v := range ep.Labels.All() {
-				m[k] = v
-			}
-			x.Labels = m
+		// Always a map, as external-dns's endpoint constructors make one:
+		// some of its providers write into it (coredns keeps each
+		// target's etcd key there).
+		m := make(xendpoint.Labels, ep.Labels.Len())
+		for k, v := range ep.Labels.All() {
+			m[k] = v
 		}
+		x.Labels = m
 		out = append(out, x)
 	}
 	return out

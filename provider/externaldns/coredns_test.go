@@ -2,9 +2,7 @@ package externaldns_test
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -13,8 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	xendpoint "sigs.k8s.io/external-dns/endpoint"
-	xplan "sigs.k8s.io/external-dns/plan"
-	xprovider "sigs.k8s.io/external-dns/provider"
 	xcoredns "sigs.k8s.io/external-dns/provider/coredns"
 
 	"github.com/zonesync/zonesync"
@@ -42,30 +38,11 @@ func newCoreDNS(t *testing.T, zone string, extra ...string) *externaldns.Provide
 	return p
 }
 
-// withLabelMaps gives every endpoint of a change set a labels map before
-// the coredns provider sees it. external-dns's endpoint constructors always
-// make one and the coredns provider writes into it (the etcd key prefix of
-// each target); the adapter's ToExternalDNS leaves Labels nil for an
-// endpoint without labels, which makes the provider panic. See
-// TestCoreDNSNeedsLabelsMap.
-type withLabelMaps struct{ xprovider.Provider }
-
-func (p withLabelMaps) ApplyChanges(ctx context.Context, c *xplan.Changes) error {
-	for _, eps := range [][]*xendpoint.Endpoint{c.Create, c.UpdateOld, c.UpdateNew, c.Delete} {
-		for _, ep := range eps {
-			if ep.Labels == nil {
-				ep.Labels = xendpoint.NewLabels()
-			}
-		}
-	}
-	return p.Provider.ApplyChanges(ctx, c)
-}
-
 func TestConformanceCoreDNS(t *testing.T) {
 	srv := etcdtest.Start(t, etcdtest.Config{})
 	t.Setenv("ETCD_URLS", srv.URL())
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return externaldns.Wrap(withLabelMaps{newCoreDNS(t, "example.org").ExternalDNS()}, externaldns.Options{Name: "coredns"})
+		return newCoreDNS(t, "example.org")
 	}, providertest.Options{
 		Zone: "example.org",
 		// Services in etcd have no set identifier: the provider drops it.
@@ -378,22 +355,16 @@ func TestReconcilerCoreDNS(t *testing.T) {
 	}
 }
 
-// TestCoreDNSNeedsLabelsMap records why the conformance test wraps the
-// provider in withLabelMaps: through the adapter alone, creating a record
-// without labels panics in external-dns's coredns provider (it writes into
-// ep.Labels, which external-dns's endpoint constructors always make and
-// ToExternalDNS leaves nil). The adapter recovers the panic. When
-// ToExternalDNS gives every endpoint a labels map, this test fails: remove
-// it and withLabelMaps then.
-func TestCoreDNSNeedsLabelsMap(t *testing.T) {
+// TestCoreDNSLabelsMap: external-dns's endpoint constructors always make a
+// labels map and the coredns provider writes into it (the etcd key prefix
+// of each target), so the adapter gives every endpoint one, even one
+// without labels.
+func TestCoreDNSLabelsMap(t *testing.T) {
 	srv := etcdtest.Start(t, etcdtest.Config{})
 	t.Setenv("ETCD_URLS", srv.URL())
 	p := newCoreDNS(t, "example.org")
-	err := p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
+	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
 		endpoint.NewEndpointWithTTL("nolabels.example.org", endpoint.RecordTypeA, 300, "192.0.2.1"),
-	}})
-	var pe *externaldns.PanicError
-	require.ErrorAs(t, err, &pe)
-	assert.Contains(t, fmt.Sprint(pe.Value), "nil map")
-	assert.Empty(t, srv.Get(corednsPrefix))
+	}}))
+	assert.Len(t, srv.Get(corednsPrefix), 1)
 }
