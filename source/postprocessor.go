@@ -43,7 +43,7 @@ import (
 //
 // +zonesync:source:name=post-processor
 // +zonesync:source:category=wrapper
-// +zonesync:source:description=Applies default and minimum TTLs, keeps only the provider's provider-specific properties, optionally prefers ALIAS.
+// +zonesync:source:description=Applies default and minimum TTLs, renames legacy Cloudflare properties (cloudflare/proxied, ...) for the cloudflare provider, keeps only the provider's provider-specific properties, optionally prefers ALIAS.
 // +zonesync:source:resources=none
 // +zonesync:source:filters=none
 // +zonesync:source:namespaced=false

@@ -2,6 +2,7 @@ package source_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -207,4 +208,19 @@ func TestPostProcessorCloudflareNames(t *testing.T) {
 			assert.Equal(t, tc.want, names)
 		})
 	}
+}
+
+func ExampleCanonicalProviderSpecificName() {
+	for _, name := range []string{
+		"external-dns.alpha.kubernetes.io/cloudflare-proxied",
+		"cloudflare/tags",
+		"aws/weight",
+	} {
+		canonical, renamed := source.CanonicalProviderSpecificName(name)
+		fmt.Println(canonical, renamed)
+	}
+	// Output:
+	// cloudflare/proxied true
+	// cloudflare/tags false
+	// aws/weight false
 }
