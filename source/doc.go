@@ -68,7 +68,9 @@
 //   - [PTR] adds reverse-DNS endpoints for A/AAAA targets;
 //   - [DefaultTargets] gives endpoints fixed targets;
 //   - [PostProcessor] applies default and minimum TTLs and keeps only the
-//     provider-specific properties meant for the provider in use.
+//     provider-specific properties meant for the provider in use (for
+//     Cloudflare after renaming legacy property names to the canonical
+//     cloudflare/⟨attr⟩ ones, [CanonicalProviderSpecificName]).
 //
 // The order external-dns applies them in is a good default:
 //

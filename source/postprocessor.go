@@ -20,10 +20,17 @@ import (
 //   - [PostProcessorOptions.Provider]: provider-specific properties meant for other
 //     providers are dropped: a property whose name contains "/" is kept only
 //     when it starts with "<provider>/"; names without "/" (alias,
-//     record-type) are always kept. For "cloudflare" nothing is dropped,
-//     because Cloudflare's properties are named by their full annotation
-//     key. For "webhook" only plain names and "webhook/..." ones remain,
-//     which is what reaches a webhook provider;
+//     record-type) are always kept. For "cloudflare" the legacy Cloudflare
+//     names are first renamed to their canonical ones
+//     ([CanonicalProviderSpecificName]; "⟨prefix⟩cloudflare-proxied"
+//     becomes "cloudflare/proxied", under any prefix), a canonical property
+//     already present winning over the legacy one it collides with, and
+//     between two legacy ones the first; so only "cloudflare/..." names and
+//     plain ones remain. For every other provider legacy names are left as
+//     they are, and so dropped by the rule above ("webhook/cloudflare-tags"
+//     reaches a webhook provider unchanged). For "webhook" only plain names
+//     and "webhook/..." ones remain, which is what reaches a webhook
+//     provider. This is what external-dns v0.23 does;
 //   - [PostProcessorOptions.PreferAlias]: CNAME endpoints without an "alias" property get
 //     alias=true.
 //
@@ -36,7 +43,7 @@ import (
 //
 // +zonesync:source:name=post-processor
 // +zonesync:source:category=wrapper
-// +zonesync:source:description=Applies default and minimum TTLs, keeps only the provider's provider-specific properties, optionally prefers ALIAS.
+// +zonesync:source:description=Applies default and minimum TTLs, renames legacy Cloudflare properties (cloudflare/proxied, ...) for the cloudflare provider, keeps only the provider's provider-specific properties, optionally prefers ALIAS.
 // +zonesync:source:resources=none
 // +zonesync:source:filters=none
 // +zonesync:source:namespaced=false
@@ -96,6 +103,10 @@ func (p *PostProcessor) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 	foreign := func(prop endpoint.ProviderSpecificProperty) bool {
 		return strings.Contains(prop.Name, "/") && !strings.HasPrefix(prop.Name, prefix)
 	}
+	// Legacy names are renamed for Cloudflare only: renamed for another
+	// provider they would be dropped as foreign all the same, and
+	// "webhook/cloudflare-tags" must reach a webhook provider unchanged.
+	canonicalize := p.provider == "cloudflare"
 	for _, ep := range eps {
 		if ep == nil {
 			continue
@@ -106,7 +117,10 @@ func (p *PostProcessor) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 		if p.minTTL > 0 && ep.RecordTTL < p.minTTL {
 			ep.RecordTTL = p.minTTL
 		}
-		if p.provider != "" && p.provider != "cloudflare" {
+		if canonicalize {
+			ep.ProviderSpecific = canonicalProviderSpecific(ep.ProviderSpecific)
+		}
+		if p.provider != "" {
 			ep.ProviderSpecific = slices.DeleteFunc(ep.ProviderSpecific, foreign)
 		}
 		if p.preferAlias && ep.RecordType == endpoint.RecordTypeCNAME {
@@ -126,3 +140,80 @@ func (p *PostProcessor) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 func (p *PostProcessor) String() string { return "post-processor of " + describe(p.inner) }
 
 func byName(a, b endpoint.ProviderSpecificProperty) int { return strings.Compare(a.Name, b.Name) }
+
+// CanonicalProviderSpecificName returns the name external-dns v0.23 and
+// later give the provider-specific property name, and whether that differs
+// from name. Only Cloudflare's properties were renamed: a name whose last
+// "/"-separated part (the whole name when it has no "/") is
+// "cloudflare-⟨attr⟩", for one of the five known attributes, is a legacy
+// name, written by earlier releases as the whole annotation key under any
+// prefix; its canonical name is "cloudflare/⟨attr⟩":
+//
+//	external-dns.alpha.kubernetes.io/cloudflare-proxied → cloudflare/proxied
+//	custom.example/cloudflare-tags                      → cloudflare/tags
+//	cloudflare-region-key                               → cloudflare/region-key
+//
+// The known attributes are proxied, custom-hostname, region-key,
+// record-comment and tags (the property names are constants in package
+// annotations). Any other name, canonical names and unknown attributes
+// included, is returned unchanged with false. This is the one mapping from
+// legacy to canonical names: the annotation parser and [PostProcessor]
+// both use it.
+func CanonicalProviderSpecificName(name string) (string, bool) {
+	last := name[strings.LastIndexByte(name, '/')+1:]
+	attr, ok := strings.CutPrefix(last, "cloudflare-")
+	if !ok {
+		return name, false
+	}
+	var canonical string
+	switch attr {
+	case "proxied":
+		canonical = "cloudflare/proxied"
+	case "custom-hostname":
+		canonical = "cloudflare/custom-hostname"
+	case "region-key":
+		canonical = "cloudflare/region-key"
+	case "record-comment":
+		canonical = "cloudflare/record-comment"
+	case "tags":
+		canonical = "cloudflare/tags"
+	default:
+		return name, false
+	}
+	return canonical, true
+}
+
+// canonicalProviderSpecific renames the legacy Cloudflare properties of ps
+// to their canonical names, in place. A legacy property whose canonical
+// name is already present — as a property that was never legacy, or from
+// an earlier legacy one — is dropped. The order of the rest is kept.
+func canonicalProviderSpecific(ps endpoint.ProviderSpecific) endpoint.ProviderSpecific {
+	legacy := 0
+	for _, prop := range ps {
+		if _, ok := CanonicalProviderSpecificName(prop.Name); ok {
+			legacy++
+		}
+	}
+	if legacy == 0 {
+		return ps
+	}
+	present := make(map[string]bool, len(ps)-legacy+1)
+	for _, prop := range ps {
+		if _, ok := CanonicalProviderSpecificName(prop.Name); !ok {
+			present[prop.Name] = true
+		}
+	}
+	out := ps[:0]
+	for _, prop := range ps {
+		if name, ok := CanonicalProviderSpecificName(prop.Name); ok {
+			if present[name] {
+				continue
+			}
+			present[name] = true
+			prop.Name = name
+		}
+		out = append(out, prop)
+	}
+	clear(ps[len(out):])
+	return out
+}

@@ -2,6 +2,8 @@ package source_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,10 +73,7 @@ func TestPostProcessorProviderSpecific(t *testing.T) {
 	}{
 		{provider: "aws", want: []string{"alias=false", "aws/evaluate-target-health=true", "record-type=ptr"}},
 		{provider: "webhook", want: []string{"alias=false", "record-type=ptr", "webhook/priority=10"}},
-		{provider: "cloudflare", want: []string{
-			"alias=false", "aws/evaluate-target-health=true", "external-dns.kubernetes.io/cloudflare-proxied=true",
-			"record-type=ptr", "webhook/priority=10",
-		}},
+		{provider: "cloudflare", want: []string{"alias=false", "cloudflare/proxied=true", "record-type=ptr"}},
 		{provider: " inmemory ", want: []string{"alias=false", "record-type=ptr"}},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
@@ -91,4 +90,137 @@ func TestPostProcessorProviderSpecific(t *testing.T) {
 		assert.Equal(t, []string{"alias=true"}, propNames(got[1]))
 		assert.Equal(t, []string{"alias=false"}, propNames(got[2]), "an explicit alias wins")
 	})
+}
+
+func TestCanonicalProviderSpecificName(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		renamed    bool
+	}{
+		{name: "external-dns.kubernetes.io/cloudflare-proxied", want: "cloudflare/proxied", renamed: true},
+		{name: "external-dns.alpha.kubernetes.io/cloudflare-custom-hostname", want: "cloudflare/custom-hostname", renamed: true},
+		{name: "custom.example/cloudflare-region-key", want: "cloudflare/region-key", renamed: true},
+		{name: "cloudflare-record-comment", want: "cloudflare/record-comment", renamed: true},
+		{name: "a/b/cloudflare-tags", want: "cloudflare/tags", renamed: true},
+		{name: "webhook/cloudflare-tags", want: "cloudflare/tags", renamed: true},
+		{name: "cloudflare/cloudflare-tags", want: "cloudflare/tags", renamed: true},
+		{name: "cloudflare/proxied", want: "cloudflare/proxied"},
+		{name: "cloudflare/unknown", want: "cloudflare/unknown"},
+		{name: "external-dns.kubernetes.io/cloudflare-unknown", want: "external-dns.kubernetes.io/cloudflare-unknown"},
+		{name: "external-dns.kubernetes.io/cloudflare-", want: "external-dns.kubernetes.io/cloudflare-"},
+		{name: "external-dns.kubernetes.io/cloudflare-Proxied", want: "external-dns.kubernetes.io/cloudflare-Proxied"},
+		{name: "cloudflare-tags/x", want: "cloudflare-tags/x"},
+		{name: "aws/weight", want: "aws/weight"},
+		{name: "alias", want: "alias"},
+		{name: "", want: ""},
+		{name: "/", want: "/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, renamed := source.CanonicalProviderSpecificName(tc.name)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.renamed, renamed)
+		})
+	}
+}
+
+func TestPostProcessorCloudflareNames(t *testing.T) {
+	const (
+		p     = "external-dns.kubernetes.io/"
+		alpha = "external-dns.alpha.kubernetes.io/"
+	)
+	type props = []string // name=value, in endpoint order
+	tests := []struct {
+		name     string
+		provider string
+		in       props
+		want     props // sorted by name
+	}{
+		{
+			name: "legacy names under any prefix renamed", provider: "cloudflare",
+			in: props{
+				p + "cloudflare-proxied=true", alpha + "cloudflare-tags=a,b", "custom.example/cloudflare-record-comment=c",
+				"cloudflare-region-key=eu", "x/y/cloudflare-custom-hostname=h.example.net",
+			},
+			want: props{
+				"cloudflare/custom-hostname=h.example.net", "cloudflare/proxied=true", "cloudflare/record-comment=c",
+				"cloudflare/region-key=eu", "cloudflare/tags=a,b",
+			},
+		},
+		{
+			name: "canonical wins over legacy, before or after it", provider: "cloudflare",
+			in:   props{p + "cloudflare-proxied=false", "cloudflare/proxied=true", "cloudflare/tags=t", alpha + "cloudflare-tags=legacy"},
+			want: props{"cloudflare/proxied=true", "cloudflare/tags=t"},
+		},
+		{
+			name: "first of two legacy names wins", provider: "cloudflare",
+			in:   props{alpha + "cloudflare-proxied=first", p + "cloudflare-proxied=second"},
+			want: props{"cloudflare/proxied=first"},
+		},
+		{
+			name: "webhook name renamed too, then kept", provider: "cloudflare",
+			in:   props{"webhook/cloudflare-tags=w", "webhook/x=y"},
+			want: props{"cloudflare/tags=w"},
+		},
+		{
+			name: "unknown attributes and other providers dropped, plain names kept", provider: "cloudflare",
+			in: props{
+				p + "cloudflare-unknown=u", "cloudflare-unknown=plain", "cloudflare/unknown=kept", "aws/weight=1",
+				"alias=true", "record-type=ptr",
+			},
+			want: props{"alias=true", "cloudflare-unknown=plain", "cloudflare/unknown=kept", "record-type=ptr"},
+		},
+		{
+			name: "duplicate canonical names both kept", provider: "cloudflare",
+			in:   props{"cloudflare/proxied=true", "cloudflare/proxied=false", p + "cloudflare-proxied=legacy"},
+			want: props{"cloudflare/proxied=true", "cloudflare/proxied=false"},
+		},
+		{
+			name: "webhook keeps webhook/cloudflare-tags unchanged", provider: "webhook",
+			in:   props{"webhook/cloudflare-tags=w", p + "cloudflare-proxied=true", "cloudflare/tags=t", "cloudflare-tags=plain"},
+			want: props{"cloudflare-tags=plain", "webhook/cloudflare-tags=w"},
+		},
+		{
+			name: "aws drops Cloudflare names, legacy or canonical", provider: "aws",
+			in:   props{p + "cloudflare-proxied=true", "cloudflare/tags=t", "aws/weight=1"},
+			want: props{"aws/weight=1"},
+		},
+		{
+			name: "no provider keeps legacy names", provider: "",
+			in:   props{p + "cloudflare-proxied=true", "cloudflare/tags=t"},
+			want: props{"cloudflare/tags=t", p + "cloudflare-proxied=true"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ep := swA("web.example.com", "192.0.2.1")
+			for _, prop := range tc.in {
+				name, value, _ := strings.Cut(prop, "=")
+				ep.ProviderSpecific = append(ep.ProviderSpecific, endpoint.ProviderSpecificProperty{Name: name, Value: value})
+			}
+			// DefaultTTL makes the wrapper act when no provider is set.
+			opts := source.PostProcessorOptions{Provider: tc.provider, DefaultTTL: 300}
+			got, err := source.NewPostProcessor(&swStub{eps: []*endpoint.Endpoint{ep}}, opts).Endpoints(context.Background())
+			require.NoError(t, err)
+			var names props
+			for _, prop := range got[0].ProviderSpecific {
+				names = append(names, prop.Name+"="+prop.Value)
+			}
+			assert.Equal(t, tc.want, names)
+		})
+	}
+}
+
+func ExampleCanonicalProviderSpecificName() {
+	for _, name := range []string{
+		"external-dns.alpha.kubernetes.io/cloudflare-proxied",
+		"cloudflare/tags",
+		"aws/weight",
+	} {
+		canonical, renamed := source.CanonicalProviderSpecificName(name)
+		fmt.Println(canonical, renamed)
+	}
+	// Output:
+	// cloudflare/proxied true
+	// cloudflare/tags false
+	// aws/weight false
 }

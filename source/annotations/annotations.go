@@ -53,15 +53,33 @@ var providerFamilies = [...]struct{ annotation, property string }{
 	{"coredns-", "coredns/"},
 }
 
-// cloudflareAnnotations are the Cloudflare annotations forwarded; their
-// property name is the whole annotation key (see [Config]).
-var cloudflareAnnotations = [...]string{
-	"cloudflare-custom-hostname",
-	"cloudflare-proxied",
-	"cloudflare-record-comment",
-	"cloudflare-region-key",
-	"cloudflare-tags",
-}
+// Canonical names of the Cloudflare provider-specific properties, the names
+// external-dns v0.23 and later give them and its Cloudflare provider reads.
+// [Config.Parse] gives the annotation ⟨prefix⟩cloudflare-⟨attr⟩ the name
+// cloudflare/⟨attr⟩, whatever the prefix; an attribute not listed here is
+// dropped. The names do not depend on the annotation prefix. Releases up to
+// v0.22 named these properties by their whole annotation key
+// (external-dns.alpha.kubernetes.io/cloudflare-proxied); those legacy names
+// are renamed by [source.CanonicalProviderSpecificName], which
+// [source.PostProcessor] applies for the "cloudflare" provider.
+const (
+	// CloudflareProxiedProperty ("true" or "false") says whether Cloudflare
+	// proxies the record (annotation cloudflare-proxied).
+	CloudflareProxiedProperty = "cloudflare/proxied"
+	// CloudflareCustomHostnameProperty lists the Cloudflare custom host
+	// names of the record, comma separated (annotation
+	// cloudflare-custom-hostname).
+	CloudflareCustomHostnameProperty = "cloudflare/custom-hostname"
+	// CloudflareRegionProperty is the regional services region key of the
+	// record (annotation cloudflare-region-key).
+	CloudflareRegionProperty = "cloudflare/region-key"
+	// CloudflareRecordCommentProperty is the comment Cloudflare stores with
+	// the record (annotation cloudflare-record-comment).
+	CloudflareRecordCommentProperty = "cloudflare/record-comment"
+	// CloudflareTagsProperty lists the Cloudflare tags of the record, comma
+	// separated (annotation cloudflare-tags).
+	CloudflareTagsProperty = "cloudflare/tags"
+)
 
 // maxAnnotationTTL is the largest TTL external-dns accepts from the ttl annotation.
 const maxAnnotationTTL = math.MaxInt32
@@ -94,11 +112,6 @@ type Config struct {
 	// first wins. Each prefix ends with "/". Empty means
 	// [DefaultPrefixes]: external-dns.kubernetes.io/ first, then
 	// external-dns.alpha.kubernetes.io/.
-	//
-	// The first prefix is also the one Cloudflare property names are built
-	// with (their name is the whole annotation key, as external-dns writes
-	// it), whichever prefix the annotation was found under, so that a
-	// provider configured with one prefix sees one name for each property.
 	Prefixes []string
 	// ControllerName is the value of the controller annotation that marks
 	// an object as ours; an object whose controller annotation holds any
@@ -180,8 +193,10 @@ type Values struct {
 	// ProviderSpecific holds the properties the annotations ask for, sorted
 	// by name: alias=true (only for the exact value "true"), record-type
 	// (any value, empty included), aws/⟨attr⟩, scw/⟨attr⟩, webhook/⟨attr⟩,
-	// coredns/⟨attr⟩, azure/tags, and the five Cloudflare properties named
-	// by their full annotation key. Nil when there is none.
+	// coredns/⟨attr⟩, azure/tags, and the five Cloudflare properties under
+	// their canonical names ([CloudflareProxiedProperty] and the others;
+	// other cloudflare-⟨attr⟩ annotations are dropped). Nil when there is
+	// none.
 	ProviderSpecific endpoint.ProviderSpecific
 }
 
@@ -259,8 +274,7 @@ func (c Config) Parse(obj source.ObjectRef, ann map[string]string) (Values, erro
 }
 
 type annotationParser struct {
-	primary string // the first prefix
-	obj     source.ObjectRef
+	obj source.ObjectRef
 	// found maps each annotation name (the key without its prefix) to the
 	// annotation under the prefix of highest precedence that has it.
 	found map[string]annotationHit
@@ -276,7 +290,7 @@ type annotationHit struct {
 // map, keeping for each name the key of highest precedence. The result does
 // not depend on map order.
 func newAnnotationParser(prefixes []string, obj source.ObjectRef, ann map[string]string) *annotationParser {
-	p := &annotationParser{primary: prefixes[0], obj: obj}
+	p := &annotationParser{obj: obj}
 	for key, value := range ann {
 		for rank, prefix := range prefixes {
 			name, ok := strings.CutPrefix(key, prefix)
@@ -368,8 +382,12 @@ func (p *annotationParser) providerSpecific() endpoint.ProviderSpecific {
 			add(endpoint.ProviderSpecificRecordType, hit.value)
 		case name == "azure-tags":
 			add("azure/tags", hit.value)
-		case slices.Contains(cloudflareAnnotations[:], name):
-			add(p.primary+name, hit.value)
+		case strings.HasPrefix(name, "cloudflare-"):
+			// The attribute is the rest of the name; a "/" in it makes it
+			// unknown, even if what follows the "/" is known.
+			if prop, ok := source.CanonicalProviderSpecificName(name); ok && !strings.Contains(name, "/") {
+				add(prop, hit.value)
+			}
 		default:
 			if prop, ok := familyProperty(name); ok {
 				add(prop, hit.value)

@@ -123,15 +123,68 @@ func TestParseAnnotations(t *testing.T) {
 				{Name: "alias", Value: "true"},
 				{Name: "aws/weight", Value: "10"},
 				{Name: "azure/tags", Value: "a=b"},
+				// Cloudflare properties get their canonical names,
+				// whichever prefix the annotation was found under.
+				{Name: annotations.CloudflareProxiedProperty, Value: "true"},
+				{Name: annotations.CloudflareRegionProperty, Value: "eu"},
+				{Name: annotations.CloudflareTagsProperty, Value: "t1"},
 				{Name: "coredns/group", Value: "g"},
-				// Cloudflare names use the first prefix, whichever
-				// prefix the annotation was found under.
-				{Name: p + "cloudflare-proxied", Value: "true"},
-				{Name: p + "cloudflare-region-key", Value: "eu"},
-				{Name: p + "cloudflare-tags", Value: "t1"},
 				{Name: "record-type", Value: ""},
 				{Name: "scw/priority", Value: "5"},
 				{Name: "webhook/x", Value: "y"},
+			}},
+		},
+		{
+			name: "every Cloudflare annotation gets its canonical name",
+			ann: map[string]string{
+				p + "cloudflare-proxied":         "false",
+				p + "cloudflare-custom-hostname": "a.example.net,b.example.net",
+				p + "cloudflare-region-key":      "us",
+				p + "cloudflare-record-comment":  "owned by web",
+				p + "cloudflare-tags":            "env:prod,team:web",
+			},
+			want: annotations.Values{ProviderSpecific: endpoint.ProviderSpecific{
+				{Name: annotations.CloudflareCustomHostnameProperty, Value: "a.example.net,b.example.net"},
+				{Name: annotations.CloudflareProxiedProperty, Value: "false"},
+				{Name: annotations.CloudflareRecordCommentProperty, Value: "owned by web"},
+				{Name: annotations.CloudflareRegionProperty, Value: "us"},
+				{Name: annotations.CloudflareTagsProperty, Value: "env:prod,team:web"},
+			}},
+		},
+		{
+			name: "Cloudflare: the first prefix wins, unknown attributes dropped",
+			ann: map[string]string{
+				p + "cloudflare-proxied":                       "true",
+				alpha + "cloudflare-proxied":                   "false",
+				p + "cloudflare-":                              "dropped: no attribute",
+				p + "cloudflare-Proxied":                       "dropped: attributes are case sensitive",
+				p + "cloudflare-x/cloudflare-tags":             "dropped: the attribute is x/cloudflare-tags",
+				p + "cloudflare/proxied":                       "dropped: not an annotation name",
+				"other.example/cloudflare-tags":                "dropped: not a prefix read",
+				p + "webhook-cloudflare-tags":                  "t",
+				alpha + "cloudflare-record-comment":            "from alpha",
+				"custom.example/cloudflare-record-comment":     "dropped: not a prefix read",
+				p + "aws-cloudflare-proxied":                   "true",
+				annotations.CloudflareRecordCommentProperty:    "dropped: not an annotation",
+				"external-dns.kubernetes.io/cloudflare-region": "dropped: the attribute is region-key",
+			},
+			want: annotations.Values{ProviderSpecific: endpoint.ProviderSpecific{
+				{Name: "aws/cloudflare-proxied", Value: "true"},
+				{Name: annotations.CloudflareProxiedProperty, Value: "true"},
+				{Name: annotations.CloudflareRecordCommentProperty, Value: "from alpha"},
+				{Name: "webhook/cloudflare-tags", Value: "t"},
+			}},
+		},
+		{
+			name: "Cloudflare under a custom prefix",
+			cfg:  annotations.Config{Prefixes: []string{"internal.example/", alpha}},
+			ann: map[string]string{
+				"internal.example/cloudflare-proxied": "true",
+				alpha + "cloudflare-proxied":          "false",
+				p + "cloudflare-tags":                 "dropped: prefix not read",
+			},
+			want: annotations.Values{ProviderSpecific: endpoint.ProviderSpecific{
+				{Name: annotations.CloudflareProxiedProperty, Value: "true"},
 			}},
 		},
 	}
@@ -140,6 +193,30 @@ func TestParseAnnotations(t *testing.T) {
 			got, err := tt.cfg.Parse(webRef, tt.ann)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestCloudflarePropertyConstants ties the exported names to the one
+// legacy-to-canonical mapping, source.CanonicalProviderSpecificName.
+func TestCloudflarePropertyConstants(t *testing.T) {
+	for _, tc := range []struct{ attr, want string }{
+		{"proxied", annotations.CloudflareProxiedProperty},
+		{"custom-hostname", annotations.CloudflareCustomHostnameProperty},
+		{"region-key", annotations.CloudflareRegionProperty},
+		{"record-comment", annotations.CloudflareRecordCommentProperty},
+		{"tags", annotations.CloudflareTagsProperty},
+	} {
+		t.Run(tc.attr, func(t *testing.T) {
+			assert.Equal(t, "cloudflare/"+tc.attr, tc.want)
+			for _, legacy := range []string{"cloudflare-" + tc.attr, annotations.Prefix + "cloudflare-" + tc.attr, annotations.AlphaPrefix + "cloudflare-" + tc.attr} {
+				got, ok := source.CanonicalProviderSpecificName(legacy)
+				assert.True(t, ok, legacy)
+				assert.Equal(t, tc.want, got, legacy)
+			}
+			got, ok := source.CanonicalProviderSpecificName(tc.want)
+			assert.False(t, ok, "a canonical name is not renamed")
+			assert.Equal(t, tc.want, got)
 		})
 	}
 }

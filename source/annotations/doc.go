@@ -8,6 +8,11 @@
 // other prefixes split one cluster between several Reconcilers (split
 // horizon).
 //
+// Provider-specific properties are named as external-dns v0.23 names them:
+// ⟨prefix⟩aws-weight becomes aws/weight, and the five Cloudflare
+// annotations ⟨prefix⟩cloudflare-⟨attr⟩ become cloudflare/⟨attr⟩
+// ([CloudflareProxiedProperty] and the others), whatever the prefix.
+//
 // Parse reads everything it can and reports each value it cannot use as an
 // [*Error] naming the object, the key and the value. A source reports such
 // an object in a [*source.PartialError] under obj.Key(), so that the

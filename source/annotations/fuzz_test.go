@@ -14,16 +14,26 @@ import (
 	"github.com/zonesync/zonesync/source/annotations"
 )
 
+var cloudflareProperties = []string{
+	annotations.CloudflareProxiedProperty,
+	annotations.CloudflareCustomHostnameProperty,
+	annotations.CloudflareRegionProperty,
+	annotations.CloudflareRecordCommentProperty,
+	annotations.CloudflareTagsProperty,
+}
+
 // FuzzParseAnnotations feeds Parse annotation maps built from "key=value"
 // lines under a fuzzed extra prefix. Parse must not panic, must be
 // deterministic, and whatever it returns must be usable: valid names,
-// TTL in range, properties sorted by unique name, errors naming the object.
+// TTL in range, properties sorted by unique name, Cloudflare properties
+// under their canonical names, errors naming the object.
 func FuzzParseAnnotations(f *testing.F) {
 	p := annotations.Prefix
 	f.Add("", p+"hostname=a.example.com,b.example.com.\n"+p+"ttl=5m")
 	f.Add("custom/", "custom/target=192.0.2.1, x.example.com\ncustom/ttl=0\n"+p+"aws-weight=1")
 	f.Add("", annotations.AlphaPrefix+"cloudflare-proxied=true\n"+p+"controller=other\n"+p+"alias=true")
 	f.Add("x/", "x/hostname=a..b\nx/webhook-=v\nx/record-type=")
+	f.Add("x/", "x/cloudflare-tags=a\n"+p+"cloudflare-tags=b\nx/cloudflare-x/cloudflare-proxied=c\nx/cloudflare-=d\n"+p+"webhook-cloudflare-tags=e")
 	f.Fuzz(func(t *testing.T, prefix, lines string) {
 		ann := map[string]string{}
 		for _, line := range strings.Split(lines, "\n") {
@@ -56,6 +66,12 @@ func FuzzParseAnnotations(f *testing.F) {
 		}))
 		for i := 1; i < len(got.ProviderSpecific); i++ {
 			assert.NotEqual(t, got.ProviderSpecific[i-1].Name, got.ProviderSpecific[i].Name)
+		}
+		for _, prop := range got.ProviderSpecific {
+			// Cloudflare properties only ever get their canonical names.
+			if strings.HasPrefix(prop.Name, "cloudflare") {
+				assert.Contains(t, cloudflareProperties, prop.Name)
+			}
 		}
 		for _, ep := range source.EndpointsForHostnames(got.Hostnames, got.Targets, got.EndpointMeta(webRef)) {
 			assert.NoError(t, endpoint.ValidateDNSName(ep.DNSName))
