@@ -176,6 +176,7 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 		st.txts = append(st.txts, txtInfo{name: w.name, setID: w.setID, value: w.value, users: w.users, mine: true})
 	}
 	st.unclaimed = r.state.unclaimed
+	st.kept = r.state.kept
 	cloned := false
 	for key := range b.written {
 		if _, ok := st.unclaimed[key]; ok {
@@ -399,6 +400,7 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 		}
 		old := txt.DeepCopy()
 		old.Targets = endpoint.Targets{info.value}
+		b.st.keptLabels(b.st.index()[key], old)
 		b.reuseOld = append(b.reuseOld, old)
 		b.reuseNew = append(b.reuseNew, txt)
 		b.markWritten(key, txt)
@@ -462,6 +464,7 @@ func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 		switch {
 		case seen:
 			oldTXT.Targets = endpoint.Targets{info.value}
+			b.st.keptLabels(b.st.index()[key], oldTXT)
 		case b.st != nil:
 			// The last read did not see it (the record was owned through a
 			// legacy or alias TXT, or its TXT went missing): create it.
@@ -606,14 +609,16 @@ func (b *changeBuilder) deleteUnused() {
 			b.removed = map[int32]bool{}
 		}
 		b.removed[l.txt] = true
-		b.txtDelete = append(b.txtDelete, &endpoint.Endpoint{
+		del := &endpoint.Endpoint{
 			DNSName:          info.name,
 			Targets:          endpoint.Targets{info.value},
 			RecordType:       endpoint.RecordTypeTXT,
 			SetIdentifier:    info.setID,
 			Labels:           endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: l.rec.DNSName}),
 			ProviderSpecific: txtProviderSpecific(l.rec.ProviderSpecific),
-		})
+		}
+		b.st.keptLabels(l.txt, del)
+		b.txtDelete = append(b.txtDelete, del)
 	}
 }
 

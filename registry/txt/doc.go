@@ -61,9 +61,14 @@
 // then, except for AAAA, the legacy untyped TXT. A "*" first label is
 // looked up with the wildcard replacement, so *.x and w.x share one TXT.
 // The labels found are copied onto the record (each record gets its own
-// map); records without a TXT have no owner label and are never updated or
-// deleted by a plan with an owner id. With [Config.OldOwnerID], records of
-// the old owner are relabelled as ours.
+// map); records without a TXT have no owner label (an owner label the
+// provider returned is removed) and are never updated or deleted by a plan
+// with an owner id. With [Config.OldOwnerID], records of the old owner are
+// relabelled as ours. The owner and resource labels come from the TXT
+// only; any other label the provider returned on the record stays the
+// provider's, even when the TXT holds an older copy of it (external-dns's
+// coredns provider keeps each target's etcd key in a label, and external-dns
+// serialises every label into the TXT).
 //
 // Format upgrade: when the zone holds at least one ownership TXT, every
 // record we own whose type is managed ([Config.ManagedRecordTypes]) and
@@ -119,7 +124,10 @@
 // names every such record with its owner label — a change is never
 // dropped silently. A TXT endpoint has TTL 0,
 // the set identifier and provider-specific properties of its record (but
-// "alias", invalid on TXT records) and the single label ownedRecord. If no
+// "alias", invalid on TXT records) and the single label ownedRecord, plus,
+// on the old side of an update and on a delete, the labels the provider
+// returned with that TXT (its key in the provider, for providers that find
+// records by label). If no
 // valid TXT name exists for a created record (a label over 63 octets, or a
 // name outside the provider's domain filter such as a-example.com for an
 // apex record without a suitable prefix), the record is not created, the

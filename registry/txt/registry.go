@@ -64,8 +64,30 @@ type zoneState struct {
 	// published.
 	unclaimed map[string]endpoint.Labels
 
+	// kept holds, by txts index, the labels a provider returned with an
+	// ownership TXT record, for the changes that replace or delete it (see
+	// keptLabels). Nil for providers that return none, as most do. Never
+	// modified once published.
+	kept map[int32]endpoint.Labels
+
 	once sync.Once
 	idx  map[string]int32 // txtKey(lowerName, setID) -> txts index; see index
+}
+
+// keptLabels adds to ep, which replaces or deletes the TXT at index i, the
+// labels the provider returned with that TXT, except the registry's own
+// keys. Some providers find a record by its labels: external-dns's coredns
+// provider keeps each record's etcd key there, and without them it writes
+// a new key instead of replacing the old one, and deletes nothing.
+func (st *zoneState) keptLabels(i int32, ep *endpoint.Endpoint) {
+	if st == nil {
+		return
+	}
+	for k, v := range st.kept[i].All() {
+		if !endpoint.IsReservedLabelKey(k) {
+			ep.Labels.Set(k, v)
+		}
+	}
 }
 
 // txtInfo is what the registry keeps of an ownership TXT record between a
@@ -382,6 +404,11 @@ func (r *Registry) attach(log logr.Logger, rd *reading, sus map[string]*suspect)
 		}
 		if ok {
 			parsed[i].giveLabels(rec)
+		} else if _, claimed := rec.Labels.Get(endpoint.OwnerLabelKey); claimed {
+			// Ownership comes from an ownership TXT and from nothing else:
+			// an owner label a provider returned (external-dns's coredns
+			// provider stores one with each record) claims nothing.
+			rec.Labels.Delete(endpoint.OwnerLabelKey)
 		}
 		migrated := false
 		if r.oldOwnerID != "" {
@@ -572,6 +599,12 @@ func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, 
 	owner, _ := labels.Get(endpoint.OwnerLabelKey)
 	mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
 	rd.st.txts = append(rd.st.txts, txtInfo{name: rec.DNSName, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
+	if rec.Labels.Len() > 0 {
+		if rd.st.kept == nil {
+			rd.st.kept = make(map[int32]endpoint.Labels)
+		}
+		rd.st.kept[i] = rec.Labels
+	}
 	rd.parsed = append(rd.parsed, parsedTXT{labels: labels, mine: mine})
 	name, rtype, ok := r.namer.parseTXTName(lower)
 	if !ok {
@@ -619,8 +652,12 @@ func (rd *reading) vouch(log logr.Logger, sus map[string]*suspect, i int32, rec 
 	return false
 }
 
-// giveLabels attaches the labels of the TXT to rec, keeping labels rec
-// already has unless the TXT sets them. Every record owned through the TXT
+// giveLabels attaches the labels of the TXT to rec. The registry's own keys
+// (owner, resource: endpoint.IsReservedLabelKey) come from the TXT; any
+// other label rec already has is the provider's and is kept: the TXT's copy
+// of it dates from the record's last write and may be stale (external-dns's
+// coredns provider keeps each target's etcd key in a label, and its TXT
+// registry serialises every label). Every record owned through the TXT
 // shares its labels: Labels is a value whose Set and Delete never write into
 // an array another value holds, so relabelling one record changes no other.
 func (p *parsedTXT) giveLabels(rec *endpoint.Endpoint) {
@@ -629,8 +666,12 @@ func (p *parsedTXT) giveLabels(rec *endpoint.Endpoint) {
 		rec.Labels = p.labels
 		return
 	}
-	for k, v := range p.labels.All() {
-		rec.Labels.Set(k, v)
+	own := rec.Labels
+	rec.Labels = p.labels
+	for k, v := range own.All() {
+		if !endpoint.IsReservedLabelKey(k) {
+			rec.Labels.Set(k, v)
+		}
 	}
 }
 
