@@ -135,4 +135,3 @@ func findTXT(eps []*endpoint.Endpoint) *endpoint.Endpoint {
 	}
 	return nil
 }
-
