@@ -235,7 +235,7 @@ func TestTXTDataAsExternalDNS(t *testing.T) {
 		`"` + strings.Repeat("x", 255) + `"`,
 		`"` + strings.Repeat("y", 256) + `"`,
 		`"` + strings.Repeat("word ", 140) + `"`, // 700 bytes, 3 strings
-		`"` + strings.Repeat("ü", 200) + `"`,    // cut inside a character at 255 bytes
+		`"` + strings.Repeat("ü", 200) + `"`,     // cut inside a character at 255 bytes
 		"plain",
 		"v=spf1",
 		"héllo",
