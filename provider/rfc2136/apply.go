@@ -91,9 +91,13 @@ func (u *unit) ops() string {
 //     at the name; for a CNAME, nothing is at the name;
 //   - update: the RRset is exactly UpdateOld's targets (so a change made
 //     behind zonesync's back is detected); its RRs are removed and
-//     UpdateNew's added;
-//   - delete: the RRset exists; the endpoint's RRs are removed one by one,
-//     so targets added by someone else survive.
+//     UpdateNew's added. For a TXT RRset whose old targets have two data
+//     forms (see "TXT data" in the package documentation) the RRset is
+//     queried first and, when it reads as exactly the old targets, the
+//     RRs it holds are the prerequisite and are removed;
+//   - delete: the RRset exists; the endpoint's RRs are removed one by one
+//     (a TXT target in each of its data forms), so targets added by
+//     someone else survive.
 //
 // Changes form groups that are applied or rejected as a whole, in one
 // UPDATE message (which a server applies atomically): a record with its
