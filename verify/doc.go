@@ -21,8 +21,12 @@
 //
 // A and AAAA answers are compared as IP addresses, CNAME, NS, PTR and the
 // host names in MX and SRV answers as names (case and a trailing dot do not
-// matter), TXT answers byte for byte after joining their character-strings,
-// and other types by their presentation form. Only records owned by the
+// matter), and other types by their presentation form. A TXT answer's
+// character-strings are joined and read as provider/rfc2136 reads them: a
+// target "X" or X, with X free of '"' and '\', matches the data X (what
+// external-dns and provider/rfc2136 write for "X") and the data "X" (the
+// quotes as data, as zonesync releases before wrote it); every other target
+// matches its exact bytes. Only records owned by the
 // endpoint's name count; a name holding a CNAME where an A record was
 // expected is NotSync and the CNAME is reported in Seen. NXDOMAIN, an empty
 // answer and network failures are NotAvailable.

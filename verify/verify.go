@@ -205,7 +205,7 @@ func seenValue(rr dns.RR) string {
 	case *dns.CNAME:
 		return trimDot(r.Target)
 	case *dns.TXT:
-		return dnstxt.Unescape(r.Txt...)
+		return dnstxt.Target(r.Txt...)
 	case *dns.NS:
 		return trimDot(r.Ns)
 	case *dns.PTR:
@@ -217,7 +217,8 @@ func seenValue(rr dns.RR) string {
 }
 
 // sameAnswers compares targets and answers as sets: addresses as
-// addresses, TXT byte for byte, the rest field by field ignoring case and
+// addresses, TXT in the form provider/rfc2136 reads and writes it
+// (internal/dnstxt), the rest field by field ignoring case and
 // trailing dots.
 func sameAnswers(qtype uint16, targets, seen []string) bool {
 	key := func(s string) string { return compareKey(qtype, s) }
@@ -243,7 +244,7 @@ func compareKey(qtype uint16, s string) string {
 		}
 		return s
 	case dns.TypeTXT:
-		return s
+		return dnstxt.Canonical(s)
 	}
 	fields := strings.Fields(s)
 	for i, f := range fields {

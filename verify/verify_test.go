@@ -51,6 +51,9 @@ func TestVerifyAgainstNamed(t *testing.T) {
 		"alias.example.org. 300 IN CNAME www.example.org.",
 		`txt.example.org. 300 IN TXT "\"heritage=external-dns,external-dns/owner=x\""`,
 		`long.example.org. 300 IN TXT "` + long[:255] + `" "` + long[255:] + `"`,
+		`own.example.org. 300 IN TXT "heritage=external-dns,external-dns/owner=x"`,
+		`spf.example.org. 300 IN TXT "v=spf1 -all"`,
+		`oldspf.example.org. 300 IN TXT "\"v=spf1 -all\""`,
 		"mail.example.org. 300 IN MX 10 mx.example.net.",
 		"changed.example.org. 300 IN A 192.0.2.7",
 		"cname.example.org. 300 IN CNAME elsewhere.example.net.",
@@ -62,6 +65,9 @@ func TestVerifyAgainstNamed(t *testing.T) {
 		ep("alias.example.org", "CNAME", "WWW.example.org."),
 		ep("txt.example.org", "TXT", `"heritage=external-dns,external-dns/owner=x"`),
 		ep("long.example.org", "TXT", long),
+		ep("own.example.org", "TXT", `"heritage=external-dns,external-dns/owner=x"`),
+		ep("spf.example.org", "TXT", `"v=spf1 -all"`),
+		ep("oldspf.example.org", "TXT", "v=spf1 -all"),
 		ep("mail.example.org", "MX", "10 mx.example.net"),
 		ep("changed.example.org", "A", "192.0.2.3"),
 		ep("missing.example.org", "A", "192.0.2.4"),
@@ -75,6 +81,10 @@ func TestVerifyAgainstNamed(t *testing.T) {
 	for _, name := range []struct{ name, typ string }{
 		{"www.example.org", "A"}, {"V6.Example.ORG", "AAAA"}, {"alias.example.org", "CNAME"},
 		{"txt.example.org", "TXT"}, {"long.example.org", "TXT"}, {"mail.example.org", "MX"},
+		// The TXT data forms of provider/rfc2136 (internal/dnstxt): the
+		// quotes of a target are syntax, and quotes as data (older
+		// zonesync releases) read the same.
+		{"own.example.org", "TXT"}, {"spf.example.org", "TXT"}, {"oldspf.example.org", "TXT"},
 	} {
 		r := byName(t, results, name.name, name.typ)
 		assert.Equal(t, verify.Sync, r.Status, "%s %s: seen %q, err %v", name.name, name.typ, r.Seen, r.Err)

@@ -14,6 +14,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/dnstxt"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 )
@@ -31,6 +32,12 @@ type change struct {
 	prereqs []dns.RR
 	updates []dns.RR
 	size    int // uncompressed wire size of prereqs and updates
+
+	// An update of a TXT RRset whose old targets have two data forms:
+	// removes is the number of removals that start updates, resolve the
+	// old targets in canonical form, sorted (see sender.resolveTXT).
+	removes int
+	resolve []string
 }
 
 // Kinds of change, in the order they are written within a message.
@@ -84,9 +91,13 @@ func (u *unit) ops() string {
 //     at the name; for a CNAME, nothing is at the name;
 //   - update: the RRset is exactly UpdateOld's targets (so a change made
 //     behind zonesync's back is detected); its RRs are removed and
-//     UpdateNew's added;
-//   - delete: the RRset exists; the endpoint's RRs are removed one by one,
-//     so targets added by someone else survive.
+//     UpdateNew's added. For a TXT RRset whose old targets have two data
+//     forms (see "TXT data" in the package documentation) the RRset is
+//     queried first and, when it reads as exactly the old targets, the
+//     RRs it holds are the prerequisite and are removed;
+//   - delete: the RRset exists; the endpoint's RRs are removed one by one
+//     (a TXT target in each of its data forms), so targets added by
+//     someone else survive.
 //
 // Changes form groups that are applied or rejected as a whole, in one
 // UPDATE message (which a server applies atomically): a record with its
@@ -335,34 +346,71 @@ func (p *Provider) updateChange(oldEp, newEp *endpoint.Endpoint) (change, error)
 		return c, fmt.Errorf("%s: set identifiers are not supported", c.op)
 	}
 	// Prerequisite: the RRset is exactly the old targets (TTL 0, class IN,
-	// RFC 2136 §2.4.2). Removal: each old RR (class NONE).
+	// RFC 2136 §2.4.2). Removal: each old RR (class NONE), in every data
+	// form that reads as its target (see removals).
 	exists, err := toRRs(oldEp, 0)
 	if err != nil {
 		return c, fmt.Errorf("%s: old record: %w", c.op, err)
 	}
-	remove, _ := toRRs(oldEp, 0)
-	for _, rr := range remove {
-		rr.Header().Class = dns.ClassNONE
-	}
+	remove, ambiguous := removals(oldEp, exists)
 	ins, err := toRRs(newEp, p.ttl(newEp))
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", c.op, err)
 	}
 	c.prereqs = exists
 	c.updates = append(remove, ins...)
+	c.removes = len(remove)
+	if ambiguous {
+		// Which data form the server holds is known only by asking it:
+		// see sender.resolveTXT.
+		c.resolve = make([]string, len(oldEp.Targets))
+		for i, t := range oldEp.Targets {
+			c.resolve[i] = dnstxt.Canonical(t)
+		}
+		slices.Sort(c.resolve)
+	}
 	c.size = wireSize(c)
 	return c, nil
 }
 
+// removals returns the RRs (class NONE) that remove the RRs of rrs, built
+// from ep. A TXT target is removed in every data form that reads as it
+// (dnstxt.Forms: "X" with the quotes as data, written by zonesync before
+// it followed external-dns, and X), since the server needs the exact data
+// and removing an absent RR does nothing; ambiguous reports whether any
+// target has more than one form.
+func removals(ep *endpoint.Endpoint, rrs []dns.RR) (remove []dns.RR, ambiguous bool) {
+	h := *rrs[0].Header()
+	h.Class, h.Ttl = dns.ClassNONE, 0
+	if h.Rrtype != dns.TypeTXT {
+		remove = make([]dns.RR, len(rrs))
+		for i, rr := range rrs {
+			remove[i] = dns.Copy(rr)
+			*remove[i].Header() = h
+		}
+		return remove, false
+	}
+	seen := make(map[string]bool, 2*len(ep.Targets))
+	for _, t := range ep.Targets {
+		forms := dnstxt.Forms(t)
+		ambiguous = ambiguous || len(forms) > 1
+		for _, v := range forms {
+			if !seen[v] {
+				seen[v] = true
+				remove = append(remove, txtRR(h, v))
+			}
+		}
+	}
+	return remove, ambiguous
+}
+
 func (p *Provider) deleteChange(ep *endpoint.Endpoint) (change, error) {
 	c := change{op: describe("delete", ep)}
-	remove, err := toRRs(ep, 0)
+	rrs, err := toRRs(ep, 0)
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", c.op, err)
 	}
-	for _, rr := range remove {
-		rr.Header().Class = dns.ClassNONE
-	}
+	remove, _ := removals(ep, rrs)
 	h := remove[0].Header()
 	c.prereqs = []dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: h.Rrtype, Class: dns.ClassANY}}}
 	c.updates = remove
@@ -482,6 +530,12 @@ func (p *Provider) applyZone(ctx context.Context, zone string, units []*unit) er
 	defer s.close()
 	var errs []error
 	sendAll := func(units []*unit) bool {
+		for _, u := range units {
+			if err := s.resolveUnit(ctx, u); err != nil {
+				errs = append(errs, err)
+				return false
+			}
+		}
 		for _, batch := range batches(units, p.maxChanges) {
 			applied, batchErrs := s.sendSplitting(ctx, batch)
 			if applied > 0 {
@@ -597,5 +651,78 @@ func (s *sender) send(ctx context.Context, batch []*unit) error {
 		}
 		return wrapRcodeErr(e)
 	}
+	return nil
+}
+
+// resolveUnit resolves the TXT updates of u (see resolveTXT) and updates
+// its size.
+func (s *sender) resolveUnit(ctx context.Context, u *unit) error {
+	changed := false
+	for i := range u.changes {
+		if u.changes[i].resolve == nil {
+			continue
+		}
+		if err := s.resolveTXT(ctx, &u.changes[i]); err != nil {
+			return err
+		}
+		changed = true
+	}
+	if changed {
+		u.size = 0
+		for _, c := range u.changes {
+			u.size += c.size
+		}
+	}
+	return nil
+}
+
+// resolveTXT makes the prerequisite and the removals of an update of a TXT
+// RRset whose old targets each read from two data forms (X and "X") match
+// the data the server holds: it asks the server for the RRset and, when
+// what it holds reads as exactly the old targets, uses those RRs, data as
+// stored, as the prerequisite and removes them. Otherwise the change keeps
+// the prerequisite built from the targets (their current data form),
+// which fails, as it must, when the RRset differs. The server checks the
+// prerequisite again when it applies the update, so a change made between
+// the query and the update still fails it.
+func (s *sender) resolveTXT(ctx context.Context, c *change) error {
+	name := c.prereqs[0].Header().Name
+	m := new(dns.Msg)
+	m.SetQuestion(name, dns.TypeTXT)
+	m.RecursionDesired = false
+	r, err := s.exchange(ctx, m, c.op+": query of the TXT RRset")
+	if err != nil {
+		return err
+	}
+	var stored []dns.RR
+	var targets []string
+	for _, rr := range r.Answer {
+		h := rr.Header()
+		if txt, ok := rr.(*dns.TXT); ok && h.Class == dns.ClassINET && strings.EqualFold(h.Name, name) {
+			stored = append(stored, txt)
+			targets = append(targets, dnstxt.Target(txt.Txt...))
+		}
+	}
+	slices.Sort(targets)
+	if r.Rcode != dns.RcodeSuccess || !slices.Equal(targets, c.resolve) {
+		logr.FromContextOrDiscard(ctx).V(1).Info("rfc2136: TXT RRset not as read; the update's prerequisite will fail",
+			"zone", s.zone, "change", c.op, "rcode", dns.RcodeToString[r.Rcode], "held", targets)
+		c.resolve = nil
+		return nil
+	}
+	prereqs := make([]dns.RR, len(stored))
+	remove := make([]dns.RR, len(stored))
+	for i, rr := range stored {
+		prereqs[i] = dns.Copy(rr)
+		h := prereqs[i].Header()
+		h.Name, h.Ttl, h.Class = name, 0, dns.ClassINET
+		remove[i] = dns.Copy(prereqs[i])
+		remove[i].Header().Class = dns.ClassNONE
+	}
+	c.prereqs = prereqs
+	c.updates = append(remove, c.updates[c.removes:]...)
+	c.removes = len(remove)
+	c.resolve = nil
+	c.size = wireSize(*c)
 	return nil
 }

@@ -26,21 +26,65 @@
 // lose their trailing dot, SRV and NAPTR keep theirs, as package endpoint
 // spells them.
 //
-// A TXT endpoint's target is the whole text. It is written as
-// character-strings of at most 255 bytes and the strings of an RR are joined
-// on read, so values longer than 255 bytes and any bytes (quotes,
-// backslashes, non-ASCII) round-trip exactly; external-dns instead returns
-// each character-string as a target of its own.
+// # TXT data
 //
-// The quotes of the TXT registry's ownership values are therefore data on
-// the wire ("\"heritage=external-dns,…\"" in dig's output). external-dns's
-// rfc2136 provider passes values through the zone-file parser, which takes
-// such quotes as syntax, so its ownership TXT data has none. zonesync reads
-// that form as ownership too, so a zone managed by external-dns moves to
-// zonesync without churn. The way back needs the ownership TXT records
-// rewritten: external-dns's rfc2136 provider returns the quoted data in
-// miekg/dns's escaped form (\"heritage=…\"), which its registry does not
-// parse as ownership (read from its code; not tested against it).
+// The data of a TXT RR is its character-strings joined. Targets and data
+// map as follows (package internal/dnstxt, shared with package verify);
+// "clean" means without '"' and without '\'.
+//
+// Writing, target to data: a target "X" with X clean is written as X,
+// without the quotes; any other target as its exact bytes. The data is cut
+// into character-strings of 255 bytes, the last one shorter (inside a
+// multi-byte character if it falls there); empty data is one empty
+// character-string. For the quoted clean targets — the TXT registry's
+// ownership values, "v=spf1 -all", "" — and for unquoted clean targets
+// that are one zone-file token (token-123), the RDATA is byte for byte
+// what external-dns v0.23's rfc2136 provider writes for the same target:
+// it parses fmt.Sprintf("%s %d %s %s", name, ttl, type, target) with
+// dns.NewRR, which takes the quotes as syntax and cuts long strings at 255
+// bytes the same way. dig shows an ownership TXT as
+// "heritage=external-dns,external-dns/owner=…". Other targets are written
+// as their bytes where external-dns's parser would split them into
+// several character-strings (two words), unescape them (a\b), take inner
+// quotes as syntax (say "hi"), end them at ';' or refuse them: see
+// docs/compatibility.md.
+//
+// Reading, data to target: data that is clean, or is "X" with X clean
+// (the quotes as data: every zonesync release before this one wrote
+// quoted targets so), reads as X; except when X is an ownership text (a
+// comma-separated token heritage=external-dns and no heritage token of
+// another value, as endpoint.ParseLabels reads it), which reads as "X",
+// the form the TXT registry writes. Any other data reads as its exact
+// bytes. The character-strings of an RR are joined into one target;
+// external-dns instead returns each as a target of its own, in
+// miekg/dns's escaped form.
+//
+//	target                    data written              read back as
+//	"heritage=external-dns,…" heritage=external-dns,…   "heritage=external-dns,…"
+//	heritage=external-dns,…   heritage=external-dns,…   "heritage=external-dns,…"
+//	"v=spf1 -all"             v=spf1 -all               v=spf1 -all
+//	v=spf1 -all               v=spf1 -all               v=spf1 -all
+//	""                        (empty)                   (empty)
+//	say "hi"                  say "hi"                  say "hi"
+//	"say \"hi\""              "say \"hi\""              "say \"hi\""
+//	(old form) data "heritage=external-dns,…" reads as "heritage=external-dns,…"
+//	(old form) data "v=spf1 -all" reads as v=spf1 -all
+//
+// Both forms of a record read as the same target, so a zone written by
+// external-dns, by an older zonesync or by this one plans nothing, and
+// external-dns reads the quoted clean targets this provider writes (the
+// ownership values above all) as it reads its own.
+// [Provider.AdjustEndpoints] rewrites desired TXT targets to the form they
+// read back in ("v=spf1 -all" becomes v=spf1 -all), so that plans
+// converge. A delete removes each clean target in both data forms (X and
+// "X"; removing an RR that is not there does nothing). An update's
+// prerequisite names the exact RRset; when an old target has two data
+// forms the provider first queries the RRset and, when what the server
+// holds reads as exactly the old targets, uses those RRs as the
+// prerequisite and removes them: so a record in the old form is updated
+// (and rewritten in the current form) like any other, and one changed
+// behind zonesync's back still fails its prerequisite. A record in the
+// old form is left as it is until a change rewrites it.
 //
 // # Changes
 //

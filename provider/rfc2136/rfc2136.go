@@ -12,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/dnstxt"
 	"github.com/zonesync/zonesync/provider"
 )
 
@@ -185,21 +186,60 @@ func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
 	return provider.DomainFilterFromZones(p.zoneList)
 }
 
-// AdjustEndpoints raises configured TTLs below MinTTL to MinTTL (on
-// copies) and leaves everything else as it is.
+// AdjustEndpoints raises configured TTLs below MinTTL to MinTTL and
+// rewrites each TXT target to the form [Provider.Records] returns it in
+// (see the package documentation, "TXT data": "v=spf1 -all" becomes
+// v=spf1 -all, an unquoted ownership text gets its quotes), so that a
+// plan compares like with like and converges. It changes copies and
+// returns the other endpoints as they are.
 func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
-	if !p.minTTL.IsConfigured() {
+	var out []*endpoint.Endpoint // nil until an endpoint changes
+	for i, ep := range eps {
+		adjusted := p.adjust(ep)
+		if adjusted == ep && out == nil {
+			continue
+		}
+		if out == nil {
+			out = make([]*endpoint.Endpoint, len(eps))
+			copy(out, eps[:i])
+		}
+		out[i] = adjusted
+	}
+	if out == nil {
 		return eps, nil
 	}
-	out := make([]*endpoint.Endpoint, len(eps))
-	for i, ep := range eps {
-		if ep != nil && ep.RecordTTL.IsConfigured() && ep.RecordTTL < p.minTTL {
-			ep = ep.DeepCopy()
-			ep.RecordTTL = p.minTTL
-		}
-		out[i] = ep
-	}
 	return out, nil
+}
+
+// adjust returns ep, or a copy of it with the changes AdjustEndpoints
+// makes.
+func (p *Provider) adjust(ep *endpoint.Endpoint) *endpoint.Endpoint {
+	if ep == nil {
+		return nil
+	}
+	raise := p.minTTL.IsConfigured() && ep.RecordTTL.IsConfigured() && ep.RecordTTL < p.minTTL
+	txt := false
+	if ep.RecordType == endpoint.RecordTypeTXT {
+		for _, t := range ep.Targets {
+			if dnstxt.Canonical(t) != t {
+				txt = true
+				break
+			}
+		}
+	}
+	if !raise && !txt {
+		return ep
+	}
+	ep = ep.DeepCopy()
+	if raise {
+		ep.RecordTTL = p.minTTL
+	}
+	if txt {
+		for i, t := range ep.Targets {
+			ep.Targets[i] = dnstxt.Canonical(t)
+		}
+	}
+	return ep
 }
 
 // ttl is the TTL written for ep.

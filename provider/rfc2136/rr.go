@@ -97,7 +97,7 @@ func targetRR(hdr dns.RR_Header, recordType, target string) (dns.RR, error) {
 		}
 		return &dns.AAAA{Hdr: hdr, AAAA: a.AsSlice()}, nil
 	case dns.TypeTXT:
-		return &dns.TXT{Hdr: hdr, Txt: splitTXT(target)}, nil
+		return txtRR(hdr, dnstxt.Data(target)), nil
 	case dns.TypeCNAME, dns.TypeNS, dns.TypePTR:
 		host, err := hostName(target, false)
 		if err != nil {
@@ -161,6 +161,11 @@ func targetRR(hdr dns.RR_Header, recordType, target string) (dns.RR, error) {
 	return nil, fmt.Errorf("record type %q is not supported", recordType)
 }
 
+// txtRR returns the TXT RR holding the data v.
+func txtRR(hdr dns.RR_Header, v string) *dns.TXT {
+	return &dns.TXT{Hdr: hdr, Txt: splitTXT(v)}
+}
+
 // splitTXT cuts a TXT value into character-strings of at most 255 bytes,
 // each in miekg/dns's presentation escaping (backslash before '"' and '\',
 // \DDD for bytes outside printable ASCII), which packs back to the exact
@@ -219,7 +224,7 @@ func fromRR(rr dns.RR) (recordType, target string, ok bool) {
 	case *dns.CNAME:
 		return endpoint.RecordTypeCNAME, trimDot(r.Target), true
 	case *dns.TXT:
-		return endpoint.RecordTypeTXT, dnstxt.Unescape(r.Txt...), true // reverses splitTXT
+		return endpoint.RecordTypeTXT, dnstxt.Target(r.Txt...), true // reverses splitTXT and dnstxt.Data
 	case *dns.MX:
 		return endpoint.RecordTypeMX, strconv.Itoa(int(r.Preference)) + " " + trimDot(r.Mx), true
 	case *dns.SRV:

@@ -1,6 +1,7 @@
 package rfc2136
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,11 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/dnstxt"
 )
 
-// wireTXT packs a TXT RR holding v into a message, unpacks it and returns
-// what Records would read: the round trip through the wire format.
-func wireTXT(t testing.TB, v string) string {
+// wireTXT packs a TXT RR holding the data v into a message, unpacks it
+// and returns the data and the target Records reads: the round trip
+// through the wire format.
+func wireTXT(t testing.TB, v string) (data, target string) {
 	m := new(dns.Msg)
 	m.SetQuestion("t.example.org.", dns.TypeTXT)
 	m.Answer = []dns.RR{&dns.TXT{Hdr: dns.RR_Header{Name: "t.example.org.", Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 1}, Txt: splitTXT(v)}}
@@ -25,7 +28,7 @@ func wireTXT(t testing.TB, v string) string {
 	typ, got, ok := fromRR(back.Answer[0])
 	require.True(t, ok)
 	require.Equal(t, endpoint.RecordTypeTXT, typ)
-	return got
+	return dnstxt.Unescape(back.Answer[0].(*dns.TXT).Txt...), got
 }
 
 func TestTXTWireRoundTrip(t *testing.T) {
@@ -43,7 +46,9 @@ func TestTXTWireRoundTrip(t *testing.T) {
 		strings.Repeat("ü", 400), // multi-byte characters cut at 255 bytes
 	}
 	for _, v := range tests {
-		assert.Equal(t, v, wireTXT(t, v), "%q", v)
+		data, target := wireTXT(t, v)
+		assert.Equal(t, v, data, "%q", v)
+		assert.Equal(t, dnstxt.FromData(v), target, "%q", v)
 	}
 }
 
@@ -85,8 +90,9 @@ func TestFromRRTargets(t *testing.T) {
 	}
 }
 
-// FuzzTXTRoundTrip checks that any TXT value survives splitting, escaping,
-// the wire format and joining byte for byte.
+// FuzzTXTRoundTrip checks that any TXT data survives splitting,
+// escaping, the wire format and joining byte for byte, and reads as the
+// target dnstxt.FromData gives.
 func FuzzTXTRoundTrip(f *testing.F) {
 	for _, s := range []string{"", "a", `"q"`, `\`, `\\065`, "\x00\xff", strings.Repeat("z", 256)} {
 		f.Add(s)
@@ -95,8 +101,8 @@ func FuzzTXTRoundTrip(f *testing.F) {
 		if len(v) > 4000 {
 			return
 		}
-		if got := wireTXT(t, v); got != v {
-			t.Fatalf("round trip of %q gave %q", v, got)
+		if data, target := wireTXT(t, v); data != v || target != dnstxt.FromData(v) {
+			t.Fatalf("round trip of %q gave data %q, target %q", v, data, target)
 		}
 	})
 }
@@ -123,7 +129,11 @@ func FuzzToRRs(f *testing.F) {
 		gotType, got, ok := fromRR(rrs[0])
 		require.True(t, ok)
 		require.Equal(t, typ, gotType)
-		if !endpoint.Targets([]string{got}).Same(e.Targets) {
+		want := e.Targets
+		if typ == endpoint.RecordTypeTXT {
+			want = endpoint.Targets{dnstxt.Canonical(target)}
+		}
+		if !endpoint.Targets([]string{got}).Same(want) {
 			t.Fatalf("%s target %q reads back as %q", typ, e.Targets[0], got)
 		}
 	})
@@ -190,5 +200,83 @@ func TestOwnerNameFromLabels(t *testing.T) {
 		"a\x00b.example.org", "a/b.example.org", "x.*.example.org", "*.*.example.org", "a..example.org", ""} {
 		_, err := ownerName(bad, false)
 		assert.Error(t, err, "%q", bad)
+	}
+}
+
+// newRRExternalDNS builds the RR external-dns v0.23's rfc2136 provider
+// builds for a target: the presentation text through dns.NewRR.
+func newRRExternalDNS(t *testing.T, target string) (dns.RR, error) {
+	t.Helper()
+	return dns.NewRR(fmt.Sprintf("%s %d %s %s", "a.example.org", 300, "TXT", target))
+}
+
+// rdata packs rr and returns its RDATA bytes.
+func rdata(t *testing.T, rr dns.RR) []byte {
+	t.Helper()
+	buf := make([]byte, dns.Len(rr)+16)
+	n, err := dns.PackRR(rr, buf, 0, nil, false)
+	require.NoError(t, err)
+	return buf[n-int(rr.Header().Rdlength) : n]
+}
+
+// TestTXTDataAsExternalDNS: for quoted targets without '"' and '\' inside
+// (ownership values, SPF, empty, long, non-ASCII) and for unquoted single
+// tokens, the provider writes byte for byte the RDATA external-dns's
+// rfc2136 provider writes, character-string boundaries included.
+func TestTXTDataAsExternalDNS(t *testing.T) {
+	targets := []string{
+		`"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/www"`,
+		`"heritage=external-dns,external-dns/owner=x"`,
+		`"v=spf1 include:_spf.example.org -all"`,
+		`""`,
+		`"grüße 日本"`,
+		`"a;b (c) $ORIGIN @"`,
+		"\"tab\there\"",
+		`"` + strings.Repeat("x", 255) + `"`,
+		`"` + strings.Repeat("y", 256) + `"`,
+		`"` + strings.Repeat("word ", 140) + `"`, // 700 bytes, 3 strings
+		`"` + strings.Repeat("ü", 200) + `"`,     // cut inside a character at 255 bytes
+		"plain",
+		"v=spf1",
+		"héllo",
+		"heritage=external-dns,external-dns/owner=x",
+	}
+	hdr := dns.RR_Header{Name: "a.example.org.", Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 300}
+	for _, target := range targets {
+		want, err := newRRExternalDNS(t, target)
+		require.NoError(t, err, target)
+		got, err := targetRR(hdr, endpoint.RecordTypeTXT, target)
+		require.NoError(t, err, target)
+		assert.Equal(t, rdata(t, want), rdata(t, got), "%q", target)
+		assert.Equal(t, len(want.(*dns.TXT).Txt), len(got.(*dns.TXT).Txt), "character-strings of %q", target)
+		// And it reads back as the target, up to AdjustEndpoints' form.
+		_, back, _ := fromRR(want)
+		assert.Equal(t, dnstxt.Canonical(target), back, "%q", target)
+	}
+}
+
+// TestTXTDataDepartsFromExternalDNS: targets whose presentation text
+// external-dns's parser would split, unescape or cut are written as their
+// exact bytes instead (docs/compatibility.md).
+func TestTXTDataDepartsFromExternalDNS(t *testing.T) {
+	hdr := dns.RR_Header{Name: "a.example.org.", Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 300}
+	for _, target := range []string{
+		"two words",          // external-dns: two character-strings
+		`say "hi"`,           // external-dns: quotes as syntax
+		`"say \"hi\""`,       // external-dns: unescaped
+		`back\slash`,         // external-dns: unescaped
+		"semi;colon",         // external-dns: a comment from ';'
+		`"zs-leading-quote`,  // external-dns: an error
+		`zs-trailing-quote"`, // external-dns: quote as syntax
+	} {
+		got, err := targetRR(hdr, endpoint.RecordTypeTXT, target)
+		require.NoError(t, err, target)
+		txt := got.(*dns.TXT)
+		assert.Equal(t, target, dnstxt.Unescape(txt.Txt...), "%q is written as its bytes", target)
+		if want, err := newRRExternalDNS(t, target); err == nil && want != nil {
+			assert.NotEqual(t, rdata(t, want), rdata(t, got), "%q", target)
+		}
+		_, back, _ := fromRR(got)
+		assert.Equal(t, target, back, "%q reads back as itself", target)
 	}
 }
