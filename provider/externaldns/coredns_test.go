@@ -160,16 +160,12 @@ func ownershipLabels(text string) map[string]string {
 // converged state plans nothing, and keys that are not the Reconciler's
 // are never touched.
 //
-// Known gap, not exercised here: a record that was updated cannot be
-// deleted. The TXT registry (zonesync's, as external-dns's) serialises
-// every label of the record into its ownership TXT on update, the coredns
-// provider's "prefix" label (the random last label of the record's etcd
-// key) included, and on the next read the ownership labels override the
-// provider's; after a later update the stored prefix is stale, and a
-// delete then removes a key that does not exist: the record stays and is
-// planned for deletion at every cycle. Ownership TXT records, built afresh
-// by the registry without the prefix label, are never replaced or deleted
-// either: an update adds a key (logged below as stale).
+// The coredns provider finds a record's etcd keys by labels Records puts on
+// it (the random last label of each key); the registry keeps those labels
+// the provider's, over the older copy the ownership TXT holds, and gives
+// the TXT records it replaces and deletes the labels read with them, so
+// records updated several times are deleted, and no ownership key is ever
+// left behind or doubled.
 func TestReconcilerCoreDNS(t *testing.T) {
 	srv := etcdtest.Start(t, etcdtest.Config{})
 	t.Setenv("ETCD_URLS", srv.URL())
@@ -279,18 +275,20 @@ func TestReconcilerCoreDNS(t *testing.T) {
 			"old.example.org":  {host("192.0.2.5", 300)},
 		},
 	}, {
-		// Only records never updated: see the package's report on
-		// deleting an updated record (TestReconcilerCoreDNS's doc).
+		// www was updated twice, note once, old never.
 		name: "delete",
 		desired: []*endpoint.Endpoint{
-			a("www.example.org", 600, www, "192.0.2.3"),
 			text("note.example.org", note, "goodbye"),
 		},
-		delete: 2,
+		delete: 3,
 		want: map[string][]skydnsService{
-			"www.example.org":  {host("192.0.2.3", 600)},
 			"note.example.org": {{Text: "goodbye", TargetStrip: 1}},
 		},
+	}, {
+		name:    "delete the rest",
+		desired: nil,
+		delete:  1,
+		want:    map[string][]skydnsService{},
 	}}
 	for _, c := range cycles {
 		t.Run(c.name, func(t *testing.T) {
@@ -327,22 +325,15 @@ func TestReconcilerCoreDNS(t *testing.T) {
 					}), "ownership TXT %s: %+v", name, svcs)
 				}
 			}
-			// external-dns's coredns provider finds a key to replace or
-			// delete by the "prefix" label Records puts on it; the TXT
-			// registry (zonesync's as external-dns's) builds the ownership
-			// TXT records it updates and deletes afresh, without that
-			// label, so an update writes a second key and a delete
-			// removes nothing. Those stale ownership keys are logged here.
+			// One ownership key per desired record, none for the others.
 			for name, svcs := range ownership {
-				want := 1
-				if !slices.ContainsFunc(c.desired, func(ep *endpoint.Endpoint) bool {
+				want := 0
+				if slices.ContainsFunc(c.desired, func(ep *endpoint.Endpoint) bool {
 					return strings.ToLower(ep.RecordType)+"-"+ep.DNSName == name
 				}) {
-					want = 0
+					want = 1
 				}
-				if len(svcs) > want {
-					t.Logf("stale ownership keys (coredns provider with a TXT registry): %s has %d keys, want %d", name, len(svcs), want)
-				}
+				assert.Len(t, svcs, want, "ownership keys of %s", name)
 			}
 
 			// Converged: the next cycle plans nothing and writes nothing.
