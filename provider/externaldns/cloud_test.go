@@ -31,11 +31,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2"
 	xendpoint "sigs.k8s.io/external-dns/endpoint"
+	xconfig "sigs.k8s.io/external-dns/pkg/apis/externaldns"
 	"sigs.k8s.io/external-dns/provider/alibabacloud"
 	"sigs.k8s.io/external-dns/provider/aws"
 	"sigs.k8s.io/external-dns/provider/awssd"
@@ -156,6 +158,22 @@ func TestCloudProvidersConstruct(t *testing.T) {
 			}
 			require.Equal(t, c.records, got, c.why)
 		})
+	}
+}
+
+// TestCloudProvidersListed keeps the table above and docs/providers.md in
+// step with external-dns's list of provider names.
+func TestCloudProvidersListed(t *testing.T) {
+	notBuildable := map[string]bool{"civo": true, "exoscale": true}
+	tested := map[string]bool{}
+	for _, c := range cloudCases() {
+		tested[c.provider] = true
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "providers.md"))
+	require.NoError(t, err)
+	for _, name := range xconfig.ProviderNames {
+		require.Truef(t, tested[name] != notBuildable[name], "provider %q: constructed here xor not buildable", name)
+		require.Truef(t, strings.Contains(string(doc), "| `"+name+"` |"), "docs/providers.md has no row for %q", name)
 	}
 }
 
