@@ -29,10 +29,13 @@
 //     interface a DNS service implements, and [provider.SoftError] for
 //     transient failures. [github.com/zonesync/zonesync/provider/inmemory] is
 //     a zone-aware in-memory provider, the embedded default and reference
-//     implementation; [github.com/zonesync/zonesync/provider/webhook] speaks
-//     external-dns's webhook protocol both ways (a client Provider for the
-//     community webhook providers and external-dns's --webhook-server, and
-//     an http.Handler serving any Provider to external-dns). Providers that
+//     implementation; github.com/zonesync/zonesync/provider/externaldns (a
+//     module of its own) runs external-dns's in-tree providers — Route 53,
+//     Cloud DNS, Azure DNS, Cloudflare and the others — in-process;
+//     [github.com/zonesync/zonesync/provider/webhook] speaks external-dns's
+//     webhook protocol both ways (a client Provider for the community
+//     webhook providers, and an http.Handler serving any Provider to
+//     external-dns). Providers that
 //     list their zones ([provider.ZoneLister]) are applied one zone per
 //     call; provider/batch, provider/ratelimit and provider/cache wrap a
 //     provider for APIs with limits.

@@ -5,9 +5,11 @@
 // external-dns itself (--provider=webhook) or any other webhook client can
 // use a zonesync provider; [Serve] runs it with sensible timeouts on
 // 127.0.0.1:8888 until its context ends. [NewProvider] is the client: a
-// provider.Provider backed by a webhook server, such as external-dns in
-// --webhook-server mode (reaching Route 53, Cloud DNS, Azure DNS ...) or a
-// community webhook provider.
+// provider.Provider backed by a webhook server: a community webhook
+// provider outside external-dns, or external-dns itself in --webhook-server
+// mode. external-dns's in-tree providers (Route 53, Cloud DNS, Azure DNS,
+// Cloudflare ...) also run in-process, without a second binary, through the
+// github.com/zonesync/zonesync/provider/externaldns module.
 //
 // # Wire format
 //
