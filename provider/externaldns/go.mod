@@ -4,6 +4,7 @@ go 1.27.0
 
 require (
 	github.com/go-logr/logr v1.4.4
+	github.com/stretchr/testify v1.12.1
 	github.com/zonesync/zonesync v0.0.0
 	sigs.k8s.io/external-dns v0.23.0
 )
