@@ -80,6 +80,11 @@ type Config struct {
 	SQLite3Path string
 	// StartTimeout bounds the wait for the API to answer; default 30 s.
 	StartTimeout time.Duration
+	// MaxBodyMB is the largest API request body PowerDNS accepts, in
+	// megabytes (webserver-max-bodysize); zero keeps PowerDNS's default
+	// of 2, which refuses (400 Bad Request) a PATCH of some 10,000
+	// records with their ownership TXT records.
+	MaxBodyMB int
 }
 
 // Server is a running pdns_server. Its methods fail the test on error.
@@ -92,6 +97,7 @@ type Server struct {
 	apiURL  string
 	dnsAddr string
 	timeout time.Duration
+	maxBody int
 	client  *http.Client
 
 	mu     sync.Mutex
@@ -188,6 +194,7 @@ func Start(t testing.TB, cfg Config) *Server {
 		modules: tl.modules,
 		apiKey:  randomKey(t),
 		timeout: cfg.StartTimeout,
+		maxBody: cfg.MaxBodyMB,
 		client:  &http.Client{Timeout: 5 * time.Minute},
 	}
 	if s.timeout <= 0 {
@@ -266,6 +273,9 @@ func (s *Server) conf(dnsPort, webPort int) string {
 		"consistent-backends=yes",
 		"zone-cache-refresh-interval=0",
 		"loglevel=4",
+	}
+	if s.maxBody > 0 {
+		lines = append(lines, "webserver-max-bodysize="+strconv.Itoa(s.maxBody))
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
@@ -388,6 +398,20 @@ func (s *Server) CreateZone(zone string, nameservers ...string) {
 	}
 	if code != http.StatusCreated {
 		s.t.Fatalf("pdnstest: creating zone %s: status %d: %s", zone, code, resp)
+	}
+}
+
+// DeleteZone deletes a zone and all its records through the API.
+func (s *Server) DeleteZone(zone string) {
+	s.t.Helper()
+	zone = fqdn(zone)
+	code, resp, err := s.do(context.Background(), http.MethodDelete,
+		"/api/v1/servers/"+ServerID+"/zones/"+url.PathEscape(zone), nil)
+	if err != nil {
+		s.t.Fatalf("pdnstest: deleting zone %s: %v", zone, err)
+	}
+	if code != http.StatusNoContent {
+		s.t.Fatalf("pdnstest: deleting zone %s: status %d: %s", zone, code, resp)
 	}
 }
 

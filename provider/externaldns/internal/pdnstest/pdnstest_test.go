@@ -50,6 +50,12 @@ func TestServer(t *testing.T) {
 	assert.Equal(t, RRset{Name: "www.example.org.", Type: "A", TTL: 60, Records: []string{"192.0.2.1", "192.0.2.2"}}, sets[2])
 	assert.Equal(t, "www.example.org. A 60 [192.0.2.1 192.0.2.2]", sets[2].String())
 
+	srv.DeleteZone("example.org")
+	srv.CreateZone("example.org", "ns-a.example.net", "NS-B.example.net.")
+	sets = srv.RRsets("example.org")
+	require.Len(t, sets, 2, "the records went with the zone: %v", sets)
+	assert.Equal(t, []string{"ns-a.example.net.", "ns-b.example.net."}, sets[0].Records)
+
 	srv.Stop()
 	assert.Contains(t, srv.Output(), "PowerDNS")
 }
