@@ -70,7 +70,8 @@ type Config struct {
 	// pdns_server, else DefaultServerPath.
 	ServerPath string
 	// ModuleDir is the directory of the backend modules; empty means
-	// DefaultModuleDir.
+	// DefaultModuleDir, else the first /usr/lib/*/pdns holding the
+	// gsqlite3 backend.
 	ModuleDir string
 	// SchemaPath is the gsqlite3 schema (SQL); empty means the first of
 	// Debian's locations that exists.
@@ -119,12 +120,20 @@ func findTools(cfg Config) (tools, error) {
 	if tl.server, err = findExecutable(cfg.ServerPath, "pdns_server", DefaultServerPath); err != nil {
 		return tl, fmt.Errorf("pdns_server: %w", err)
 	}
-	tl.modules = cfg.ModuleDir
-	if tl.modules == "" {
-		tl.modules = DefaultModuleDir
+	dirs := []string{cfg.ModuleDir}
+	if cfg.ModuleDir == "" {
+		// Debian puts the modules under the multiarch triplet.
+		other, _ := filepath.Glob("/usr/lib/*/pdns")
+		dirs = append([]string{DefaultModuleDir}, other...)
 	}
-	if _, err := os.Stat(filepath.Join(tl.modules, "libgsqlite3backend.so")); err != nil {
-		return tl, fmt.Errorf("gsqlite3 backend: %w", err)
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "libgsqlite3backend.so")); err == nil {
+			tl.modules = d
+			break
+		}
+	}
+	if tl.modules == "" {
+		return tl, fmt.Errorf("gsqlite3 backend: no libgsqlite3backend.so in %v", dirs)
 	}
 	candidates := defaultSchemaPaths()
 	if cfg.SchemaPath != "" {

@@ -32,6 +32,12 @@ func TestFindToolsMissing(t *testing.T) {
 	assert.Contains(t, err.Error(), "pdns_server")
 }
 
+func TestFindToolsNoBackend(t *testing.T) {
+	_, err := findTools(Config{ServerPath: "/bin/sh", ModuleDir: t.TempDir()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "gsqlite3 backend")
+}
+
 func TestServer(t *testing.T) {
 	srv := Start(t, Config{})
 	assert.True(t, strings.HasPrefix(srv.APIURL(), "http://127.0.0.1:"), srv.APIURL())
