@@ -5,6 +5,7 @@ go 1.27.0
 require (
 	github.com/go-logr/logr v1.4.4
 	github.com/miekg/dns v1.1.73
+	github.com/sirupsen/logrus v1.10.2
 	github.com/stretchr/testify v1.12.1
 	github.com/zonesync/zonesync v0.0.0
 	go.etcd.io/etcd/client/v3 v3.7.1
@@ -118,7 +119,6 @@ require (
 	github.com/prometheus/procfs v0.21.1 // indirect
 	github.com/scaleway/scaleway-sdk-go v1.0.0-beta.37 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
-	github.com/sirupsen/logrus v1.10.2 // indirect
 	github.com/sony/gobreaker/v2 v2.4.0 // indirect
 	github.com/spf13/afero v1.15.0 // indirect
 	github.com/tidwall/gjson v1.19.0 // indirect
