@@ -21,7 +21,9 @@ var (
 // outside the provider's domain filter while ep is inside it, as
 // "a-example.com" does for the apex "example.com" without a templated
 // prefix). A Reconciler asks before applying and skips the creates it
-// refuses ([registry.OwnabilityChecker]). ep is not modified.
+// refuses ([registry.OwnabilityChecker]). ep is not modified. The
+// provider's domain filter is the one the last Records call took (or, before
+// any, taken once), not asked for again for every record.
 func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	if ep == nil {
 		return fmt.Errorf("txt registry: %w: nil endpoint", ErrTXTName)
@@ -32,7 +34,7 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 	txt, err := r.ownershipTXT(rec)
 	if err == nil {
-		err = usableTXTName(r.provider.GetDomainFilter(), rec.DNSName, txt.DNSName)
+		err = usableTXTName(r.domainFilter(), rec.DNSName, txt.DNSName)
 	}
 	if err != nil {
 		return fmt.Errorf("txt registry: the ownership of %s cannot be recorded: %w", rec.Key(), err)

@@ -2,7 +2,9 @@ package txt_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +14,7 @@ import (
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
+	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 )
@@ -88,3 +91,33 @@ func (n noZones) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) 
 	return n.p.AdjustEndpoints(ctx, eps)
 }
 func (n noZones) GetDomainFilter() endpoint.DomainFilterInterface { return n.p.GetDomainFilter() }
+
+// TestCheckOwnableTakesTheDomainFilterOnce: some providers answer
+// GetDomainFilter with API calls (external-dns's pdns provider lists its
+// zones), and CheckOwnable runs once per record to create.
+func TestCheckOwnableTakesTheDomainFilterOnce(t *testing.T) {
+	var calls atomic.Int32
+	p := providertest.Intercept(newZone(txtRecord("a-app.example.com", v1), a("app.example.com", "192.0.2.1")), providertest.Funcs{
+		GetDomainFilter: func(next provider.Provider) endpoint.DomainFilterInterface {
+			calls.Add(1)
+			return next.GetDomainFilter()
+		},
+	})
+	reg := newRegistry(t, p, txt.Config{})
+	for i := range 100 {
+		require.NoError(t, reg.CheckOwnable(a(fmt.Sprintf("r%d.example.com", i), "192.0.2.1")))
+	}
+	assert.Equal(t, int32(1), calls.Load(), "before any read")
+	calls.Store(0)
+	_, err := reg.Records(context.Background())
+	require.NoError(t, err)
+	for i := range 100 {
+		require.NoError(t, reg.CheckOwnable(a(fmt.Sprintf("r%d.example.com", i), "192.0.2.1")))
+	}
+	assert.Equal(t, int32(1), calls.Load(), "a read takes it once, CheckOwnable reuses it")
+	calls.Store(0)
+	_, err = reg.Records(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, reg.CheckOwnable(a("x.example.com", "192.0.2.1")))
+	assert.Equal(t, int32(1), calls.Load(), "every read takes it anew")
+}

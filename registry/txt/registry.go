@@ -45,6 +45,27 @@ type Registry struct {
 	warnings []string
 	// lastRead is the size of the last read, to size the next one.
 	lastRead readSizes
+	// filter is the provider's domain filter as the last read took it, for
+	// CheckOwnable, which runs once per record to create: some providers
+	// answer GetDomainFilter with API calls (external-dns's pdns provider
+	// lists its zones). Nil until needed; every read replaces it.
+	filter endpoint.DomainFilterInterface
+}
+
+// domainFilter returns the provider's domain filter, taken at most once
+// between two reads.
+func (r *Registry) domainFilter() endpoint.DomainFilterInterface {
+	r.mu.Lock()
+	f := r.filter
+	r.mu.Unlock()
+	if f != nil {
+		return f
+	}
+	f = r.provider.GetDomainFilter()
+	r.mu.Lock()
+	r.filter = f
+	r.mu.Unlock()
+	return f
 }
 
 var _ registry.Registry = (*Registry)(nil)
@@ -355,6 +376,7 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lastRead = rd.sizes
+	r.filter = rd.filter // nil when the read did not need it: taken on first use
 	r.warnings = res.warnings
 	if r.gen == gen {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
