@@ -12,8 +12,6 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/internal/workload"
 	"github.com/zonesync/zonesync/plan"
-	"github.com/zonesync/zonesync/provider"
-	"github.com/zonesync/zonesync/provider/externaldns"
 	"github.com/zonesync/zonesync/provider/externaldns/internal/pdnstest"
 	"github.com/zonesync/zonesync/registry/txt"
 )
@@ -35,18 +33,6 @@ func quietLogrus(b *testing.B) {
 // records with their TXT records that body (about 3 MB) is over PowerDNS's
 // default limit of 2 MB.
 func benchServer() pdnstest.Config { return pdnstest.Config{MaxBodyMB: 64} }
-
-// filterOnce answers GetDomainFilter with the filter the pdns provider
-// returned when it was wrapped, instead of asking the provider (which lists
-// PowerDNS's zones over HTTP on every call).
-type filterOnce struct {
-	*externaldns.Provider
-	filter endpoint.DomainFilterInterface
-}
-
-func (p filterOnce) GetDomainFilter() endpoint.DomainFilterInterface { return p.filter }
-
-func (p filterOnce) Unwrap() provider.Provider { return p.Provider }
 
 // BenchmarkPDNSApply measures records applied per second through the
 // adapter into a real PowerDNS: one ApplyChanges creating the n A records
@@ -96,38 +82,23 @@ func BenchmarkPDNSApply(b *testing.B) {
 // ownership TXT records), and the steady state (the zone holds them all,
 // the cycle plans nothing). Each iteration is one cycle; ns/op is the time
 // per cycle.
-//
-// The TXT registry asks the provider for its domain filter once per record
-// it checks for ownability (registry/txt CheckOwnable), and external-dns's
-// pdns provider answers each call with an HTTP request listing the zones:
-// first-sync-filter-once is the same cycle with the filter taken once, to
-// show that cost.
 func BenchmarkPDNSReconcile10k(b *testing.B) {
 	const n = 10_000
-	newReconciler := func(b *testing.B, srv *pdnstest.Server, once bool) *zonesync.Reconciler {
-		var p provider.Provider = newPDNS(b, srv, workload.Zone)
-		if once {
-			p = filterOnce{p.(*externaldns.Provider), p.GetDomainFilter()}
-		}
-		reg, err := txt.New(p, txt.Config{OwnerID: workload.Owner})
+	newReconciler := func(b *testing.B, srv *pdnstest.Server) *zonesync.Reconciler {
+		reg, err := txt.New(newPDNS(b, srv, workload.Zone), txt.Config{OwnerID: workload.Owner})
 		require.NoError(b, err)
 		return &zonesync.Reconciler{Source: workload.NewSource(n), Registry: reg}
 	}
 
-	for _, c := range []struct {
-		name string
-		once bool
-	}{{"first-sync", false}, {"first-sync-filter-once", true}} {
-		b.Run(c.name, func(b *testing.B) {
-			firstSync(b, n, func(b *testing.B, srv *pdnstest.Server) *zonesync.Reconciler { return newReconciler(b, srv, c.once) })
-		})
-	}
+	b.Run("first-sync", func(b *testing.B) {
+		firstSync(b, n, newReconciler)
+	})
 
 	b.Run("steady-state", func(b *testing.B) {
 		quietLogrus(b)
 		srv := pdnstest.Start(b, benchServer())
 		srv.CreateZone(workload.Zone)
-		r := newReconciler(b, srv, false)
+		r := newReconciler(b, srv)
 		changes, err := r.RunOnce(b.Context())
 		require.NoError(b, err)
 		require.Len(b, changes.Create, n)
