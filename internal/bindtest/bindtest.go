@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zonesync/zonesync/internal/testproc"
 )
 
 // RequireEnv is the environment variable that turns a missing named into a
@@ -66,42 +68,20 @@ type Server struct {
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	done   chan struct{}
-	stderr *lockedBuffer
-}
-
-// findNamed returns the path of named, or why it cannot be used.
-func findNamed(path string) (string, error) {
-	if path == "" {
-		if p, err := exec.LookPath("named"); err == nil {
-			return p, nil
-		}
-		path = DefaultNamedPath
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%s is not an executable file", path)
-	}
-	return path, nil
+	stderr *testproc.LogTail
 }
 
 // absentAction decides what a test does when named cannot be found: skip
 // (with the message) unless required, else fail.
 func absentAction(findErr error, require string) (skip bool, msg string) {
-	msg = fmt.Sprintf("bindtest: named (BIND 9) not found: %v; install it with `apt-get install bind9`", findErr)
-	if require == "1" {
-		return false, msg + " (" + RequireEnv + "=1 makes this a failure)"
-	}
-	return true, msg + " (set " + RequireEnv + "=1 to make this a failure)"
+	return testproc.Absent(fmt.Sprintf("bindtest: named (BIND 9) not found: %v; install it with `apt-get install bind9`", findErr), RequireEnv, require)
 }
 
 // Start starts named as described by cfg and returns it once every zone
 // answers SOA. It is stopped in t.Cleanup.
 func Start(t testing.TB, cfg Config) *Server {
 	t.Helper()
-	named, err := findNamed(cfg.NamedPath)
+	named, err := testproc.FindExecutable(cfg.NamedPath, "named", DefaultNamedPath)
 	if err != nil {
 		skip, msg := absentAction(err, os.Getenv(RequireEnv))
 		if skip {
@@ -206,7 +186,7 @@ func (s *Server) start() error {
 	cmd := exec.Command(s.named, "-g", "-4", "-n", "1", "-c", s.conf)
 	cmd.Dir = s.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	buf := &lockedBuffer{}
+	buf := &testproc.LogTail{}
 	cmd.Stdout = buf
 	cmd.Stderr = buf
 	if err := cmd.Start(); err != nil {
@@ -264,14 +244,8 @@ func (s *Server) stop() {
 	if cmd == nil {
 		return
 	}
-	// named runs in its own process group: signal the group.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-	}
+	// named runs in its own process group.
+	testproc.StopGroup(cmd, done, 10*time.Second)
 }
 
 // Query sends a plain (unsigned) query for name and type over UDP (TCP when
@@ -402,40 +376,4 @@ func writeFile(t testing.TB, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatalf("bindtest: %v", err)
 	}
-}
-
-// lockedBuffer collects named's output, keeping at least its last
-// logLimit bytes (named logs every updated RR, so a benchmark writes
-// megabytes): when the buffer reaches twice the limit, the older half is
-// dropped in place, without allocating.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const logLimit = 256 << 10
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	written := len(p)
-	if len(p) > logLimit {
-		p = p[len(p)-logLimit:]
-	}
-	if len(b.buf)+len(p) > 2*logLimit {
-		keep := logLimit - len(p)
-		n := copy(b.buf, b.buf[len(b.buf)-keep:])
-		b.buf = b.buf[:n]
-	}
-	if b.buf == nil {
-		b.buf = make([]byte, 0, 2*logLimit)
-	}
-	b.buf = append(b.buf, p...)
-	return written, nil
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
 }

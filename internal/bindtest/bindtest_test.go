@@ -2,9 +2,6 @@ package bindtest
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -33,18 +30,6 @@ func TestAbsentAction(t *testing.T) {
 			assert.Contains(t, msg, "/nonexistent/named")
 		})
 	}
-}
-
-func TestFindNamed(t *testing.T) {
-	dir := t.TempDir()
-	notExec := filepath.Join(dir, "named")
-	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644))
-	_, err := findNamed(notExec)
-	assert.ErrorContains(t, err, "not an executable")
-	_, err = findNamed(filepath.Join(dir, "absent"))
-	assert.Error(t, err)
-	_, err = findNamed(dir)
-	assert.Error(t, err)
 }
 
 func TestStartServesZonesAndRestartKeepsUpdates(t *testing.T) {
@@ -97,27 +82,4 @@ func TestKeys(t *testing.T) {
 		}
 		assert.Equal(t, 4, n, "SOA, NS, A and the closing SOA with %s", k.Algorithm)
 	}
-}
-
-func TestLockedBufferKeepsTheTail(t *testing.T) {
-	var b lockedBuffer
-	line := []byte("0123456789abcdef")
-	total := 0
-	for i := 0; total < 5*logLimit; i++ {
-		n, err := b.Write(line)
-		require.NoError(t, err)
-		require.Equal(t, len(line), n)
-		total += n
-	}
-	_, _ = b.Write([]byte("last line\n"))
-	got := b.String()
-	assert.GreaterOrEqual(t, len(got), logLimit)
-	assert.LessOrEqual(t, len(got), 2*logLimit)
-	assert.True(t, strings.HasSuffix(got, "last line\n"))
-	big := make([]byte, 3*logLimit)
-	big[len(big)-1] = '!'
-	n, err := b.Write(big)
-	require.NoError(t, err)
-	assert.Equal(t, len(big), n, "Write reports everything written")
-	assert.True(t, strings.HasSuffix(b.String(), "!"))
 }

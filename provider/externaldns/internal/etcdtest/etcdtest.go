@@ -28,6 +28,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/zonesync/zonesync/internal/testproc"
 )
 
 // RequireEnv is the environment variable that turns a missing etcd into a
@@ -59,43 +61,21 @@ type Server struct {
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	done   chan struct{}
-	output *lockedBuffer
+	output *testproc.LogTail
 	client *clientv3.Client
-}
-
-// findEtcd returns the path of etcd, or why it cannot be used.
-func findEtcd(path string) (string, error) {
-	if path == "" {
-		if p, err := exec.LookPath("etcd"); err == nil {
-			return p, nil
-		}
-		path = DefaultEtcdPath
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%s is not an executable file", path)
-	}
-	return path, nil
 }
 
 // absentAction decides what a test does when etcd cannot be found: skip
 // (with the message) unless required, else fail.
 func absentAction(findErr error, require string) (skip bool, msg string) {
-	msg = fmt.Sprintf("etcdtest: etcd not found: %v; install it with `apt-get install etcd-server`", findErr)
-	if require == "1" {
-		return false, msg + " (" + RequireEnv + "=1 makes this a failure)"
-	}
-	return true, msg + " (set " + RequireEnv + "=1 to make this a failure)"
+	return testproc.Absent(fmt.Sprintf("etcdtest: etcd not found: %v; install it with `apt-get install etcd-server`", findErr), RequireEnv, require)
 }
 
 // Start starts etcd and returns it once it reports itself healthy. It is
 // stopped, and its data directory removed, when the test ends.
 func Start(t testing.TB, cfg Config) *Server {
 	t.Helper()
-	etcd, err := findEtcd(cfg.EtcdPath)
+	etcd, err := testproc.FindExecutable(cfg.EtcdPath, "etcd", DefaultEtcdPath)
 	if err != nil {
 		skip, msg := absentAction(err, os.Getenv(RequireEnv))
 		if skip {
@@ -195,7 +175,7 @@ func (s *Server) start(attempt, clientPort, peerPort int) error {
 		}
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	buf := &lockedBuffer{}
+	buf := &testproc.LogTail{}
 	cmd.Stdout = buf
 	cmd.Stderr = buf
 	if err := cmd.Start(); err != nil {
@@ -290,14 +270,8 @@ func (s *Server) stop() {
 	if cmd == nil {
 		return
 	}
-	// etcd runs in its own process group: signal the group.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-	}
+	// etcd runs in its own process group.
+	testproc.StopGroup(cmd, done, 10*time.Second)
 }
 
 // freePorts returns n distinct ports that were free on 127.0.0.1.
@@ -321,28 +295,4 @@ func freePorts(n int) ([]int, error) {
 		return nil, errors.New("not enough free ports")
 	}
 	return ports, nil
-}
-
-// lockedBuffer collects etcd's output, keeping its last logLimit bytes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const logLimit = 256 << 10
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > 2*logLimit {
-		b.buf = append(b.buf[:0], b.buf[len(b.buf)-logLimit:]...)
-	}
-	return len(p), nil
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
 }

@@ -2,8 +2,6 @@ package etcdtest
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,18 +26,6 @@ func TestAbsentAction(t *testing.T) {
 	}
 }
 
-func TestFindEtcd(t *testing.T) {
-	dir := t.TempDir()
-	plain := filepath.Join(dir, "plain")
-	require.NoError(t, os.WriteFile(plain, []byte("x"), 0o644))
-	_, err := findEtcd(plain)
-	assert.ErrorContains(t, err, "not an executable")
-	_, err = findEtcd(dir)
-	assert.ErrorContains(t, err, "not an executable")
-	_, err = findEtcd(filepath.Join(dir, "missing"))
-	assert.Error(t, err)
-}
-
 // TestStartPutGet starts a real etcd, even with the test's own ETCD_*
 // variables set (etcd would read them as its flags), writes keys and reads
 // them back by prefix.
@@ -55,19 +41,4 @@ func TestStartPutGet(t *testing.T) {
 		"/skydns/org/example/b": `{"host":"192.0.2.2"}`,
 	}, s.Get("/skydns/"))
 	assert.Empty(t, s.Get("/nothing/"))
-}
-
-func TestLockedBufferKeepsTheTail(t *testing.T) {
-	var b lockedBuffer
-	chunk := strings.Repeat("x", 1000) + "\n"
-	for range 2 * logLimit / len(chunk) * 3 {
-		_, err := b.Write([]byte(chunk))
-		require.NoError(t, err)
-	}
-	_, err := b.Write([]byte("last line\n"))
-	require.NoError(t, err)
-	s := b.String()
-	assert.LessOrEqual(t, len(s), 2*logLimit)
-	assert.GreaterOrEqual(t, len(s), logLimit)
-	assert.True(t, strings.HasSuffix(s, "last line\n"))
 }

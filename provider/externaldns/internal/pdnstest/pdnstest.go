@@ -36,6 +36,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zonesync/zonesync/internal/testproc"
 )
 
 // RequireEnv is the environment variable that turns a missing PowerDNS
@@ -104,7 +106,7 @@ type Server struct {
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	done   chan struct{}
-	output *lockedBuffer
+	output *testproc.LogTail
 }
 
 // tools are the files a server needs.
@@ -117,7 +119,7 @@ type tools struct {
 func findTools(cfg Config) (tools, error) {
 	var tl tools
 	var err error
-	if tl.server, err = findExecutable(cfg.ServerPath, "pdns_server", DefaultServerPath); err != nil {
+	if tl.server, err = testproc.FindExecutable(cfg.ServerPath, "pdns_server", DefaultServerPath); err != nil {
 		return tl, fmt.Errorf("pdns_server: %w", err)
 	}
 	dirs := []string{cfg.ModuleDir}
@@ -148,40 +150,16 @@ func findTools(cfg Config) (tools, error) {
 	if tl.schema == "" {
 		return tl, fmt.Errorf("gsqlite3 schema: none of %v exists", candidates)
 	}
-	if tl.sqlite3, err = findExecutable(cfg.SQLite3Path, "sqlite3", ""); err != nil {
+	if tl.sqlite3, err = testproc.FindExecutable(cfg.SQLite3Path, "sqlite3", ""); err != nil {
 		return tl, fmt.Errorf("sqlite3: %w", err)
 	}
 	return tl, nil
 }
 
-func findExecutable(path, name, fallback string) (string, error) {
-	if path == "" {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-		if fallback == "" {
-			return "", fmt.Errorf("%s is not in $PATH", name)
-		}
-		path = fallback
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%s is not an executable file", path)
-	}
-	return path, nil
-}
-
 // absentAction decides what a test does when PowerDNS cannot be used: skip
 // (with the message) unless required, else fail.
 func absentAction(findErr error, require string) (skip bool, msg string) {
-	msg = fmt.Sprintf("pdnstest: PowerDNS not usable: %v; install it with `apt-get install pdns-server pdns-backend-sqlite3 sqlite3`", findErr)
-	if require == "1" {
-		return false, msg + " (" + RequireEnv + "=1 makes this a failure)"
-	}
-	return true, msg + " (set " + RequireEnv + "=1 to make this a failure)"
+	return testproc.Absent(fmt.Sprintf("pdnstest: PowerDNS not usable: %v; install it with `apt-get install pdns-server pdns-backend-sqlite3 sqlite3`", findErr), RequireEnv, require)
 }
 
 // Start starts pdns_server as described by cfg and returns it once its API
@@ -294,7 +272,7 @@ func (s *Server) start() error {
 		"--socket-dir="+s.dir, "--config-dir="+s.dir)
 	cmd.Dir = s.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	buf := &lockedBuffer{}
+	buf := &testproc.LogTail{}
 	cmd.Stdout = buf
 	cmd.Stderr = buf
 	if err := cmd.Start(); err != nil {
@@ -348,13 +326,8 @@ func (s *Server) stop() {
 	if cmd == nil {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-	}
+	// pdns_server runs in its own process group.
+	testproc.StopGroup(cmd, done, 10*time.Second)
 }
 
 // Stop stops pdns_server (SIGTERM, then SIGKILL after 10 s) and waits for
@@ -571,23 +544,4 @@ func randomKey(t testing.TB) string {
 		t.Fatalf("pdnstest: generating an API key: %v", err)
 	}
 	return hex.EncodeToString(b)
-}
-
-// lockedBuffer is a bytes.Buffer safe for the process's writes and the
-// test's reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
