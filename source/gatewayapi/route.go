@@ -135,6 +135,10 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 	if err := cfg.Annotations.Validate(); err != nil {
 		return nil, fmt.Errorf("%s source: %w", name, err)
 	}
+	var err error
+	if cfg.Options, err = cfg.WithSource(name); err != nil {
+		return nil, err
+	}
 	if !cfg.RouteGVR.Empty() {
 		kind.GVR = cfg.RouteGVR
 	}
@@ -416,6 +420,9 @@ func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstr
 // annotation narrows this to the annotation or to the spec and template.
 func (s *routeSource) routeHostnames(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, ann annotations.Values) ([]string, error) {
 	spec := rt.Spec.Hostnames
+	if s.cfg.IgnoreHostnameAnnotation {
+		ann.Hostnames = nil
+	}
 	switch strings.ToLower(ann.GatewayHostnameSource) {
 	case HostnameSourceAnnotationOnly:
 		return ann.Hostnames, nil
