@@ -85,7 +85,10 @@ func GatewayGVR() schema.GroupVersionResource {
 type Config struct {
 	// Options apply to the routes: Namespace is the routes' namespace,
 	// AnnotationFilter and LabelSelector select routes, FQDNTemplate runs
-	// on the route's unstructured map.
+	// on the route's unstructured map (its isSource answers for
+	// "gateway-⟨kind⟩route"), IgnoreHostnameAnnotation drops the hostname
+	// annotation's names. TargetTemplate and FQDNTargetTemplate are not
+	// used, as in external-dns.
 	kubernetes.Options
 	// GatewayName, when set, keeps only parents of that name
 	// (--gateway-name).
