@@ -59,6 +59,16 @@ func (outputLimitError) Error() string {
 //	isIPv4 s, isIPv6 s         s parses as an IPv4 / IPv6 address (IPv4-mapped counts as IPv6)
 //	hasKey m key               map m has key (also when its value is empty)
 //	fromJson s                 s decoded from JSON (objects become map[string]any)
+//	isSource name              the template runs for the source called name (see below)
+//
+// isSource takes one of external-dns's source names ([SourceNames]:
+// "service", "ingress", "istio-gateway", "crd", ...; case does not
+// matter) and reports whether the template runs for that source, so one
+// template can serve several sources. A template answers true only once
+// bound to a source with [Template.ForSource], which the sources of
+// zonesync do when they are built; unbound, it answers false. A name that
+// is not a source name fails the execution, so that a misspelt name is an
+// error rather than a condition that never holds.
 //
 // fromJson fails the execution on malformed JSON or input longer than
 // [MaxFromJSONInput] bytes.
@@ -97,6 +107,7 @@ func templateFuncs() template.FuncMap {
 		"isIPv6":     func(s string) bool { a, err := netip.ParseAddr(s); return err == nil && a.Is6() },
 		"hasKey":     tmplHasKey,
 		"fromJson":   tmplFromJSON,
+		"isSource":   func(want string) (bool, error) { return tmplIsSource("", want) },
 		// The built-ins that build strings, bounded like the output so
 		// that nested calls cannot build huge strings in memory.
 		"print":    func(args ...any) (string, error) { return tmplBounded("print", fmt.Sprint(args...)) },
@@ -172,6 +183,29 @@ func tmplHasKey(m any, key string) bool {
 	return v.MapIndex(reflect.ValueOf(key).Convert(v.Type().Key())).IsValid()
 }
 
+// sourceNames are the names of external-dns's sources, in its order.
+var sourceNames = [...]string{
+	"node", "service", "ingress", "pod",
+	"gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute", "gateway-udproute",
+	"istio-gateway", "istio-virtualservice",
+	"ambassador-host", "contour-httpproxy", "gloo-proxy", "traefik-proxy", "openshift-route",
+	"fake", "empty", "connector", "crd", "skipper-routegroup", "kong-tcpingress",
+	"f5-virtualserver", "f5-transportserver", "unstructured",
+}
+
+// SourceNames returns the source names isSource accepts: those of
+// external-dns v0.23.
+func SourceNames() []string { return slices.Clone(sourceNames[:]) }
+
+// tmplIsSource reports whether active, the source a template is bound to,
+// is want; want must be a source name.
+func tmplIsSource(active, want string) (bool, error) {
+	if !slices.ContainsFunc(sourceNames[:], func(n string) bool { return strings.EqualFold(n, want) }) {
+		return false, fmt.Errorf("isSource: %q is not a source name (one of %s)", want, strings.Join(sourceNames[:], ", "))
+	}
+	return strings.EqualFold(active, want), nil
+}
+
 func tmplFromJSON(s string) (any, error) {
 	if len(s) > MaxFromJSONInput {
 		return nil, fmt.Errorf("fromJson: input of %d bytes exceeds %d", len(s), MaxFromJSONInput)
@@ -229,6 +263,21 @@ func (t *Template) String() string {
 	return t.text
 }
 
+// ForSource returns a copy of t whose isSource function answers for the
+// source called name (see [Template]); t itself is unchanged. A nil or
+// empty t is returned as it is.
+func (t *Template) ForSource(name string) (*Template, error) {
+	if t.IsEmpty() {
+		return t, nil
+	}
+	clone, err := t.tmpl.Clone()
+	if err != nil {
+		return nil, fmt.Errorf("FQDN template %q: binding to source %q: %w", shortenTemplate(t.text), name, err)
+	}
+	clone.Funcs(template.FuncMap{"isSource": func(want string) (bool, error) { return tmplIsSource(name, want) }})
+	return &Template{text: t.text, tmpl: clone}, nil
+}
+
 // IsEmpty reports whether the template produces no names (nil, or parsed
 // from empty text).
 func (t *Template) IsEmpty() bool { return t == nil || t.tmpl == nil }
@@ -243,6 +292,102 @@ func (t *Template) IsEmpty() bool { return t == nil || t.tmpl == nil }
 //
 // A nil or empty template returns nil, nil.
 func (t *Template) Execute(obj source.ObjectRef, data any) ([]string, error) {
+	entries, err := t.run(obj, data)
+	if err != nil || len(entries) == 0 {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, n := range entries {
+		if err := endpoint.ValidateDNSName(n); err != nil {
+			return nil, t.errorf(obj, err)
+		}
+		names = append(names, strings.TrimSuffix(n, "."))
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
+}
+
+// ExecuteTargets runs the template as a target template (external-dns's
+// --target-template): its output is a comma-separated list of targets,
+// split, trimmed, stripped of one trailing dot, sorted and made unique as
+// by Execute. A target is an IP address (IPv4 or IPv6) or a DNS name; any
+// other entry is an error naming obj. A nil or empty template returns
+// nil, nil.
+func (t *Template) ExecuteTargets(obj source.ObjectRef, data any) ([]string, error) {
+	entries, err := t.run(obj, data)
+	if err != nil || len(entries) == 0 {
+		return nil, err
+	}
+	targets := make([]string, 0, len(entries))
+	for _, e := range entries {
+		e = strings.TrimSuffix(e, ".")
+		if err := checkTarget(e); err != nil {
+			return nil, t.errorf(obj, err)
+		}
+		targets = append(targets, e)
+	}
+	slices.Sort(targets)
+	return slices.Compact(targets), nil
+}
+
+// HostTarget is one "host:target" pair of an FQDN target template.
+type HostTarget struct {
+	Host, Target string
+}
+
+// ExecutePairs runs the template as an FQDN target template (external-dns's
+// --fqdn-target-template): its output is a comma-separated list of
+// "host:target" pairs, split on the first colon (so IPv6 targets work),
+// each side trimmed of white space, and each entry stripped of one
+// trailing dot. Entries without a colon, or with an empty host or target
+// (a field not yet set, say), are skipped, as external-dns does; a host
+// that is not a DNS name, or a target that is neither an IP address nor a
+// DNS name, is an error naming obj. The pairs are sorted with duplicates
+// removed. A nil or empty template returns nil, nil.
+func (t *Template) ExecutePairs(obj source.ObjectRef, data any) ([]HostTarget, error) {
+	entries, err := t.run(obj, data)
+	if err != nil || len(entries) == 0 {
+		return nil, err
+	}
+	var pairs []HostTarget
+	for _, e := range entries {
+		host, target, ok := strings.Cut(strings.TrimSuffix(e, "."), ":")
+		host, target = strings.TrimSpace(host), strings.TrimSpace(target)
+		if !ok || host == "" || target == "" {
+			continue
+		}
+		if err := endpoint.ValidateDNSName(host); err != nil {
+			return nil, t.errorf(obj, err)
+		}
+		host = strings.TrimSuffix(host, ".")
+		if err := checkTarget(target); err != nil {
+			return nil, t.errorf(obj, err)
+		}
+		pairs = append(pairs, HostTarget{Host: host, Target: target})
+	}
+	slices.SortFunc(pairs, func(a, b HostTarget) int {
+		if c := strings.Compare(a.Host, b.Host); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Target, b.Target)
+	})
+	return slices.Compact(pairs), nil
+}
+
+// checkTarget accepts IP addresses and DNS names.
+func checkTarget(s string) error {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return nil
+	}
+	if err := endpoint.ValidateDNSName(s); err != nil {
+		return fmt.Errorf("target %q is neither an IP address nor a DNS name: %w", s, err)
+	}
+	return nil
+}
+
+// run executes the template and returns its output split on commas, each
+// entry trimmed of white space, empty entries dropped.
+func (t *Template) run(obj source.ObjectRef, data any) ([]string, error) {
 	if t.IsEmpty() {
 		return nil, nil
 	}
@@ -251,21 +396,20 @@ func (t *Template) Execute(obj source.ObjectRef, data any) ([]string, error) {
 		if errors.Is(err, outputLimitError{}) {
 			err = outputLimitError{} // the write error, without text/template's wrapping
 		}
-		return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shortenTemplate(t.text), err)
+		return nil, t.errorf(obj, err)
 	}
-	var names []string
-	for _, n := range strings.Split(w.b.String(), ",") {
-		n = strings.TrimSpace(n)
-		if n == "" {
-			continue
+	var entries []string
+	for _, e := range strings.Split(w.b.String(), ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			entries = append(entries, e)
 		}
-		if err := endpoint.ValidateDNSName(n); err != nil {
-			return nil, fmt.Errorf("%s: FQDN template %q: %w", obj, shortenTemplate(t.text), err)
-		}
-		names = append(names, strings.TrimSuffix(n, "."))
 	}
-	slices.Sort(names)
-	return slices.Compact(names), nil
+	return entries, nil
+}
+
+// errorf wraps err with the object and the template text.
+func (t *Template) errorf(obj source.ObjectRef, err error) error {
+	return fmt.Errorf("%s: FQDN template %q: %w", obj, shortenTemplate(t.text), err)
 }
 
 // CombineHostnames returns the host names of the object obj, given the

@@ -85,7 +85,10 @@ func GatewayGVR() schema.GroupVersionResource {
 type Config struct {
 	// Options apply to the routes: Namespace is the routes' namespace,
 	// AnnotationFilter and LabelSelector select routes, FQDNTemplate runs
-	// on the route's unstructured map.
+	// on the route's unstructured map (its isSource answers for
+	// "gateway-⟨kind⟩route"), IgnoreHostnameAnnotation drops the hostname
+	// annotation's names. TargetTemplate and FQDNTargetTemplate are not
+	// used, as in external-dns.
 	kubernetes.Options
 	// GatewayName, when set, keeps only parents of that name
 	// (--gateway-name).
@@ -134,6 +137,10 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 	name := "gateway-" + strings.ToLower(kind.Kind)
 	if err := cfg.Annotations.Validate(); err != nil {
 		return nil, fmt.Errorf("%s source: %w", name, err)
+	}
+	var err error
+	if cfg.Options, err = cfg.WithSource(name); err != nil {
+		return nil, err
 	}
 	if !cfg.RouteGVR.Empty() {
 		kind.GVR = cfg.RouteGVR
@@ -416,6 +423,9 @@ func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstr
 // annotation narrows this to the annotation or to the spec and template.
 func (s *routeSource) routeHostnames(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, ann annotations.Values) ([]string, error) {
 	spec := rt.Spec.Hostnames
+	if s.cfg.IgnoreHostnameAnnotation {
+		ann.Hostnames = nil
+	}
 	switch strings.ToLower(ann.GatewayHostnameSource) {
 	case HostnameSourceAnnotationOnly:
 		return ann.Hostnames, nil

@@ -12,7 +12,6 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // HTTPProxyGVR is the resource of Contour's HTTPProxy.
@@ -54,6 +53,10 @@ var (
 // NewHTTPProxySource returns a Contour HTTPProxy source; see
 // [NewServiceSource] for the informer life cycle.
 func NewHTTPProxySource(ctx context.Context, client dynamic.Interface, cfg HTTPProxyConfig) (*HTTPProxySource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("contour-httpproxy"); err != nil {
+		return nil, err
+	}
 	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "contour-httpproxy", HTTPProxyGVR)
 	if err != nil {
 		return nil, err
@@ -96,14 +99,14 @@ func (s *HTTPProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.U
 	if err != nil {
 		return nil, fmt.Errorf("%s: spec.virtualhost.fqdn: %w", ref, err)
 	}
-	names := ann.Hostnames
+	names := s.cfg.annotatedHostnames(ann)
 	if fqdn != "" {
 		if err := checkHost(ref, "spec.virtualhost.fqdn", fqdn); err != nil {
 			return nil, err
 		}
 		names = append([]string{fqdn}, names...)
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: names}, ref, u.Object)
+	hostnames, err := s.cfg.combineHostnames(names, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

@@ -216,9 +216,9 @@ func TestUnstructuredSource(t *testing.T) {
 		{
 			name: "templates and a forced record type",
 			cfg: kubernetes.UnstructuredConfig{
-				Options:        kubernetes.Options{FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.widgets.example.com")},
-				TargetTemplate: fqdn.MustTemplate("{{.metadata.namespace}}.target.example.net"),
-				RecordType:     "CNAME",
+				Options: kubernetes.Options{FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.widgets.example.com"),
+					TargetTemplate: fqdn.MustTemplate("{{.metadata.namespace}}.target.example.net")},
+				RecordType: "CNAME",
 			},
 			want: []string{
 				"ann.example.com 0 IN CNAME s ns.target.example.net widget/ns/w2",

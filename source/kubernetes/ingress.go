@@ -13,7 +13,6 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IngressConfig configures an [IngressSource].
@@ -24,6 +23,12 @@ type IngressConfig struct {
 	// spec.ingressClassName, or else its kubernetes.io/ingress.class
 	// annotation.
 	IngressClassNames []string
+	// IgnoreIngressRulesSpec leaves out the hosts of spec.rules
+	// (--ignore-ingress-rules-spec).
+	IgnoreIngressRulesSpec bool
+	// IgnoreIngressTLSSpec leaves out the hosts of spec.tls
+	// (--ignore-ingress-tls-spec).
+	IgnoreIngressTLSSpec bool
 	// Factory: see [ServiceConfig.Factory].
 	Factory k8sinformers.SharedInformerFactory
 }
@@ -34,6 +39,11 @@ type IngressConfig struct {
 // status.loadBalancer.ingress, or at the target annotation. The
 // ingress-hostname-source annotation limits the names to the spec
 // ("defined-hosts-only") or to the annotation ("annotation-only").
+// IgnoreIngressRulesSpec, IgnoreIngressTLSSpec and Options.IgnoreHostnameAnnotation
+// leave out the names of each place. The FQDN template gives the names of
+// an Ingress that has none of its own (or always, with CombineFQDN);
+// Options.TargetTemplate and Options.FQDNTargetTemplate are not used, as
+// external-dns's ingress source does not run them.
 //
 // +zonesync:source:name=ingress
 // +zonesync:source:category=kubernetes
@@ -58,6 +68,10 @@ var (
 // NewIngressSource returns an Ingress source over client; see
 // [NewServiceSource] for the informer life cycle.
 func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg IngressConfig) (*IngressSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("ingress"); err != nil {
+		return nil, err
+	}
 	sel, err := cfg.parse("ingress", informers.IndexerWithOptions[*networkingv1.Ingress])
 	if err != nil {
 		return nil, err
@@ -124,7 +138,7 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 	var specHosts []string
 	if ann.IngressHostnameSource != "annotation-only" {
 		for i, r := range ing.Spec.Rules {
-			if r.Host != "" {
+			if r.Host != "" && !s.cfg.IgnoreIngressRulesSpec {
 				if err := checkHost(ref, fmt.Sprintf("spec.rules[%d].host", i), r.Host); err != nil {
 					return nil, err
 				}
@@ -132,6 +146,9 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 			}
 		}
 		for i, tls := range ing.Spec.TLS {
+			if s.cfg.IgnoreIngressTLSSpec {
+				break
+			}
 			for j, h := range tls.Hosts {
 				if err := checkHost(ref, fmt.Sprintf("spec.tls[%d].hosts[%d]", i, j), h); err != nil {
 					return nil, err
@@ -140,13 +157,13 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 			specHosts = append(specHosts, tls.Hosts...)
 		}
 	}
-	annotated := ann.Hostnames
+	annotated := s.cfg.annotatedHostnames(ann)
 	if ann.IngressHostnameSource == "defined-hosts-only" {
 		annotated = nil
 	}
 	// The template runs only for an Ingress with no names of its own
 	// (or always, with CombineFQDN), as in external-dns.
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(specHosts, annotated...)}, ref, ing)
+	hostnames, err := s.cfg.combineHostnames(append(specHosts, annotated...), ref, ing)
 	if err != nil {
 		return nil, err
 	}

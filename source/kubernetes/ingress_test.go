@@ -144,3 +144,105 @@ func TestIngressSourceEventsAndErrors(t *testing.T) {
 	require.NoError(t, client.NetworkingV1().Ingresses("ns").Delete(ctx, "good", metav1.DeleteOptions{}))
 	eventually(t, func() bool { return calls.Load() > before })
 }
+
+func TestIngressSourceOptions(t *testing.T) {
+	lb := []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.1"}}
+	withTLS := func(i *networkingv1.Ingress) {
+		i.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"tls.example.com"}}}
+	}
+	web := func(ann map[string]string) *networkingv1.Ingress {
+		return ingress("ns", "web", ann, []string{"rule.example.com"}, lb, withTLS)
+	}
+	tmpl := fqdn.MustTemplate("{{.Name}}.tmpl.example.com")
+	tests := []struct {
+		name string
+		cfg  kubernetes.IngressConfig
+		objs []runtime.Object
+		want []string
+	}{
+		{
+			name: "defaults: rules, TLS and annotation",
+			objs: []runtime.Object{web(map[string]string{hostnameKey: "ann.example.com"})},
+			want: []string{
+				"ann.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+				"rule.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+				"tls.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+			},
+		},
+		{
+			name: "ignore rules spec",
+			cfg:  kubernetes.IngressConfig{IgnoreIngressRulesSpec: true},
+			objs: []runtime.Object{web(map[string]string{hostnameKey: "ann.example.com"})},
+			want: []string{
+				"ann.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+				"tls.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+			},
+		},
+		{
+			name: "ignore TLS spec",
+			cfg:  kubernetes.IngressConfig{IgnoreIngressTLSSpec: true},
+			objs: []runtime.Object{web(map[string]string{hostnameKey: "ann.example.com"})},
+			want: []string{
+				"ann.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+				"rule.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+			},
+		},
+		{
+			name: "ignore hostname annotation",
+			cfg:  kubernetes.IngressConfig{Options: kubernetes.Options{IgnoreHostnameAnnotation: true}},
+			objs: []runtime.Object{web(map[string]string{hostnameKey: "ann.example.com"})},
+			want: []string{
+				"rule.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+				"tls.example.com 0 IN A  192.0.2.1 ingress/ns/web",
+			},
+		},
+		{
+			name: "all three ignored: nothing, then the template names the ingress",
+			cfg: kubernetes.IngressConfig{IgnoreIngressRulesSpec: true, IgnoreIngressTLSSpec: true,
+				Options: kubernetes.Options{IgnoreHostnameAnnotation: true, FQDNTemplate: tmpl}},
+			objs: []runtime.Object{web(map[string]string{hostnameKey: "ann.example.com"})},
+			want: []string{"web.tmpl.example.com 0 IN A  192.0.2.1 ingress/ns/web"},
+		},
+		{
+			name: "all three ignored without template: nothing",
+			cfg: kubernetes.IngressConfig{IgnoreIngressRulesSpec: true, IgnoreIngressTLSSpec: true,
+				Options: kubernetes.Options{IgnoreHostnameAnnotation: true}},
+			objs: []runtime.Object{web(map[string]string{hostnameKey: "ann.example.com"})},
+			want: []string{},
+		},
+		{
+			name: "annotation-only source with the annotation ignored: nothing",
+			cfg:  kubernetes.IngressConfig{Options: kubernetes.Options{IgnoreHostnameAnnotation: true}},
+			objs: []runtime.Object{web(map[string]string{hostnameKey: "ann.example.com", "external-dns.kubernetes.io/ingress-hostname-source": "annotation-only"})},
+			want: []string{},
+		},
+		{
+			name: "target and fqdn-target templates are not run for ingresses",
+			cfg: kubernetes.IngressConfig{IgnoreIngressRulesSpec: true, IgnoreIngressTLSSpec: true, Options: kubernetes.Options{
+				TargetTemplate: fqdn.MustTemplate("10.9.9.9"), FQDNTargetTemplate: fqdn.MustTemplate("pair.example.com:10.9.9.8"),
+			}},
+			objs: []runtime.Object{web(nil)},
+			want: []string{},
+		},
+		{
+			name: "isSource is bound to ingress",
+			cfg: kubernetes.IngressConfig{IgnoreIngressRulesSpec: true, IgnoreIngressTLSSpec: true, Options: kubernetes.Options{
+				FQDNTemplate: fqdn.MustTemplate(`{{if isSource "ingress"}}{{.Name}}.ing.example.com{{end}},{{if isSource "service"}}svc.example.com{{end}}`),
+			}},
+			objs: []runtime.Object{web(nil)},
+			want: []string{"web.ing.example.com 0 IN A  192.0.2.1 ingress/ns/web"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			src, err := kubernetes.NewIngressSource(ctx, fake.NewClientset(tt.objs...), tt.cfg)
+			require.NoError(t, err)
+			started(t, ctx, src)
+			eps, err := src.Endpoints(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, render(eps))
+		})
+	}
+}

@@ -19,7 +19,6 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IstioGatewayGVR is the resource of Istio Gateways read by default;
@@ -71,6 +70,10 @@ func NewIstioGatewaySource(ctx context.Context, kube k8sclient.Interface, client
 	gvr := cfg.GVR
 	if gvr.Empty() {
 		gvr = IstioGatewayGVR
+	}
+	var err error
+	if cfg.Options, err = cfg.WithSource("istio-gateway"); err != nil {
+		return nil, err
 	}
 	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "istio-gateway", gvr)
 	if err != nil {
@@ -150,7 +153,7 @@ func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructu
 			}
 		}
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(ann.Hostnames, hosts...)}, ref, u.Object)
+	hostnames, err := s.cfg.combineHostnames(append(slices.Clone(s.cfg.annotatedHostnames(ann)), hosts...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

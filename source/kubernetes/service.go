@@ -3,12 +3,17 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	k8sinformers "k8s.io/client-go/informers"
 	k8sclient "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -32,6 +37,29 @@ type ServiceConfig struct {
 	// ServiceTypeFilter lists the Service types published
 	// (--service-type-filter); empty means all.
 	ServiceTypeFilter []corev1.ServiceType
+	// AlwaysPublishNotReadyAddresses publishes the not-ready endpoints of
+	// every headless Service, as spec.publishNotReadyAddresses does for
+	// one (--always-publish-not-ready-addresses).
+	AlwaysPublishNotReadyAddresses bool
+	// ResolveLoadBalancerHostname publishes, instead of a load balancer's
+	// host name (a CNAME), the IPv4 and IPv6 addresses it resolves to
+	// (--resolve-service-load-balancer-hostname). A host name that does
+	// not resolve fails its Service (reported in the *source.PartialError
+	// of Endpoints), where external-dns leaves the name out.
+	ResolveLoadBalancerHostname bool
+	// Resolver resolves load balancer host names for
+	// ResolveLoadBalancerHostname; nil uses net.DefaultResolver.
+	Resolver HostResolver
+	// ExposeInternalIPv6 adds the nodes' internal IPv6 addresses to their
+	// external addresses where those are published: NodePort Services and
+	// headless ones with endpoints-type NodeExternalIP
+	// (--expose-internal-ipv6).
+	ExposeInternalIPv6 bool
+	// IncludeUnschedulable keeps unschedulable (cordoned) nodes among the
+	// targets of NodePort Services; by default they are left out, as
+	// external-dns's --exclude-unschedulable (true by default) does.
+	// Setting it is --exclude-unschedulable=false.
+	IncludeUnschedulable bool
 	// Factory is an informer factory to take the informers from, for
 	// programs (operators) that already have one. The source then sets no
 	// transform (the informers are shared), adds its index and handlers,
@@ -41,34 +69,49 @@ type ServiceConfig struct {
 	Factory k8sinformers.SharedInformerFactory
 }
 
+// HostResolver resolves host names to IP addresses; *net.Resolver is one.
+type HostResolver interface {
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
 // ServiceSource publishes Services as external-dns's service source does:
 //
 //   - LoadBalancer: the addresses and host names of
-//     status.loadBalancer.ingress (host names become CNAMEs), or
+//     status.loadBalancer.ingress (host names become CNAMEs, or the
+//     addresses they resolve to with ResolveLoadBalancerHostname), or
 //     spec.externalIPs when set;
 //   - ClusterIP: the cluster IP, only with PublishInternal; headless
 //     Services (clusterIP None) publish the addresses of their ready
-//     EndpointSlice endpoints (all with spec.publishNotReadyAddresses),
-//     and an endpoint with a hostname also gets ⟨hostname⟩.⟨name⟩; with
-//     endpoints-type NodeExternalIP the node's external addresses, with
-//     HostIP (or PublishHostIP) the node's internal addresses;
+//     EndpointSlice endpoints (all with spec.publishNotReadyAddresses or
+//     AlwaysPublishNotReadyAddresses), and an endpoint with a hostname
+//     also gets ⟨hostname⟩.⟨name⟩; with endpoints-type NodeExternalIP the
+//     node's external addresses (and internal IPv6 ones with
+//     ExposeInternalIPv6), with HostIP (or PublishHostIP) the
+//     status.hostIP of the endpoint's pod;
 //   - NodePort: the nodes' external addresses (internal ones with
-//     access=private, or when no node has an external one), and an SRV
-//     record _⟨service⟩._⟨protocol⟩.⟨name⟩ "0 50 ⟨nodePort⟩ ⟨name⟩." per
-//     port;
+//     access=private, or when no node has an external one; internal IPv6
+//     ones added with ExposeInternalIPv6), unschedulable nodes left out
+//     unless IncludeUnschedulable; with externalTrafficPolicy Local only
+//     the nodes running a pod of the Service (those with a ready pod when
+//     there are any, else those with a ready terminating one, else those
+//     with a running one); and an SRV record
+//     _⟨service⟩._⟨protocol⟩.⟨name⟩ "0 50 ⟨nodePort⟩ ⟨name⟩." per port;
 //   - ExternalName: spec.externalName (a CNAME, or A/AAAA for an address).
 //
 // The internal-hostname annotation publishes the cluster IP under its
 // names for every type; the target annotation replaces the discovered
-// targets. Not supported: the pod-based HostIP lookup (the node's internal
-// address is used, which is the pod's host IP on all common networks),
-// externalTrafficPolicy=Local node filtering, and ignoring the hostname
-// annotation.
+// targets. With Options.IgnoreHostnameAnnotation, neither the hostname
+// nor the internal-hostname annotation is read. For a Service whose
+// annotations give no records (or always, with Options.CombineFQDN),
+// Options.FQDNTargetTemplate adds its host:target records, and then, when
+// there are still none, the names of Options.FQDNTemplate get the
+// Service's targets. Options.TargetTemplate is not used, as in
+// external-dns.
 //
 // +zonesync:source:name=service
 // +zonesync:source:category=kubernetes
 // +zonesync:source:description=Services: load balancer status, cluster IPs, headless EndpointSlices, node ports and external names.
-// +zonesync:source:resources=services,endpointslices.discovery.k8s.io,nodes
+// +zonesync:source:resources=services,endpointslices.discovery.k8s.io,pods,nodes
 // +zonesync:source:filters=annotation-filter,label-selector,service-type
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
@@ -78,7 +121,9 @@ type ServiceSource struct {
 	sel      selection
 	services cache.SharedIndexInformer
 	slices   cache.SharedIndexInformer
+	pods     cache.SharedIndexInformer // nil when no ClusterIP or NodePort Service is selected
 	nodes    cache.SharedIndexInformer
+	resolver HostResolver
 	inf      informerSet
 }
 
@@ -95,6 +140,10 @@ const sliceIndex = "zonesync:service"
 // ctx is done) and returns at once: until the caches have synced,
 // HasSynced reports false (use WaitForSync to block).
 func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg ServiceConfig) (*ServiceSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("service"); err != nil {
+		return nil, err
+	}
 	sel, err := cfg.parse("service", informers.IndexerWithOptions[*corev1.Service])
 	if err != nil {
 		return nil, err
@@ -110,8 +159,22 @@ func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg Servi
 		services: factory.Core().V1().Services().Informer(),
 		slices:   factory.Discovery().V1().EndpointSlices().Informer(),
 		nodes:    factory.Core().V1().Nodes().Informer(),
+		resolver: cfg.Resolver,
+	}
+	if s.resolver == nil {
+		s.resolver = net.DefaultResolver
 	}
 	s.inf = informerSet{s.services, s.slices, s.nodes}
+	filter := cfg.ServiceTypeFilter
+	if len(filter) == 0 || slices.Contains(filter, corev1.ServiceTypeClusterIP) || slices.Contains(filter, corev1.ServiceTypeNodePort) {
+		s.pods = factory.Core().V1().Pods().Informer()
+		s.inf = append(s.inf, s.pods)
+		if own {
+			if err := s.pods.SetTransform(slimPod); err != nil {
+				return nil, fmt.Errorf("service source: %w", err)
+			}
+		}
+	}
 	if own {
 		for _, set := range []error{
 			s.services.SetTransform(informers.TransformerWithOptions[*corev1.Service](cfg.annotationKeys())),
@@ -137,6 +200,30 @@ func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg Servi
 		factory.Start(ctx.Done())
 	}
 	return s, nil
+}
+
+// slimPod keeps of a Pod only what the service source reads: its name,
+// namespace, labels and deletion time, spec.nodeName, status.phase,
+// status.hostIP and the Ready condition.
+func slimPod(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil // a tombstone
+	}
+	slim := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
+			Labels: pod.Labels, DeletionTimestamp: pod.DeletionTimestamp,
+		},
+		Spec:   corev1.PodSpec{NodeName: pod.Spec.NodeName},
+		Status: corev1.PodStatus{Phase: pod.Status.Phase, HostIP: pod.Status.HostIP},
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			slim.Status.Conditions = []corev1.PodCondition{{Type: c.Type, Status: c.Status}}
+		}
+	}
+	return slim, nil
 }
 
 func indexSliceByService(obj any) ([]string, error) {
@@ -168,10 +255,12 @@ func (s *ServiceSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, er
 	return endpointsOf(svcs, func(svc *corev1.Service) (source.ObjectRef, bool) {
 		selected := len(s.cfg.ServiceTypeFilter) == 0 || slices.Contains(s.cfg.ServiceTypeFilter, svc.Spec.Type)
 		return source.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name}, selected
-	}, s.serviceEndpoints)
+	}, func(ref source.ObjectRef, svc *corev1.Service) ([]*endpoint.Endpoint, error) {
+		return s.serviceEndpoints(ctx, ref, svc)
+	})
 }
 
-func (s *ServiceSource) serviceEndpoints(ref source.ObjectRef, svc *corev1.Service) ([]*endpoint.Endpoint, error) {
+func (s *ServiceSource) serviceEndpoints(ctx context.Context, ref source.ObjectRef, svc *corev1.Service) ([]*endpoint.Endpoint, error) {
 	ann, err := s.cfg.Annotations.Parse(ref, svc.Annotations)
 	if err != nil {
 		return nil, err
@@ -181,19 +270,48 @@ func (s *ServiceSource) serviceEndpoints(ref source.ObjectRef, svc *corev1.Servi
 	}
 	meta := ann.EndpointMeta(ref)
 	var eps []*endpoint.Endpoint
-	for _, h := range ann.InternalHostnames {
-		targets := clusterIPs(svc)
-		if ann.Targets != nil {
-			targets = ann.Targets
+	if !s.cfg.IgnoreHostnameAnnotation {
+		for _, h := range ann.InternalHostnames {
+			targets := clusterIPs(svc)
+			if ann.Targets != nil {
+				targets = ann.Targets
+			}
+			eps = append(eps, source.EndpointsForHostname(h, targets, meta)...)
 		}
-		eps = append(eps, source.EndpointsForHostname(h, targets, meta)...)
 	}
-	hostnames, err := s.cfg.hostnames(ann, ref, svc)
+	annotated := s.cfg.annotatedHostnames(ann)
+	hostEps, err := s.namesEndpoints(ctx, ref, svc, annotated, ann, meta)
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range hostnames {
-		hostEps, err := s.hostEndpoints(svc, h, ann, meta)
+	eps = append(eps, hostEps...)
+	// The template passes, in external-dns's order, each only while the
+	// Service has no endpoints (or always, with CombineFQDN).
+	pairs, err := s.cfg.fqdnTargetEndpoints(len(eps), ref, svc, meta)
+	if err != nil {
+		return nil, err
+	}
+	eps = append(eps, pairs...)
+	if !s.cfg.templateRuns(len(eps)) {
+		return eps, nil
+	}
+	templated, err := s.cfg.FQDNTemplate.Execute(ref, svc)
+	if err != nil {
+		return nil, err
+	}
+	templated = slices.DeleteFunc(templated, func(n string) bool { return slices.Contains(annotated, n) })
+	hostEps, err = s.namesEndpoints(ctx, ref, svc, templated, ann, meta)
+	if err != nil {
+		return nil, err
+	}
+	return append(eps, hostEps...), nil
+}
+
+// namesEndpoints returns the endpoints of the host names names of svc.
+func (s *ServiceSource) namesEndpoints(ctx context.Context, ref source.ObjectRef, svc *corev1.Service, names []string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+	var eps []*endpoint.Endpoint
+	for _, h := range names {
+		hostEps, err := s.hostEndpoints(ctx, svc, h, ann, meta)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
 		}
@@ -203,12 +321,22 @@ func (s *ServiceSource) serviceEndpoints(ref source.ObjectRef, svc *corev1.Servi
 }
 
 // hostEndpoints returns the endpoints of one host name of svc.
-func (s *ServiceSource) hostEndpoints(svc *corev1.Service, hostname string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+func (s *ServiceSource) hostEndpoints(ctx context.Context, svc *corev1.Service, hostname string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
 	var targets []string
 	var extra []*endpoint.Endpoint
 	switch svc.Spec.Type {
 	case corev1.ServiceTypeLoadBalancer:
-		targets = loadBalancerTargets(svc)
+		if ann.Targets != nil {
+			break
+		}
+		if !s.cfg.ResolveLoadBalancerHostname {
+			targets = loadBalancerTargets(svc)
+			break
+		}
+		var err error
+		if targets, err = s.resolvedLoadBalancerTargets(ctx, svc); err != nil {
+			return nil, err
+		}
 	case corev1.ServiceTypeClusterIP, "":
 		if svc.Spec.ClusterIP == corev1.ClusterIPNone {
 			if ann.Targets != nil {
@@ -222,7 +350,7 @@ func (s *ServiceSource) hostEndpoints(svc *corev1.Service, hostname string, ann 
 		}
 	case corev1.ServiceTypeNodePort:
 		var err error
-		if targets, err = s.nodeTargets(ann.Access); err != nil {
+		if targets, err = s.nodeTargets(svc, ann.Access); err != nil {
 			return nil, err
 		}
 		extra = srvEndpoints(svc, hostname, meta)
@@ -270,25 +398,140 @@ func nodeAddresses(node *corev1.Node, t corev1.NodeAddressType) []string {
 	return out
 }
 
+// resolvedLoadBalancerTargets returns the load balancer targets of svc
+// with every host name replaced by the addresses it resolves to.
+func (s *ServiceSource) resolvedLoadBalancerTargets(ctx context.Context, svc *corev1.Service) ([]string, error) {
+	if len(svc.Spec.ExternalIPs) > 0 {
+		return slices.Clone(svc.Spec.ExternalIPs), nil
+	}
+	var targets []string
+	for i, ing := range svc.Status.LoadBalancer.Ingress {
+		if ing.IP != "" {
+			targets = append(targets, ing.IP)
+		}
+		if ing.Hostname == "" {
+			continue
+		}
+		addrs, err := s.resolver.LookupIPAddr(ctx, ing.Hostname)
+		if err != nil {
+			return nil, fmt.Errorf("status.loadBalancer.ingress[%d].hostname %q: resolving: %w", i, ing.Hostname, err)
+		}
+		for _, a := range addrs {
+			if ip, ok := netip.AddrFromSlice(a.IP); ok {
+				targets = append(targets, ip.Unmap().String())
+			}
+		}
+	}
+	return targets, nil
+}
+
 // nodeTargets returns the node addresses a NodePort Service publishes.
-func (s *ServiceSource) nodeTargets(access string) ([]string, error) {
-	nodes, err := informers.List[*corev1.Node](s.nodes.GetStore())
+func (s *ServiceSource) nodeTargets(svc *corev1.Service, access string) ([]string, error) {
+	var nodes []*corev1.Node
+	var err error
+	if svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
+		nodes, err = s.localTrafficNodes(svc)
+	} else {
+		nodes, err = informers.List[*corev1.Node](s.nodes.GetStore())
+	}
 	if err != nil {
 		return nil, err
 	}
-	var external, internal []string
+	var external, internal, internalV6 []string
 	for _, n := range nodes {
+		if n.Spec.Unschedulable && !s.cfg.IncludeUnschedulable {
+			continue
+		}
 		external = append(external, nodeAddresses(n, corev1.NodeExternalIP)...)
-		internal = append(internal, nodeAddresses(n, corev1.NodeInternalIP)...)
+		for _, a := range nodeAddresses(n, corev1.NodeInternalIP) {
+			internal = append(internal, a)
+			if isIPv6(a) {
+				internalV6 = append(internalV6, a)
+			}
+		}
 	}
 	switch {
 	case access == "private":
 		return internal, nil
 	case access == "public" || len(external) > 0:
+		if s.cfg.ExposeInternalIPv6 {
+			return append(external, internalV6...), nil
+		}
 		return external, nil
 	default:
 		return internal, nil
 	}
+}
+
+// isIPv6 reports whether a is an IPv6 address (IPv4-mapped ones included,
+// as the AAAA typing of targets counts them).
+func isIPv6(a string) bool {
+	ip, err := netip.ParseAddr(a)
+	return err == nil && ip.Is6()
+}
+
+// Pod ranks for localTrafficNodes: a running pod that is not ready, ready
+// but terminating, ready and not terminating.
+const (
+	podRunning = iota + 1
+	podReadyTerminating
+	podReady
+)
+
+// localTrafficNodes returns the nodes that receive the external traffic
+// of svc, whose externalTrafficPolicy is Local: the nodes running one of
+// its pods (those its selector selects in its namespace), keeping only
+// those whose best pod has the best rank found (ready, else ready and
+// terminating, else running), as external-dns does.
+func (s *ServiceSource) localTrafficNodes(svc *corev1.Service) ([]*corev1.Node, error) {
+	if s.pods == nil {
+		return nil, nil
+	}
+	pods, err := informers.ByIndex[*corev1.Pod](s.pods.GetIndexer(), cache.NamespaceIndex, svc.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	best := map[string]int{}
+	top := 0
+	for _, pod := range pods {
+		if pod.Status.Phase != corev1.PodRunning || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		rank := podRunning
+		if podReadyCondition(pod) {
+			rank = podReadyTerminating
+			if pod.DeletionTimestamp == nil {
+				rank = podReady
+			}
+		}
+		best[pod.Spec.NodeName] = max(best[pod.Spec.NodeName], rank)
+		top = max(top, rank)
+	}
+	var nodes []*corev1.Node
+	for _, name := range slices.Sorted(maps.Keys(best)) {
+		if best[name] != top {
+			continue
+		}
+		node, found, err := informers.Get[*corev1.Node](s.nodes.GetStore(), "", name)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			nodes = append(nodes, node)
+		}
+	}
+	return nodes, nil
+}
+
+// podReadyCondition reports whether pod's Ready condition is True.
+func podReadyCondition(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // srvEndpoints returns the SRV records of a NodePort Service's ports.
@@ -335,15 +578,19 @@ func (s *ServiceSource) headlessEndpoints(svc *corev1.Service, hostname string, 
 	for _, es := range slicesOf {
 		for _, e := range es.Endpoints {
 			ready := e.Conditions.Ready == nil || *e.Conditions.Ready
-			if !ready && !svc.Spec.PublishNotReadyAddresses {
+			if !ready && !svc.Spec.PublishNotReadyAddresses && !s.cfg.AlwaysPublishNotReadyAddresses {
 				continue
 			}
 			addrs := e.Addresses
-			if endpointsType != "" {
+			switch endpointsType {
+			case "":
+			case "HostIP":
+				addrs, err = s.hostIPOf(svc.Namespace, e.TargetRef)
+			default:
 				addrs, err = s.nodeAddressesOf(e.NodeName, endpointsType)
-				if err != nil {
-					return nil, err
-				}
+			}
+			if err != nil {
+				return nil, err
 			}
 			all = append(all, addrs...)
 			if e.Hostname != nil && *e.Hostname != "" {
@@ -363,9 +610,13 @@ func (s *ServiceSource) headlessEndpoints(svc *corev1.Service, hostname string, 
 	return eps, nil
 }
 
-// nodeAddressesOf returns the addresses of the node named name that
-// endpointsType (NodeExternalIP or HostIP) asks for.
+// nodeAddressesOf returns the external addresses of the node named name
+// (and its internal IPv6 ones with ExposeInternalIPv6), for
+// endpoints-type NodeExternalIP.
 func (s *ServiceSource) nodeAddressesOf(name *string, endpointsType string) ([]string, error) {
+	if endpointsType != "NodeExternalIP" {
+		return nil, fmt.Errorf("endpoints-type %q is neither NodeExternalIP nor HostIP", endpointsType)
+	}
 	if name == nil {
 		return nil, nil
 	}
@@ -373,14 +624,32 @@ func (s *ServiceSource) nodeAddressesOf(name *string, endpointsType string) ([]s
 	if err != nil || !found {
 		return nil, err
 	}
-	switch endpointsType {
-	case "NodeExternalIP":
-		return nodeAddresses(node, corev1.NodeExternalIP), nil
-	case "HostIP":
-		return nodeAddresses(node, corev1.NodeInternalIP), nil
-	default:
-		return nil, fmt.Errorf("endpoints-type %q is neither NodeExternalIP nor HostIP", endpointsType)
+	addrs := nodeAddresses(node, corev1.NodeExternalIP)
+	if s.cfg.ExposeInternalIPv6 {
+		for _, a := range nodeAddresses(node, corev1.NodeInternalIP) {
+			if isIPv6(a) {
+				addrs = append(addrs, a)
+			}
+		}
 	}
+	return addrs, nil
+}
+
+// hostIPOf returns the status.hostIP of the pod ref names in namespace,
+// for endpoints-type HostIP; nothing for an endpoint that is not a pod or
+// whose pod is not known (yet).
+func (s *ServiceSource) hostIPOf(namespace string, ref *corev1.ObjectReference) ([]string, error) {
+	if s.pods == nil || ref == nil || ref.Kind != "Pod" || ref.APIVersion != "" {
+		return nil, nil
+	}
+	if ref.Namespace != "" {
+		namespace = ref.Namespace
+	}
+	pod, found, err := informers.Get[*corev1.Pod](s.pods.GetStore(), namespace, ref.Name)
+	if err != nil || !found || pod.Status.HostIP == "" {
+		return nil, err
+	}
+	return []string{pod.Status.HostIP}, nil
 }
 
 // HasSynced reports whether the source's informers have synced; until

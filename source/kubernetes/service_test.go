@@ -41,6 +41,29 @@ func node(name string, addrs ...corev1.NodeAddress) *corev1.Node {
 	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.NodeStatus{Addresses: addrs}}
 }
 
+func podRef(name string) *corev1.ObjectReference {
+	return &corev1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: name}
+}
+
+// pod returns a running pod labelled app=db on node with status.hostIP
+// hostIP, ready or not.
+func pod(ns, name, node, hostIP string, ready bool, mut ...func(*corev1.Pod)) *corev1.Pod {
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": "db"}},
+		Spec:       corev1.PodSpec{NodeName: node},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, HostIP: hostIP,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}},
+	}
+	for _, m := range mut {
+		m(p)
+	}
+	return p
+}
+
 func TestServiceSource(t *testing.T) {
 	nodes := []runtime.Object{
 		node("n1", corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: "203.0.113.1"}, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "10.1.0.1"}),
@@ -50,9 +73,9 @@ func TestServiceSource(t *testing.T) {
 	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "db-abc", Labels: map[string]string{discoveryv1.LabelServiceName: "db"}},
 		Endpoints: []discoveryv1.Endpoint{
-			{Addresses: []string{"10.2.0.1"}, Hostname: ptrTo("db-0"), NodeName: ptrTo("n1"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(true)}},
-			{Addresses: []string{"10.2.0.2"}, Hostname: ptrTo("db-1"), NodeName: ptrTo("n2"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(true)}},
-			{Addresses: []string{"10.2.0.3"}, Hostname: ptrTo("db-2"), NodeName: ptrTo("n2"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(false)}},
+			{Addresses: []string{"10.2.0.1"}, Hostname: ptrTo("db-0"), NodeName: ptrTo("n1"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(true)}, TargetRef: podRef("db-0")},
+			{Addresses: []string{"10.2.0.2"}, Hostname: ptrTo("db-1"), NodeName: ptrTo("n2"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(true)}, TargetRef: podRef("db-1")},
+			{Addresses: []string{"10.2.0.3"}, Hostname: ptrTo("db-2"), NodeName: ptrTo("n2"), Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(false)}, TargetRef: podRef("db-2")},
 		},
 	}
 	tests := []struct {
@@ -133,9 +156,10 @@ func TestServiceSource(t *testing.T) {
 			},
 		},
 		{
-			name: "headless with publish-host-ip",
+			name: "headless with publish-host-ip: the pods' status.hostIP",
 			cfg:  kubernetes.ServiceConfig{PublishHostIP: true},
-			objs: []runtime.Object{svc("ns", "db", corev1.ServiceTypeClusterIP, map[string]string{hostnameKey: "db.example.com"}, headless), slice},
+			objs: []runtime.Object{svc("ns", "db", corev1.ServiceTypeClusterIP, map[string]string{hostnameKey: "db.example.com"}, headless), slice,
+				pod("ns", "db-0", "n1", "10.1.0.1", true), pod("ns", "db-1", "n2", "10.1.0.2", true)},
 			want: []string{
 				"db-0.db.example.com 0 IN A  10.1.0.1 service/ns/db",
 				"db-1.db.example.com 0 IN A  10.1.0.2 service/ns/db",

@@ -15,15 +15,17 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
-	"github.com/zonesync/zonesync/source/fqdn"
 )
 
 // UnstructuredConfig configures an [UnstructuredSource]. Host names come
 // from the hostname annotation, then HostnameJSONPath, then the host name
 // template Options.FQDNTemplate (each used when the ones before give none,
 // or all of them with Options.CombineFQDN); targets from the target
-// annotation, else TargetJSONPath, else TargetTemplate. Templates see the
+// annotation, else TargetJSONPath, else Options.TargetTemplate.
+// Options.FQDNTargetTemplate adds its host:target records to an object
+// whose names give none (or always, with CombineFQDN), before the FQDN
+// template is tried; Options.IgnoreHostnameAnnotation leaves the hostname
+// annotation out. Templates see the
 // object's map (so {{.metadata.name}}, {{.status.address}}); JSON paths
 // use the kubectl syntax, e.g. "{.status.addresses[*].ip}".
 type UnstructuredConfig struct {
@@ -36,9 +38,9 @@ type UnstructuredConfig struct {
 	// HostnameJSONPath gives host names: every value it selects (strings,
 	// or lists of strings), each possibly a comma-separated list.
 	HostnameJSONPath string
-	// TargetTemplate and TargetJSONPath give targets in the same way; the
-	// template's output is split on commas.
-	TargetTemplate *fqdn.Template
+	// TargetJSONPath gives targets in the same way. Options.TargetTemplate
+	// gives them when TargetJSONPath is not set; its output is split on
+	// commas.
 	TargetJSONPath string
 	// RecordType forces the type of every endpoint (for example TXT or
 	// CNAME); empty types targets as other sources do (A, AAAA or CNAME).
@@ -103,6 +105,9 @@ func NewUnstructuredSource(ctx context.Context, client dynamic.Interface, cfg Un
 	if err != nil {
 		return nil, fmt.Errorf("unstructured source: %w", err)
 	}
+	if cfg.Options, err = cfg.WithSource("unstructured"); err != nil {
+		return nil, err
+	}
 	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "unstructured", cfg.GVR)
 	if err != nil {
 		return nil, err
@@ -139,7 +144,7 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 	if ann.Skip {
 		return nil, nil
 	}
-	names := ann.Hostnames
+	names := s.cfg.annotatedHostnames(ann)
 	if s.hostPath != nil && (len(names) == 0 || s.cfg.CombineFQDN) {
 		found, err := jsonPathValues(s.hostPath, u.Object)
 		if err != nil {
@@ -152,10 +157,6 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 			names = append(names, strings.TrimSuffix(n, "."))
 		}
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: names}, ref, u.Object)
-	if err != nil {
-		return nil, err
-	}
 	targets := ann.Targets
 	if targets == nil {
 		switch {
@@ -164,17 +165,47 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 				return nil, fmt.Errorf("%s: target JSON path %q: %w", ref, s.cfg.TargetJSONPath, err)
 			}
 		case !s.cfg.TargetTemplate.IsEmpty():
-			if targets, err = s.cfg.TargetTemplate.Execute(ref, u.Object); err != nil {
+			if targets, err = s.cfg.TargetTemplate.ExecuteTargets(ref, u.Object); err != nil {
 				return nil, err
 			}
 		}
 	}
-	hostnames = slices.Clone(hostnames)
-	slices.Sort(hostnames)
-	hostnames = slices.Compact(hostnames)
 	meta := ann.EndpointMeta(ref)
+	eps, err := s.endpointsFor(ref, names, targets, meta)
+	if err != nil {
+		return nil, err
+	}
+	// The template passes, in external-dns's order: host:target pairs,
+	// then the FQDN template's names, each only while the object has no
+	// endpoints yet (or always, with CombineFQDN).
+	pairs, err := s.cfg.fqdnTargetEndpoints(len(eps), ref, u.Object, meta)
+	if err != nil {
+		return nil, err
+	}
+	eps = append(eps, pairs...)
+	if !s.cfg.templateRuns(len(eps)) {
+		return eps, nil
+	}
+	templated, err := s.cfg.FQDNTemplate.Execute(ref, u.Object)
+	if err != nil {
+		return nil, err
+	}
+	templated = slices.DeleteFunc(templated, func(n string) bool { return slices.Contains(names, n) })
+	more, err := s.endpointsFor(ref, templated, targets, meta)
+	if err != nil {
+		return nil, err
+	}
+	return append(eps, more...), nil
+}
+
+// endpointsFor returns the endpoints of names pointing at targets, of the
+// configured record type when there is one.
+func (s *UnstructuredSource) endpointsFor(ref source.ObjectRef, names, targets []string, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+	names = slices.Clone(names)
+	slices.Sort(names)
+	names = slices.Compact(names)
 	if s.cfg.RecordType == "" {
-		return source.EndpointsForHostnames(hostnames, targets, meta), nil
+		return source.EndpointsForHostnames(names, targets, meta), nil
 	}
 	targets = slices.DeleteFunc(slices.Clone(targets), func(t string) bool { return t == "" })
 	if len(targets) == 0 {
@@ -183,7 +214,7 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 	slices.Sort(targets)
 	targets = slices.Compact(targets)
 	var eps []*endpoint.Endpoint
-	for _, h := range hostnames {
+	for _, h := range names {
 		ep := endpoint.NewEndpointWithTTL(h, s.cfg.RecordType, meta.TTL, targets...)
 		ep.SetIdentifier = meta.SetIdentifier
 		ep.ProviderSpecific = slices.Clone(meta.ProviderSpecific)
