@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"encoding/gob"
 	"errors"
@@ -345,10 +346,17 @@ func serveConnectorConn(ctx context.Context, conn net.Conn, list func(ctx contex
 		return fmt.Errorf("listing endpoints: %w", err)
 	}
 	wire := connectorWire(eps)
+	// Encode first, so that the write timeout measures the client's
+	// reading and not the server's encoding (gob buffers a whole value
+	// before writing it anyway).
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(wire); err != nil {
+		return fmt.Errorf("encoding %d endpoints: %w", len(wire), err)
+	}
 	if err := conn.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
 		return err
 	}
-	if err := gob.NewEncoder(conn).Encode(wire); err != nil {
+	if _, err := conn.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("writing %d endpoints: %w", len(wire), err)
 	}
 	return nil

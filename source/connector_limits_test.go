@@ -79,5 +79,5 @@ func TestServeConnectorCapsConnections(t *testing.T) {
 	require.Eventually(t, func() bool {
 		got, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(context.Background())
 		return err == nil && len(got) == len(big)
-	}, 10*time.Second, 100*time.Millisecond)
+	}, 30*time.Second, 100*time.Millisecond)
 }

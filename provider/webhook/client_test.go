@@ -24,7 +24,10 @@ import (
 )
 
 // fastRetries keeps negotiation retries quick in tests.
-var fastRetries = webhook.ClientOptions{NegotiateAttempts: 5, NegotiateBackoff: time.Millisecond, NegotiateMaxBackoff: 2 * time.Millisecond}
+// fastRetries retries negotiation at once. Its timeout is far above the
+// default: the tests that read bodies up to the size cap must fail on the
+// cap, not on time, also under -race on a loaded machine.
+var fastRetries = webhook.ClientOptions{NegotiateAttempts: 5, NegotiateBackoff: time.Millisecond, NegotiateMaxBackoff: 2 * time.Millisecond, Timeout: 3 * time.Minute}
 
 // fakeWebhook answers negotiation correctly and every other request with
 // route(w, r).
@@ -380,7 +383,7 @@ func TestClientHugeBodies(t *testing.T) {
 				_, _ = io.Copy(w, body())
 			})
 			const maxBody = 8 << 20
-			p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.ClientOptions{MaxResponseBytes: maxBody})
+			p, err := webhook.NewProvider(context.Background(), srv.URL, webhook.ClientOptions{MaxResponseBytes: maxBody, Timeout: 3 * time.Minute})
 			require.NoError(t, err)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
