@@ -37,7 +37,7 @@ func FuzzRouteEndpoints(f *testing.F) {
 		if convert(r, "HTTPRoute", &rt) != nil {
 			return
 		}
-		eps, err := s.routeEndpoints(ref, r, &rt, gateways)
+		eps, err := s.routeEndpoints(ref, r, &rt, gateways, nil)
 		if err != nil {
 			return
 		}

@@ -23,7 +23,7 @@ import (
 // listKinds maps every resource the sources read to its list kind: the
 // dynamic fake cannot guess them ("gateways" would become "gatewaies").
 func listKinds() map[schema.GroupVersionResource]string {
-	m := map[schema.GroupVersionResource]string{gatewayapi.GatewayGVR(): "GatewayList"}
+	m := map[schema.GroupVersionResource]string{gatewayapi.GatewayGVR(): "GatewayList", gatewayapi.ListenerSetGVR(): "ListenerSetList"}
 	for _, k := range []gatewayapi.RouteKind{gatewayapi.HTTPRouteKind(), gatewayapi.GRPCRouteKind(), gatewayapi.TLSRouteKind(), gatewayapi.TCPRouteKind(), gatewayapi.UDPRouteKind()} {
 		m[k.GVR] = k.Kind + "List"
 	}

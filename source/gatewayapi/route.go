@@ -98,6 +98,15 @@ type Config struct {
 	GatewayNamespace string
 	// GatewayLabelSelector selects Gateways by label (--gateway-label-filter).
 	GatewayLabelSelector string
+	// GatewayListenerSets makes routes attach to ListenerSets
+	// (--gateway-listener-sets): a parentRef of kind ListenerSet names one,
+	// whose listeners then take part like a Gateway's, with the targets
+	// of the Gateway its spec.parentRef names. ListenerSets are read in
+	// every namespace (list and watch on listenersets, Gateway API v1.5
+	// CRDs) and selected by the route AnnotationFilter only; the Gateway
+	// filters apply to their parent Gateways. Off, a route attached only
+	// to ListenerSets publishes nothing.
+	GatewayListenerSets bool
 	// RouteGVR and GatewayGVR override the resources read.
 	RouteGVR   schema.GroupVersionResource
 	GatewayGVR schema.GroupVersionResource
@@ -118,7 +127,10 @@ type routeSource struct {
 	gateways   cache.SharedIndexInformer
 	gwIndex    string
 	namespaces cache.SharedIndexInformer
-	all        []cache.SharedIndexInformer
+	// listenerSets is nil unless Config.GatewayListenerSets is set.
+	listenerSets cache.SharedIndexInformer
+	lsIndex      string
+	all          []cache.SharedIndexInformer
 
 	// parsed keeps the converted routes of the last Endpoints call by
 	// object key, reused while the resourceVersion is unchanged: the
@@ -210,6 +222,16 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 		return nil, fmt.Errorf("%s source: %w", name, err)
 	}
 	s.all = []cache.SharedIndexInformer{s.routes, s.gateways, s.namespaces}
+	if cfg.GatewayListenerSets {
+		lsFactory, err := s.watchListenerSets(client, routeFactory, gwFactory)
+		if err != nil {
+			return nil, fmt.Errorf("%s source: listenersets: %w", name, err)
+		}
+		if lsFactory != nil {
+			starts = append(starts, lsFactory.Start)
+		}
+		s.all = append(s.all, s.listenerSets)
+	}
 	for _, start := range starts {
 		start(ctx.Done())
 	}
@@ -279,8 +301,8 @@ func transformOptions(cfg Config) informers.TransformOptions {
 // as external-dns names it.
 func (s *routeSource) String() string { return s.name }
 
-// HasSynced reports whether the route, Gateway and Namespace informers
-// have synced; until then Endpoints would be incomplete.
+// HasSynced reports whether the route, Gateway, Namespace and (with
+// GatewayListenerSets) ListenerSet informers have synced; until then Endpoints would be incomplete.
 func (s *routeSource) HasSynced() bool {
 	for _, inf := range s.all {
 		if !inf.HasSynced() {
@@ -300,7 +322,8 @@ func (s *routeSource) WaitForSync(ctx context.Context) error {
 }
 
 // AddEventHandler calls handler on every add, delete and change (not on
-// resyncs) of routes, Gateways and Namespaces, until ctx is done.
+// resyncs) of routes, Gateways, Namespaces and ListenerSets, until ctx is
+// done.
 func (s *routeSource) AddEventHandler(ctx context.Context, handler func()) {
 	for _, inf := range s.all {
 		informers.AddEventHandlerUntilDone(ctx, inf, informers.DefaultEventHandler(handler))
@@ -333,6 +356,10 @@ func (s *routeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, erro
 		}
 		gateways[u.GetNamespace()+"/"+u.GetName()] = s.gatewayInfo(u)
 	}
+	lsets, err := s.listenerSetInfos(gateways)
+	if err != nil {
+		return nil, fmt.Errorf("%s source: %w", s.name, err)
+	}
 	routes, err := informers.ByIndex[*unstructured.Unstructured](s.routes.GetIndexer(), s.routeIndex, informers.IndexMatch)
 	if err != nil {
 		return nil, fmt.Errorf("%s source: %w", s.name, err)
@@ -358,7 +385,7 @@ func (s *routeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, erro
 			failed = failed.Add(ref.Key(), p.err)
 			continue
 		}
-		routeEps, err := s.routeEndpoints(ref, u, p.rt, gateways)
+		routeEps, err := s.routeEndpoints(ref, u, p.rt, gateways, lsets)
 		if err != nil {
 			failed = failed.Add(ref.Key(), err)
 			continue
@@ -386,7 +413,7 @@ func (s *routeSource) gatewayInfo(u *unstructured.Unstructured) *gatewayInfo {
 }
 
 // routeEndpoints returns the endpoints of the route u (converted: rt).
-func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, gateways map[string]*gatewayInfo) ([]*endpoint.Endpoint, error) {
+func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstructured, rt *route, gateways map[string]*gatewayInfo, lsets map[string]*listenerSetInfo) ([]*endpoint.Endpoint, error) {
 	ann, err := s.cfg.Annotations.Parse(ref, u.GetAnnotations())
 	if err != nil {
 		return nil, err
@@ -400,7 +427,7 @@ func (s *routeSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstr
 	}
 	targets := map[string][]string{}
 	for _, ps := range rt.Status.Parents {
-		if err := s.addParent(rt, ps, hosts, ann.Targets, gateways, targets); err != nil {
+		if err := s.addParent(rt, ps, hosts, ann.Targets, gateways, lsets, targets); err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
 		}
 	}
@@ -443,18 +470,23 @@ func (s *routeSource) routeHostnames(ref source.ObjectRef, u *unstructured.Unstr
 }
 
 // addParent adds to targets the names the route gets through one parent
-// status entry, when the parent is a selected Gateway the route names in
-// spec.parentRefs and the entry says Accepted.
-func (s *routeSource) addParent(rt *route, ps routeParentStatus, hosts, routeTargets []string, gateways map[string]*gatewayInfo, targets map[string][]string) error {
+// status entry, when the parent is a selected Gateway (or, with
+// GatewayListenerSets, ListenerSet) the route names in spec.parentRefs and
+// the entry says Accepted.
+func (s *routeSource) addParent(rt *route, ps routeParentStatus, hosts, routeTargets []string, gateways map[string]*gatewayInfo, lsets map[string]*listenerSetInfo, targets map[string][]string) error {
 	ref := ps.ParentRef
-	if or(ref.Group, Group) != Group || or(ref.Kind, "Gateway") != "Gateway" {
+	group, kind := or(ref.Group, Group), or(ref.Kind, "Gateway")
+	if group != Group || (kind != "Gateway" && kind != listenerSetKind) {
 		return nil
 	}
 	ns := or(ref.Namespace, rt.Namespace)
 	if !slices.ContainsFunc(rt.Spec.ParentRefs, func(p parentRef) bool {
-		return or(p.Group, Group) == Group && or(p.Kind, "Gateway") == "Gateway" && p.Name == ref.Name && or(p.Namespace, rt.Namespace) == ns
+		return or(p.Group, Group) == group && or(p.Kind, "Gateway") == kind && p.Name == ref.Name && or(p.Namespace, rt.Namespace) == ns
 	}) {
 		return nil
+	}
+	if kind == listenerSetKind {
+		return s.addListenerSetParent(rt, ps, ns, hosts, routeTargets, lsets, targets)
 	}
 	if s.cfg.GatewayName != "" && s.cfg.GatewayName != ref.Name {
 		return nil
@@ -469,8 +501,36 @@ func (s *routeSource) addParent(rt *route, ps routeParentStatus, hosts, routeTar
 	if info.err != nil {
 		return info.err
 	}
+	owner := fmt.Sprintf("Gateway %s/%s", info.gw.Namespace, info.gw.Name)
+	return s.addListeners(rt, ref, owner, info.gw.Namespace, info.gw.Spec.Listeners, hosts, parentTargets(routeTargets, nil, info), targets)
+}
+
+// parentTargets returns the targets of the names a route gets through a
+// parent: the route's target annotation, else the ListenerSet's (when the
+// parent is one), else the Gateway's, else the Gateway's status.addresses.
+func parentTargets(routeTargets, lsTargets []string, gw *gatewayInfo) []string {
+	switch {
+	case routeTargets != nil:
+		return routeTargets
+	case len(lsTargets) > 0:
+		return lsTargets
+	case gw.overrides != nil:
+		return gw.overrides
+	}
+	addrs := make([]string, len(gw.gw.Status.Addresses))
+	for i, a := range gw.gw.Status.Addresses {
+		addrs[i] = a.Value
+	}
+	return addrs
+}
+
+// addListeners adds to targets, with the targets to, the names the route
+// gets from the listeners of one parent (owner, in namespace ownerNs,
+// names it in errors): those the parentRef's sectionName and port select,
+// that speak the route's protocol and admit it, intersected with hosts.
+func (s *routeSource) addListeners(rt *route, ref parentRef, owner, ownerNs string, listeners []listener, hosts, to []string, targets map[string][]string) error {
 	section := or(ref.SectionName, "")
-	for _, lis := range info.gw.Spec.Listeners {
+	for _, lis := range listeners {
 		if section != "" && lis.Name != section {
 			continue
 		}
@@ -480,9 +540,9 @@ func (s *routeSource) addParent(rt *route, ps routeParentStatus, hosts, routeTar
 		if ref.Port != nil && *ref.Port != lis.Port {
 			continue
 		}
-		allowed, err := s.allowed(info.gw.Namespace, lis, rt)
+		allowed, err := s.allowed(ownerNs, lis, rt)
 		if err != nil {
-			return fmt.Errorf("Gateway %s/%s listener %q: %w", info.gw.Namespace, info.gw.Name, lis.Name, err)
+			return fmt.Errorf("%s listener %q: %w", owner, lis.Name, err)
 		}
 		if !allowed {
 			continue
@@ -492,27 +552,18 @@ func (s *routeSource) addParent(rt *route, ps routeParentStatus, hosts, routeTar
 			if h == "" && lisHost == "" {
 				continue
 			}
-			name, ok := matchHost(lisHost, h)
-			if !ok {
-				continue
-			}
-			switch {
-			case routeTargets != nil:
-				targets[name] = append(targets[name], routeTargets...)
-			case info.overrides != nil:
-				targets[name] = append(targets[name], info.overrides...)
-			default:
-				for _, a := range info.gw.Status.Addresses {
-					targets[name] = append(targets[name], a.Value)
-				}
+			if name, ok := matchHost(lisHost, h); ok {
+				targets[name] = append(targets[name], to...)
 			}
 		}
 	}
 	return nil
 }
 
-// allowed reports whether the listener's allowedRoutes admit the route.
-func (s *routeSource) allowed(gwNamespace string, lis listener, rt *route) (bool, error) {
+// allowed reports whether the listener's allowedRoutes admit the route;
+// "Same" is the namespace of the listener's owner (Gateway or
+// ListenerSet).
+func (s *routeSource) allowed(ownerNamespace string, lis listener, rt *route) (bool, error) {
 	from := "Same"
 	ar := lis.AllowedRoutes
 	if ar != nil && ar.Namespaces != nil && ar.Namespaces.From != nil {
@@ -521,7 +572,7 @@ func (s *routeSource) allowed(gwNamespace string, lis listener, rt *route) (bool
 	switch from {
 	case "All":
 	case "Same":
-		if gwNamespace != rt.Namespace {
+		if ownerNamespace != rt.Namespace {
 			return false, nil
 		}
 	case "Selector":

@@ -16,7 +16,7 @@ import (
 // +zonesync:source:name=gateway-httproute
 // +zonesync:source:category=gatewayapi
 // +zonesync:source:description=Gateway API HTTPRoutes: route hostnames intersected with the attached listeners, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=httproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,namespaces
+// +zonesync:source:resources=httproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
 // +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
@@ -28,7 +28,7 @@ type HTTPRouteSource struct{ *routeSource }
 // +zonesync:source:name=gateway-grpcroute
 // +zonesync:source:category=gatewayapi
 // +zonesync:source:description=Gateway API GRPCRoutes: route hostnames intersected with the attached listeners, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=grpcroutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,namespaces
+// +zonesync:source:resources=grpcroutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
 // +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
@@ -40,7 +40,7 @@ type GRPCRouteSource struct{ *routeSource }
 // +zonesync:source:name=gateway-tlsroute
 // +zonesync:source:category=gatewayapi
 // +zonesync:source:description=Gateway API TLSRoutes: route hostnames intersected with the attached TLS listeners, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=tlsroutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,namespaces
+// +zonesync:source:resources=tlsroutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
 // +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
@@ -54,7 +54,7 @@ type TLSRouteSource struct{ *routeSource }
 // +zonesync:source:name=gateway-tcproute
 // +zonesync:source:category=gatewayapi
 // +zonesync:source:description=Gateway API TCPRoutes: hostname annotation, template or listener hostnames, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=tcproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,namespaces
+// +zonesync:source:resources=tcproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
 // +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
@@ -67,7 +67,7 @@ type TCPRouteSource struct{ *routeSource }
 // +zonesync:source:name=gateway-udproute
 // +zonesync:source:category=gatewayapi
 // +zonesync:source:description=Gateway API UDPRoutes: hostname annotation, template or listener hostnames, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=udproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,namespaces
+// +zonesync:source:resources=udproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
 // +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true

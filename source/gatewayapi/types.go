@@ -66,7 +66,13 @@ type gatewayAddress struct {
 type gateway struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              struct {
-		Listeners []listener `json:"listeners,omitempty"`
+		Listeners        []listener `json:"listeners,omitempty"`
+		AllowedListeners *struct {
+			Namespaces *struct {
+				From     *string               `json:"from,omitempty"`
+				Selector *metav1.LabelSelector `json:"selector,omitempty"`
+			} `json:"namespaces,omitempty"`
+		} `json:"allowedListeners,omitempty"` // which ListenerSets may attach
 	} `json:"spec"`
 	Status struct {
 		Addresses []gatewayAddress `json:"addresses,omitempty"`
