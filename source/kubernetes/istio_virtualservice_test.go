@@ -27,6 +27,7 @@ import (
 var crdLists = map[schema.GroupVersionResource]string{
 	kubernetes.IstioGatewayGVR:        "GatewayList",
 	kubernetes.IstioVirtualServiceGVR: "VirtualServiceList",
+	kubernetes.OpenShiftRouteGVR:      "RouteList",
 }
 
 // crdClient returns a dynamic fake holding objs, each created under the
