@@ -28,6 +28,7 @@ var crdLists = map[schema.GroupVersionResource]string{
 	kubernetes.IstioGatewayGVR:        "GatewayList",
 	kubernetes.IstioVirtualServiceGVR: "VirtualServiceList",
 	kubernetes.OpenShiftRouteGVR:      "RouteList",
+	kubernetes.AmbassadorHostGVR:      "HostList",
 }
 
 // crdClient returns a dynamic fake holding objs, each created under the
