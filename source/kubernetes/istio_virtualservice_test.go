@@ -29,6 +29,7 @@ var crdLists = map[schema.GroupVersionResource]string{
 	kubernetes.IstioVirtualServiceGVR: "VirtualServiceList",
 	kubernetes.OpenShiftRouteGVR:      "RouteList",
 	kubernetes.AmbassadorHostGVR:      "HostList",
+	kubernetes.KongTCPIngressGVR:      "TCPIngressList",
 }
 
 // crdClient returns a dynamic fake holding objs, each created under the
