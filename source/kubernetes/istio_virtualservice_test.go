@@ -30,6 +30,7 @@ var crdLists = map[schema.GroupVersionResource]string{
 	kubernetes.OpenShiftRouteGVR:      "RouteList",
 	kubernetes.AmbassadorHostGVR:      "HostList",
 	kubernetes.KongTCPIngressGVR:      "TCPIngressList",
+	kubernetes.SkipperRouteGroupGVR:   "RouteGroupList",
 }
 
 // crdClient returns a dynamic fake holding objs, each created under the
