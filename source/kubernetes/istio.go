@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,24 +41,26 @@ type IstioGatewayConfig struct {
 
 // IstioGatewaySource publishes Istio Gateways (networking.istio.io): the
 // hosts of spec.servers[].hosts ("namespace/" prefixes stripped, "*"
-// skipped) and the hostname annotation, pointing at the load balancer
-// status of the Services selected by spec.selector (in any namespace, as
-// the ingress gateway usually runs in istio-system), or at the target
-// annotation.
+// skipped) and the hostname annotation, pointing at the target
+// annotation; else, when the ingress annotation names an Ingress
+// ("name" in the Gateway's namespace, or "namespace/name"), at that
+// Ingress's load balancer status; else at the load balancer status of the
+// Services selected by spec.selector (in any namespace, as the ingress
+// gateway usually runs in istio-system).
 //
 // +zonesync:source:name=istio-gateway
 // +zonesync:source:category=kubernetes
 // +zonesync:source:description=Istio Gateways: server hosts pointing at the ingress gateway Service's load balancer.
-// +zonesync:source:resources=gateways.networking.istio.io,services
+// +zonesync:source:resources=gateways.networking.istio.io,services,ingresses.networking.k8s.io
 // +zonesync:source:filters=annotation-filter,label-selector
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
 type IstioGatewaySource struct {
-	cfg      IstioGatewayConfig
-	res      *dynamicResource
-	services cache.SharedIndexInformer
-	inf      informerSet
+	cfg     IstioGatewayConfig
+	res     *dynamicResource
+	targets istioTargets
+	inf     informerSet
 }
 
 var (
@@ -79,25 +83,17 @@ func NewIstioGatewaySource(ctx context.Context, kube k8sclient.Interface, client
 	if err != nil {
 		return nil, err
 	}
-	factory := cfg.Factory
-	ownSvc := factory == nil
-	if ownSvc {
-		// The gateway Services live outside the Gateway's namespace.
-		factory = k8sinformers.NewSharedInformerFactory(kube, cfg.ResyncPeriod)
+	targets, startTargets, err := newIstioTargets(kube, cfg.Factory, cfg.ResyncPeriod, "istio-gateway")
+	if err != nil {
+		return nil, err
 	}
-	s := &IstioGatewaySource{cfg: cfg, res: res, services: factory.Core().V1().Services().Informer()}
-	if ownSvc {
-		fn := informers.TransformerWithOptions[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
-		if err := s.services.SetTransform(fn); err != nil {
-			return nil, fmt.Errorf("istio-gateway source: %w", err)
-		}
-	}
-	s.inf = informerSet{res.informer, s.services}
+	s := &IstioGatewaySource{cfg: cfg, res: res, targets: targets}
+	s.inf = informerSet{res.informer, targets.services, targets.ingresses}
 	if start != nil {
 		start(ctx)
 	}
-	if ownSvc {
-		factory.Start(ctx.Done())
+	if startTargets != nil {
+		startTargets(ctx)
 	}
 	return s, nil
 }
@@ -157,11 +153,9 @@ func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructu
 	if err != nil {
 		return nil, err
 	}
-	targets := ann.Targets
-	if targets == nil {
-		if targets, err = s.selectedServiceTargets(ref, u); err != nil {
-			return nil, err
-		}
+	targets, err := s.targets.gatewayTargets(ref, u, ann)
+	if err != nil {
+		return nil, err
 	}
 	hostnames = slices.Clone(hostnames)
 	slices.Sort(hostnames)
@@ -170,7 +164,7 @@ func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructu
 
 // selectedServiceTargets returns the load balancer targets of the
 // Services spec.selector selects.
-func (s *IstioGatewaySource) selectedServiceTargets(ref source.ObjectRef, u *unstructured.Unstructured) ([]string, error) {
+func (s istioTargets) selectedServiceTargets(ref source.ObjectRef, u *unstructured.Unstructured) ([]string, error) {
 	selector, found, err := unstructured.NestedStringMap(u.Object, "spec", "selector")
 	if err != nil {
 		return nil, fmt.Errorf("%s: spec.selector: %w", ref, err)
@@ -204,4 +198,97 @@ func (s *IstioGatewaySource) WaitForSync(ctx context.Context) error { return s.i
 // resyncs) of the objects the source reads, until ctx is done.
 func (s *IstioGatewaySource) AddEventHandler(ctx context.Context, handler func()) {
 	s.inf.AddEventHandler(ctx, handler)
+}
+
+// istioTargets finds where an Istio Gateway sends its traffic, for the
+// Gateway and VirtualService sources: the Services its selector selects
+// or the Ingress its ingress annotation names.
+type istioTargets struct {
+	services  cache.SharedIndexInformer
+	ingresses cache.SharedIndexInformer
+}
+
+// newIstioTargets sets up the Services and Ingresses informers, from
+// factory when given (no transform, not started), else from a cluster-wide
+// factory of its own (gateway Services and the Ingresses a Gateway names
+// live outside the Gateway's namespace) that start starts. start is nil
+// with a given factory.
+func newIstioTargets(kube k8sclient.Interface, factory k8sinformers.SharedInformerFactory, resync time.Duration, kind string) (istioTargets, func(ctx context.Context), error) {
+	own := factory == nil
+	if own {
+		factory = k8sinformers.NewSharedInformerFactory(kube, resync)
+	}
+	t := istioTargets{
+		services:  factory.Core().V1().Services().Informer(),
+		ingresses: factory.Networking().V1().Ingresses().Informer(),
+	}
+	if !own {
+		return t, nil, nil
+	}
+	// Only specs and statuses are read: every annotation goes.
+	opts := informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true}
+	if err := t.services.SetTransform(informers.TransformerWithOptions[*corev1.Service](opts)); err != nil {
+		return istioTargets{}, nil, fmt.Errorf("%s source: %w", kind, err)
+	}
+	opts.RemoveStatusConditions = true
+	if err := t.ingresses.SetTransform(informers.TransformerWithOptions[*networkingv1.Ingress](opts)); err != nil {
+		return istioTargets{}, nil, fmt.Errorf("%s source: %w", kind, err)
+	}
+	return t, func(ctx context.Context) { factory.Start(ctx.Done()) }, nil
+}
+
+// gatewayTargets returns the targets of the Istio Gateway gw (named ref),
+// whose annotations are ann: the target annotation; else the load
+// balancer status of the Ingress the ingress annotation names; else that
+// of the Services spec.selector selects.
+func (s istioTargets) gatewayTargets(ref source.ObjectRef, gw *unstructured.Unstructured, ann annotations.Values) ([]string, error) {
+	if ann.Targets != nil {
+		return ann.Targets, nil
+	}
+	if ann.Ingress != "" {
+		return s.ingressTargets(ref, ann.Ingress)
+	}
+	return s.selectedServiceTargets(ref, gw)
+}
+
+// ingressTargets returns the load balancer addresses of the Ingress that
+// value (the ingress annotation of the object ref) names: "name" in ref's
+// namespace, or "namespace/name". Each status entry gives its IP, or its
+// host name when it has no IP, as in external-dns. A malformed value or an
+// Ingress that does not exist is an error.
+func (s istioTargets) ingressTargets(ref source.ObjectRef, value string) ([]string, error) {
+	ns, name, err := splitObjectName(value, ref.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("%s: ingress annotation: %w", ref, err)
+	}
+	ing, found, err := informers.Get[*networkingv1.Ingress](s.ingresses.GetStore(), ns, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: ingress annotation: %w", ref, err)
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: ingress annotation: Ingress %s/%s not found", ref, ns, name)
+	}
+	var targets []string
+	for _, lb := range ing.Status.LoadBalancer.Ingress {
+		switch {
+		case lb.IP != "":
+			targets = append(targets, lb.IP)
+		case lb.Hostname != "":
+			targets = append(targets, lb.Hostname)
+		}
+	}
+	return targets, nil
+}
+
+// splitObjectName splits a reference to a namespaced object, "name" (in
+// namespace ns) or "namespace/name".
+func splitObjectName(value, ns string) (namespace, name string, err error) {
+	parts := strings.Split(value, "/")
+	switch {
+	case len(parts) == 1 && parts[0] != "":
+		return ns, parts[0], nil
+	case len(parts) == 2 && parts[0] != "" && parts[1] != "":
+		return parts[0], parts[1], nil
+	}
+	return "", "", fmt.Errorf("%q is neither \"name\" nor \"namespace/name\"", value)
 }
