@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/netip"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,11 +40,15 @@ type NodeConfig struct {
 // names are its name (metadata.name, used as it is: give Nodes fully
 // qualified names or set an FQDN template), or, with an FQDN template, the
 // template's names instead (both with CombineFQDN). The hostname
-// annotation is not read. Every name points at the target annotation if
-// set, otherwise at the Node's ExternalIP addresses (plus its IPv6
-// InternalIP addresses with ExposeInternalIPv6), or, when it has no
-// ExternalIP address, at all its InternalIP addresses. A Node with no
-// address at all is reported as failed.
+// annotation is not read (so IgnoreHostnameAnnotation changes nothing).
+// The FQDN target template's records are added as external-dns adds them:
+// when the node name is not used (a template is set), or always with
+// CombineFQDN; the FQDN template then runs only when they are none (or
+// with CombineFQDN). The node name and the FQDN template's names point at
+// the target annotation if set, otherwise at the Node's ExternalIP
+// addresses (plus its IPv6 InternalIP addresses with ExposeInternalIPv6),
+// or, when it has no ExternalIP address, at all its InternalIP addresses.
+// A Node with no address at all is reported as failed.
 //
 // Endpoints carry the ttl annotation and the resource label node/⟨name⟩;
 // like external-dns, the source ignores set-identifier and
@@ -77,6 +80,10 @@ var (
 // NewNodeSource returns a Node source over kube; see [NewServiceSource]
 // for the informer life cycle.
 func NewNodeSource(ctx context.Context, kube k8sclient.Interface, cfg NodeConfig) (*NodeSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("node"); err != nil {
+		return nil, err
+	}
 	sel, err := cfg.parse("node", informers.IndexerWithOptions[*corev1.Node])
 	if err != nil {
 		return nil, err
@@ -134,20 +141,36 @@ func (s *NodeSource) nodeEndpoints(ref source.ObjectRef, node *corev1.Node) ([]*
 	if ann.Skip {
 		return nil, nil
 	}
-	var names []string
-	if s.cfg.FQDNTemplate.IsEmpty() || s.cfg.CombineFQDN {
-		names = append(names, node.Name)
+	meta := source.EndpointMeta{TTL: ann.TTL, Resource: ref.Key()}
+	// The node name is used unless a template gives the names.
+	var eps []*endpoint.Endpoint
+	if (s.cfg.FQDNTemplate.IsEmpty() && s.cfg.FQDNTargetTemplate.IsEmpty()) || s.cfg.CombineFQDN {
+		if eps, err = s.namesEndpoints(ref, node, []string{node.Name}, ann, meta); err != nil {
+			return nil, err
+		}
 	}
-	// Without annotated names, hostnames gives the template's.
-	templated, err := s.cfg.hostnames(annotations.Values{}, ref, node)
+	pairs, err := s.cfg.fqdnTargetEndpoints(len(eps), ref, node, meta)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range templated {
-		if !slices.Contains(names, n) {
-			names = append(names, n)
-		}
+	eps = append(eps, pairs...)
+	if !s.cfg.templateRuns(len(eps)) {
+		return eps, nil
 	}
+	templated, err := s.cfg.FQDNTemplate.Execute(ref, node)
+	if err != nil {
+		return nil, err
+	}
+	more, err := s.namesEndpoints(ref, node, templated, ann, meta)
+	if err != nil {
+		return nil, err
+	}
+	return append(eps, more...), nil
+}
+
+// namesEndpoints returns the endpoints of names pointing at the target
+// annotation or the Node's addresses; a Node with no address fails.
+func (s *NodeSource) namesEndpoints(ref source.ObjectRef, node *corev1.Node, names []string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -157,7 +180,6 @@ func (s *NodeSource) nodeEndpoints(ref source.ObjectRef, node *corev1.Node) ([]*
 			return nil, fmt.Errorf("%s: status.addresses holds no ExternalIP or InternalIP address", ref)
 		}
 	}
-	meta := source.EndpointMeta{TTL: ann.TTL, Resource: ref.Key()}
 	return source.EndpointsForHostnames(names, targets, meta), nil
 }
 
@@ -179,13 +201,6 @@ func nodeTargetAddresses(node *corev1.Node, internalIPv6 bool) []string {
 		}
 	}
 	return external
-}
-
-// isIPv6 reports whether s is an IPv6 address (external-dns types
-// IPv4-mapped IPv6 addresses as AAAA too).
-func isIPv6(s string) bool {
-	a, err := netip.ParseAddr(s)
-	return err == nil && !a.Is4()
 }
 
 // mergeEndpoints merges the endpoints that share name, record type, set

@@ -166,6 +166,46 @@ func TestNodeSource(t *testing.T) {
 			want: []string{"n1.nodes.example.org 0 IN A  198.51.100.1 node/n1"},
 		},
 		{
+			name: "FQDN target template replaces the node name; its records carry no TTL",
+			cfg: kubernetes.NodeConfig{Options: kubernetes.Options{
+				FQDNTargetTemplate: fqdn.MustTemplate(`{{.Name}}.pairs.example.org:{{index .Labels "ip"}}`),
+			}},
+			objs: []runtime.Object{kubeNode("n1", map[string]string{"external-dns.kubernetes.io/ttl": "60"}, []corev1.NodeAddress{extIP("203.0.113.1")},
+				withLabels(map[string]string{"ip": "198.51.100.5"}))},
+			want: []string{"n1.pairs.example.org 0 IN A  198.51.100.5 node/n1"},
+		},
+		{
+			name: "FQDN target template with CombineFQDN adds to the node name and the FQDN template",
+			cfg: kubernetes.NodeConfig{Options: kubernetes.Options{
+				FQDNTargetTemplate: fqdn.MustTemplate("{{.Name}}.pairs.example.org:198.51.100.5"),
+				FQDNTemplate:       fqdn.MustTemplate("{{.Name}}.nodes.example.org"),
+				CombineFQDN:        true,
+			}},
+			objs: []runtime.Object{kubeNode("n1", nil, []corev1.NodeAddress{extIP("203.0.113.1")})},
+			want: []string{
+				"n1 0 IN A  203.0.113.1 node/n1",
+				"n1.nodes.example.org 0 IN A  203.0.113.1 node/n1",
+				"n1.pairs.example.org 0 IN A  198.51.100.5 node/n1",
+			},
+		},
+		{
+			name: "FQDN template runs when the FQDN target template gives nothing",
+			cfg: kubernetes.NodeConfig{Options: kubernetes.Options{
+				FQDNTargetTemplate: fqdn.MustTemplate(`{{index .Labels "missing"}}`),
+				FQDNTemplate:       fqdn.MustTemplate("{{.Name}}.nodes.example.org"),
+			}},
+			objs: []runtime.Object{kubeNode("n1", nil, []corev1.NodeAddress{extIP("203.0.113.1")})},
+			want: []string{"n1.nodes.example.org 0 IN A  203.0.113.1 node/n1"},
+		},
+		{
+			name: "isSource answers for the node source",
+			cfg: kubernetes.NodeConfig{Options: kubernetes.Options{
+				FQDNTemplate: fqdn.MustTemplate(`{{if isSource "node"}}{{.Name}}.node.example.org{{end}}`),
+			}},
+			objs: []runtime.Object{kubeNode("n1", nil, []corev1.NodeAddress{extIP("203.0.113.1")})},
+			want: []string{"n1.node.example.org 0 IN A  203.0.113.1 node/n1"},
+		},
+		{
 			name: "one template name for all nodes merges their addresses, labelled with the first node",
 			cfg:  kubernetes.NodeConfig{Options: kubernetes.Options{FQDNTemplate: fqdn.MustTemplate("nodes.example.org")}},
 			objs: []runtime.Object{

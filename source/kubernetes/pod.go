@@ -45,9 +45,13 @@ type PodConfig struct {
 //     IgnoreNonHostNetworkPods);
 //   - PodSourceDomain: ⟨pod name⟩.⟨domain⟩ points at the pod IP;
 //   - the target annotation replaces the targets of all three;
-//   - the FQDN template: its names point at all pod IPs (status.podIPs),
-//     never at the target annotation. Without CombineFQDN it is used only
-//     for Pods that the above gives no endpoint.
+//   - the FQDN target template's records, then the FQDN template: its
+//     names point at all pod IPs (status.podIPs), never at the target
+//     annotation. Without CombineFQDN each runs only for Pods that have
+//     no endpoint yet.
+//
+// As in external-dns, IgnoreHostnameAnnotation does not apply to Pods:
+// their hostname and internal-hostname annotations are always read.
 //
 // A Pod without a pod IP yet gets no endpoint for the names that point at
 // it. Endpoints carry the ttl annotation only: like external-dns, the
@@ -83,6 +87,10 @@ var (
 // NewPodSource returns a Pod source over kube; see [NewServiceSource] for
 // the informer life cycle.
 func NewPodSource(ctx context.Context, kube k8sclient.Interface, cfg PodConfig) (*PodSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("pod"); err != nil {
+		return nil, err
+	}
 	sel, err := cfg.parse("pod", informers.IndexerWithOptions[*corev1.Pod])
 	if err != nil {
 		return nil, err
@@ -161,11 +169,15 @@ func (s *PodSource) podEndpoints(ref source.ObjectRef, pod *corev1.Pod) ([]*endp
 			return nil, err
 		}
 	}
-	if s.cfg.FQDNTemplate.IsEmpty() || (len(eps) > 0 && !s.cfg.CombineFQDN) {
+	pairs, err := s.cfg.fqdnTargetEndpoints(len(eps), ref, pod, meta)
+	if err != nil {
+		return nil, err
+	}
+	eps = append(eps, pairs...)
+	if !s.cfg.templateRuns(len(eps)) {
 		return eps, nil
 	}
-	// Without annotated names, hostnames gives the template's.
-	names, err := s.cfg.hostnames(annotations.Values{}, ref, pod)
+	names, err := s.cfg.FQDNTemplate.Execute(ref, pod)
 	if err != nil {
 		return nil, err
 	}

@@ -237,6 +237,33 @@ func TestPodSource(t *testing.T) {
 			},
 		},
 		{
+			name: "FQDN target template for pods without annotation endpoints, before the FQDN template",
+			cfg: kubernetes.PodConfig{Options: kubernetes.Options{
+				FQDNTargetTemplate: fqdn.MustTemplate("{{.Name}}.pairs.example.org:{{.Status.HostIP}}"),
+				FQDNTemplate:       fqdn.MustTemplate("{{.Name}}.tmpl.example.org"),
+			}},
+			objs: objs(
+				kubePod("ns", "p1", "n1", false, map[string]string{internalKey: "i.example.org"}, []string{"10.2.0.1"}, func(p *corev1.Pod) { p.Status.HostIP = "10.1.0.1" }),
+				kubePod("ns", "p2", "n1", false, map[string]string{ttlKey: "60"}, []string{"10.2.0.2"}, func(p *corev1.Pod) { p.Status.HostIP = "10.1.0.1" }),
+				// No host IP yet: the pair is skipped, the FQDN template runs.
+				kubePod("ns", "p3", "n1", false, nil, []string{"10.2.0.3"}),
+			),
+			want: []string{
+				"i.example.org 0 IN A  10.2.0.1 ",
+				"p2.pairs.example.org 0 IN A  10.1.0.1 ",
+				"p3.tmpl.example.org 0 IN A  10.2.0.3 ",
+			},
+		},
+		{
+			name: "IgnoreHostnameAnnotation does not apply to pods",
+			cfg:  kubernetes.PodConfig{Options: kubernetes.Options{IgnoreHostnameAnnotation: true}},
+			objs: objs(kubePod("ns", "p1", "n2", true, map[string]string{hostnameKey: "a.example.org", internalKey: "i.example.org"}, []string{"10.1.0.2"})),
+			want: []string{
+				"a.example.org 0 IN A  203.0.113.2 ",
+				"i.example.org 0 IN A  10.1.0.2 ",
+			},
+		},
+		{
 			name: "controller annotation: another controller's pod is skipped",
 			objs: objs(
 				kubePod("ns", "p1", "n1", false, map[string]string{internalKey: "i1.example.org", "external-dns.kubernetes.io/controller": "dns-controller"}, []string{"10.2.0.1"}),
