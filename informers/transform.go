@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,6 +49,14 @@ type TransformOptions struct {
 	// KeepAnnotations are the exact keys of the annotations
 	// DropAnnotations keeps. Without DropAnnotations they change nothing.
 	KeepAnnotations []string
+	// RemoveBulkyFields drops the large parts of Nodes and Pods that DNS
+	// sources do not read. From a *corev1.Node: status.images,
+	// status.volumesInUse and status.volumesAttached. From a *corev1.Pod:
+	// spec.volumes and the container statuses (status.containerStatuses,
+	// status.initContainerStatuses, status.ephemeralContainerStatuses).
+	// Objects of other types are left alone. Use it only when nothing that
+	// reads the informer (an FQDN template included) needs those fields.
+	RemoveBulkyFields bool
 }
 
 // TransformerWithOptions returns a transform for informers of T (for example
@@ -66,6 +75,7 @@ func TransformerWithOptions[T Object](opts TransformOptions) cache.TransformFunc
 		managedFields: opts.RemoveManagedFields,
 		lastApplied:   opts.RemoveLastApplied,
 		conditions:    opts.RemoveStatusConditions,
+		bulky:         opts.RemoveBulkyFields,
 		keepKeys:      slices.Clone(opts.KeepAnnotations),
 	}
 	if opts.DropAnnotations {
@@ -93,6 +103,7 @@ type transformOptions struct {
 	managedFields bool
 	lastApplied   bool
 	conditions    bool
+	bulky         bool
 	keepPrefixes  []string // nil: keep all annotations
 	keepKeys      []string
 }
@@ -119,6 +130,9 @@ func (o *transformOptions) apply(obj Object) {
 	}
 	if o.conditions {
 		removeConditions(obj)
+	}
+	if o.bulky {
+		removeBulkyFields(obj)
 	}
 	restoreTypeMeta(obj)
 }
@@ -158,6 +172,21 @@ func removeConditions(obj Object) {
 	cond := status.FieldByName("Conditions")
 	if cond.IsValid() && cond.Kind() == reflect.Slice && cond.CanSet() {
 		cond.Set(reflect.Zero(cond.Type()))
+	}
+}
+
+// removeBulkyFields clears what [TransformOptions.RemoveBulkyFields] names.
+func removeBulkyFields(obj Object) {
+	switch o := obj.(type) {
+	case *corev1.Node:
+		o.Status.Images = nil
+		o.Status.VolumesInUse = nil
+		o.Status.VolumesAttached = nil
+	case *corev1.Pod:
+		o.Spec.Volumes = nil
+		o.Status.ContainerStatuses = nil
+		o.Status.InitContainerStatuses = nil
+		o.Status.EphemeralContainerStatuses = nil
 	}
 }
 
