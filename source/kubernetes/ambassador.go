@@ -18,7 +18,6 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // AmbassadorHostGVR is the resource of Ambassador (Emissary-ingress)
@@ -73,6 +72,10 @@ var (
 // NewAmbassadorHostSource returns an Ambassador Host source; see
 // [NewServiceSource] for the informer life cycle.
 func NewAmbassadorHostSource(ctx context.Context, kube k8sclient.Interface, client dynamic.Interface, cfg AmbassadorHostConfig) (*AmbassadorHostSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("ambassador-host"); err != nil {
+		return nil, err
+	}
 	gvr := cfg.GVR
 	if gvr.Empty() {
 		gvr = AmbassadorHostGVR
@@ -145,7 +148,7 @@ func (s *AmbassadorHostSource) hostEndpoints(ref source.ObjectRef, u *unstructur
 		}
 		names = append(names, hostname)
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(names, ann.Hostnames...)}, ref, u.Object)
+	hostnames, err := s.cfg.combineHostnames(append(names, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IstioGatewayGVR is the resource of Istio Gateways read by default;

@@ -17,7 +17,6 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IstioVirtualServiceGVR is the resource of Istio VirtualServices read by
@@ -87,6 +86,10 @@ var (
 // NewIstioVirtualServiceSource returns an Istio VirtualService source; see
 // [NewServiceSource] for the informer life cycle.
 func NewIstioVirtualServiceSource(ctx context.Context, kube k8sclient.Interface, client dynamic.Interface, cfg IstioVirtualServiceConfig) (*IstioVirtualServiceSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("istio-virtualservice"); err != nil {
+		return nil, err
+	}
 	const kind = "istio-virtualservice"
 	gvr := cfg.GVR
 	if gvr.Empty() {
@@ -174,7 +177,7 @@ func (s *IstioVirtualServiceSource) virtualServiceEndpoints(ref source.ObjectRef
 		}
 		hosts = append(hosts, h)
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(hosts, ann.Hostnames...)}, ref, u.Object)
+	hostnames, err := s.cfg.combineHostnames(append(hosts, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

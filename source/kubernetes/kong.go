@@ -13,7 +13,6 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // KongTCPIngressGVR is the resource of Kong TCPIngresses.
@@ -56,6 +55,10 @@ var (
 // NewKongTCPIngressSource returns a Kong TCPIngress source; see
 // [NewServiceSource] for the informer life cycle.
 func NewKongTCPIngressSource(ctx context.Context, client dynamic.Interface, cfg KongTCPIngressConfig) (*KongTCPIngressSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("kong-tcpingress"); err != nil {
+		return nil, err
+	}
 	gvr := cfg.GVR
 	if gvr.Empty() {
 		gvr = KongTCPIngressGVR
@@ -118,7 +121,7 @@ func (s *KongTCPIngressSource) tcpIngressEndpoints(ref source.ObjectRef, u *unst
 		}
 		hosts = append(hosts, h)
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(hosts, ann.Hostnames...)}, ref, u.Object)
+	hostnames, err := s.cfg.combineHostnames(append(hosts, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,14 @@ func TestKongTCPIngressSource(t *testing.T) {
 			},
 		},
 		{
+			name: "IgnoreHostnameAnnotation drops the annotation's names and keeps the rule hosts",
+			cfg:  kubernetes.KongTCPIngressConfig{Options: kubernetes.Options{IgnoreHostnameAnnotation: true}},
+			objs: []*unstructured.Unstructured{
+				tcpIngress("db", "pg", map[string]string{hostnameKey: "pg-alias.example.com"}, []string{"pg.example.com"}, lb("192.0.2.1", "")),
+			},
+			want: []string{"pg.example.com 0 IN A  192.0.2.1 tcpingress/db/pg"},
+		},
+		{
 			name: "target annotation, ttl, provider-specific; no status; other controller",
 			objs: []*unstructured.Unstructured{
 				tcpIngress("db", "annotated", map[string]string{

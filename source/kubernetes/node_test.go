@@ -41,7 +41,7 @@ func intIP(a string) corev1.NodeAddress {
 
 func unschedulable(n *corev1.Node) { n.Spec.Unschedulable = true }
 
-func withLabels(l map[string]string) func(*corev1.Node) {
+func nodeLabels(l map[string]string) func(*corev1.Node) {
 	return func(n *corev1.Node) { n.Labels = l }
 }
 
@@ -171,7 +171,7 @@ func TestNodeSource(t *testing.T) {
 				FQDNTargetTemplate: fqdn.MustTemplate(`{{.Name}}.pairs.example.org:{{index .Labels "ip"}}`),
 			}},
 			objs: []runtime.Object{kubeNode("n1", map[string]string{"external-dns.kubernetes.io/ttl": "60"}, []corev1.NodeAddress{extIP("203.0.113.1")},
-				withLabels(map[string]string{"ip": "198.51.100.5"}))},
+				nodeLabels(map[string]string{"ip": "198.51.100.5"}))},
 			want: []string{"n1.pairs.example.org 0 IN A  198.51.100.5 node/n1"},
 		},
 		{
@@ -255,8 +255,8 @@ func TestNodeSource(t *testing.T) {
 			name: "label selector",
 			cfg:  kubernetes.NodeConfig{Options: kubernetes.Options{LabelSelector: "role=edge"}},
 			objs: []runtime.Object{
-				kubeNode("n1.example.org", nil, []corev1.NodeAddress{extIP("203.0.113.1")}, withLabels(map[string]string{"role": "edge"})),
-				kubeNode("n2.example.org", nil, []corev1.NodeAddress{extIP("203.0.113.2")}, withLabels(map[string]string{"role": "worker"})),
+				kubeNode("n1.example.org", nil, []corev1.NodeAddress{extIP("203.0.113.1")}, nodeLabels(map[string]string{"role": "edge"})),
+				kubeNode("n2.example.org", nil, []corev1.NodeAddress{extIP("203.0.113.2")}, nodeLabels(map[string]string{"role": "worker"})),
 			},
 			want: []string{"n1.example.org 0 IN A  203.0.113.1 node/n1.example.org"},
 		},

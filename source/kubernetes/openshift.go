@@ -12,7 +12,6 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // OpenShiftRouteGVR is the resource of OpenShift Routes.
@@ -62,6 +61,10 @@ var (
 // NewOpenShiftRouteSource returns an OpenShift Route source; see
 // [NewServiceSource] for the informer life cycle.
 func NewOpenShiftRouteSource(ctx context.Context, client dynamic.Interface, cfg OpenShiftRouteConfig) (*OpenShiftRouteSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("openshift-route"); err != nil {
+		return nil, err
+	}
 	gvr := cfg.GVR
 	if gvr.Empty() {
 		gvr = OpenShiftRouteGVR
@@ -110,7 +113,7 @@ func (s *OpenShiftRouteSource) routeEndpoints(ref source.ObjectRef, u *unstructu
 	if host != "" {
 		names = append(names, host)
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(names, ann.Hostnames...)}, ref, u.Object)
+	hostnames, err := s.cfg.combineHostnames(append(names, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

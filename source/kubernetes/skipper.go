@@ -12,7 +12,6 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // SkipperRouteGroupGVR is the resource of Skipper RouteGroups read by
@@ -56,6 +55,10 @@ var (
 // NewSkipperRouteGroupSource returns a Skipper RouteGroup source; see
 // [NewServiceSource] for the informer life cycle.
 func NewSkipperRouteGroupSource(ctx context.Context, client dynamic.Interface, cfg SkipperRouteGroupConfig) (*SkipperRouteGroupSource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("skipper-routegroup"); err != nil {
+		return nil, err
+	}
 	gvr := cfg.GVR
 	if gvr.Empty() {
 		gvr = SkipperRouteGroupGVR
@@ -110,7 +113,7 @@ func (s *SkipperRouteGroupSource) routeGroupEndpoints(ref source.ObjectRef, u *u
 		}
 		hosts = append(hosts, h)
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: append(hosts, ann.Hostnames...)}, ref, u.Object)
+	hostnames, err := s.cfg.combineHostnames(append(hosts, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}
