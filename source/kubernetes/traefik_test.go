@@ -20,7 +20,7 @@ import (
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
-// crd2Resources are the resources of the Traefik sources (and others),
+// crd2Resources are the resources of the Traefik, Gloo and F5 sources,
 // with their list kinds.
 var crd2Resources = map[schema.GroupVersionResource]string{
 	kubernetes.TraefikIngressRouteGVR:          "IngressRouteList",
@@ -29,6 +29,9 @@ var crd2Resources = map[schema.GroupVersionResource]string{
 	kubernetes.TraefikLegacyIngressRouteGVR:    "IngressRouteList",
 	kubernetes.TraefikLegacyIngressRouteTCPGVR: "IngressRouteTCPList",
 	kubernetes.TraefikLegacyIngressRouteUDPGVR: "IngressRouteUDPList",
+	kubernetes.GlooProxyGVR:                    "ProxyList",
+	kubernetes.GlooVirtualServiceGVR:           "VirtualServiceList",
+	kubernetes.GlooGatewayGVR:                  "GatewayList",
 }
 
 // crd2Client returns a dynamic fake serving crd2Resources and holding
