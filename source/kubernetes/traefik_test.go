@@ -32,6 +32,8 @@ var crd2Resources = map[schema.GroupVersionResource]string{
 	kubernetes.GlooProxyGVR:                    "ProxyList",
 	kubernetes.GlooVirtualServiceGVR:           "VirtualServiceList",
 	kubernetes.GlooGatewayGVR:                  "GatewayList",
+	kubernetes.F5VirtualServerGVR:              "VirtualServerList",
+	kubernetes.F5TransportServerGVR:            "TransportServerList",
 }
 
 // crd2Client returns a dynamic fake serving crd2Resources and holding
