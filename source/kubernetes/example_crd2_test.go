@@ -11,7 +11,7 @@ import (
 	"github.com/zonesync/zonesync/source/kubernetes"
 )
 
-func printEndpoints(eps []*endpoint.Endpoint, err error) {
+func printEndpointList(eps []*endpoint.Endpoint, err error) {
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -40,7 +40,7 @@ func ExampleNewTraefikProxySource() {
 		fmt.Println(err)
 		return
 	}
-	printEndpoints(src.Endpoints(ctx))
+	printEndpointList(src.Endpoints(ctx))
 	// Output:
 	// shop.example.com CNAME traefik.example.net ingressroute/shop/web
 	// www.shop.example.com CNAME traefik.example.net ingressroute/shop/web
@@ -64,7 +64,7 @@ func ExampleNewF5VirtualServerSource() {
 		fmt.Println(err)
 		return
 	}
-	printEndpoints(src.Endpoints(ctx))
+	printEndpointList(src.Endpoints(ctx))
 	// Output:
 	// shop.example.com A 192.0.2.10 f5-virtualserver/shop/web
 	// www.shop.example.com A 192.0.2.10 f5-virtualserver/shop/web
@@ -87,7 +87,7 @@ func ExampleNewGlooProxySource() {
 		fmt.Println(err)
 		return
 	}
-	printEndpoints(src.Endpoints(ctx))
+	printEndpointList(src.Endpoints(ctx))
 	// Output:
 	// shop.example.com A 192.0.2.20
 }

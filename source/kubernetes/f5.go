@@ -13,7 +13,6 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // Resources of the F5 BIG-IP Container Ingress Services.
@@ -113,6 +112,10 @@ func NewF5TransportServerSource(ctx context.Context, client dynamic.Interface, c
 }
 
 func newF5Source(ctx context.Context, client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o Options, name, kind string, gvr schema.GroupVersionResource, aliases bool) (f5Source, error) {
+	o, err := o.WithSource(name)
+	if err != nil {
+		return f5Source{}, err
+	}
 	res, start, err := newDynamicResource(client, factory, o, name, gvr)
 	if err != nil {
 		return f5Source{}, err
@@ -157,8 +160,13 @@ func (s *f5Source) serverEndpoints(ref source.ObjectRef, u *unstructured.Unstruc
 	if err != nil {
 		return nil, fmt.Errorf("%s: status.vsAddress: %w", ref, err)
 	}
+	// Only the TTL: external-dns reads no set identifier or
+	// provider-specific annotation on F5 objects.
+	meta := source.EndpointMeta{TTL: ann.TTL, Resource: ref.Key()}
 	if status == "" || strings.EqualFold(status, "none") {
-		return nil, nil // CIS has not given it an address yet
+		// CIS has not given it an address yet: only the templates may
+		// give records, as in external-dns.
+		return s.opts.templateEndpoints(nil, ref, u.Object, meta)
 	}
 	var hosts []string
 	host, _, err := unstructured.NestedString(u.Object, "spec", "host")
@@ -186,10 +194,6 @@ func (s *f5Source) serverEndpoints(ref source.ObjectRef, u *unstructured.Unstruc
 			hosts = append(hosts, a)
 		}
 	}
-	hostnames, err := s.opts.hostnames(annotations.Values{Hostnames: hosts}, ref, u.Object)
-	if err != nil {
-		return nil, err
-	}
 	targets := ann.Targets
 	if targets == nil {
 		address, _, err := unstructured.NestedString(u.Object, "spec", "virtualServerAddress")
@@ -201,12 +205,9 @@ func (s *f5Source) serverEndpoints(ref source.ObjectRef, u *unstructured.Unstruc
 		}
 		targets = []string{address}
 	}
-	hostnames = slices.Clone(hostnames)
-	slices.Sort(hostnames)
-	// Only the TTL: external-dns reads no set identifier or
-	// provider-specific annotation on F5 objects.
-	meta := source.EndpointMeta{TTL: ann.TTL, Resource: ref.Key()}
-	return source.EndpointsForHostnames(slices.Compact(hostnames), targets, meta), nil
+	slices.Sort(hosts)
+	eps := source.EndpointsForHostnames(slices.Compact(hosts), targets, meta)
+	return s.opts.templateEndpoints(eps, ref, u.Object, meta)
 }
 
 // HasSynced reports whether the source's informers have synced; until

@@ -91,9 +91,29 @@ func TestF5Sources(t *testing.T) {
 			want: []string{"spec.example.com 600 IN A  192.0.2.2 f5-virtualserver/f5/spec-address"},
 		},
 		{
-			name: "template for a server without host", make: newVS, str: "f5-virtualserver",
+			// As external-dns: template names point at the target
+			// template's targets, also for a server without an address.
+			name: "templates for servers without host or address", make: newVS, str: "f5-virtualserver",
+			opts: kubernetes.Options{LabelSelector: "app in (no-host, no-address)",
+				FQDNTemplate:   fqdn.MustTemplate("{{.metadata.name}}.tmpl.example.com"),
+				TargetTemplate: fqdn.MustTemplate("lb.example.net")},
+			want: []string{
+				"no-address.tmpl.example.com 0 IN CNAME  lb.example.net f5-virtualserver/f5/no-address",
+				"no-host.tmpl.example.com 0 IN CNAME  lb.example.net f5-virtualserver/f5/no-host",
+			},
+		},
+		{
+			name: "an FQDN template without a target template gives no records", make: newVS, str: "f5-virtualserver",
 			opts: kubernetes.Options{LabelSelector: "app in (no-host, no-address)", FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.tmpl.example.com")},
-			want: []string{"no-host.tmpl.example.com 0 IN A  192.0.2.7 f5-virtualserver/f5/no-host"},
+			want: []string{},
+		},
+		{
+			name: "fqdn-target template", make: newVS, str: "f5-virtualserver",
+			opts: kubernetes.Options{LabelSelector: "app in (no-host, no-address)", FQDNTargetTemplate: fqdn.MustTemplate("{{.metadata.name}}.pair.example.com:192.0.2.77")},
+			want: []string{
+				"no-address.pair.example.com 0 IN A  192.0.2.77 f5-virtualserver/f5/no-address",
+				"no-host.pair.example.com 0 IN A  192.0.2.77 f5-virtualserver/f5/no-host",
+			},
 		},
 		{
 			name: "transport servers", make: newTS, str: "f5-transportserver",

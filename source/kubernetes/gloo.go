@@ -98,6 +98,10 @@ var (
 // for the informer life cycle. The VirtualService, Gateway, Service and
 // Ingress informers cover all namespaces.
 func NewGlooProxySource(ctx context.Context, kube k8sclient.Interface, client dynamic.Interface, cfg GlooProxyConfig) (*GlooProxySource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("gloo-proxy"); err != nil {
+		return nil, err
+	}
 	namespaces := slices.Clone(cfg.GlooNamespaces)
 	if len(namespaces) == 0 {
 		namespaces = []string{DefaultGlooNamespace}
@@ -243,25 +247,13 @@ func (s *GlooProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.U
 	hosts = slices.CompactFunc(hosts, func(a, b glooHost) bool {
 		return a.name == b.name && a.meta.SetIdentifier == b.meta.SetIdentifier && a.meta.TTL == b.meta.TTL
 	})
-	domains := make([]string, 0, len(hosts))
-	for _, h := range hosts {
-		domains = append(domains, h.name)
-	}
-	names, err := s.cfg.hostnames(annotations.Values{Hostnames: domains}, ref, u.Object)
-	if err != nil {
-		return nil, err
-	}
 	var eps []*endpoint.Endpoint
 	for _, h := range hosts {
-		if slices.Contains(names, h.name) {
-			eps = append(eps, source.EndpointsForHostname(h.name, targets, h.meta)...)
-		}
+		eps = append(eps, source.EndpointsForHostname(h.name, targets, h.meta)...)
 	}
-	// Names of the template (the only ones not among the domains) have
-	// no VirtualService to take annotations from.
-	templated := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(domains, n) })
-	slices.Sort(templated)
-	return append(eps, source.EndpointsForHostnames(slices.Compact(templated), targets, source.EndpointMeta{})...), nil
+	// Records of the templates have no VirtualService to take
+	// annotations from.
+	return s.cfg.templateEndpoints(eps, ref, u.Object, source.EndpointMeta{})
 }
 
 // glooVirtualHost is a virtual host of a Proxy and the field it is at.

@@ -47,7 +47,7 @@ func httpListener(vhosts ...any) map[string]any {
 	return map[string]any{"httpListener": map[string]any{"virtualHosts": vhosts}}
 }
 
-func virtualService(ns, name string, ann map[string]string) *unstructured.Unstructured {
+func glooVirtualService(ns, name string, ann map[string]string) *unstructured.Unstructured {
 	return obj("gateway.solo.io/v1", "VirtualService", ns, name, ann, map[string]any{"spec": map[string]any{}})
 }
 
@@ -64,7 +64,7 @@ func TestGlooProxySource(t *testing.T) {
 			map[string]any{"domains": []any{"a.test", "b.test."}, "metadata": map[string]any{"sources": []any{map[string]any{"kind": "*v1.Unknown", "namespace": "x", "name": "y"}}}},
 			vhost(false, []any{"c.test", "*"}, [2]string{"apps", "internal-vs"}),
 		)),
-		virtualService("apps", "internal-vs", map[string]string{
+		glooVirtualService("apps", "internal-vs", map[string]string{
 			"external-dns.kubernetes.io/ttl":                          "42",
 			"external-dns.kubernetes.io/aws-geolocation-country-code": "LU",
 			"external-dns.kubernetes.io/set-identifier":               "identifier",
@@ -77,7 +77,7 @@ func TestGlooProxySource(t *testing.T) {
 			vhost(true, []any{"e.test", "dup.test"}, [2]string{"apps", "external-vs"}),
 			vhost(true, []any{"dup.test"}, [2]string{"apps", "external-vs"}),
 		)),
-		virtualService("apps", "external-vs", map[string]string{"external-dns.kubernetes.io/ttl": "24"}),
+		glooVirtualService("apps", "external-vs", map[string]string{"external-dns.kubernetes.io/ttl": "24"}),
 		// The target annotation wins over the Service.
 		glooProxy(gs, "annotated", map[string]string{targetKey: "203.2.45.7"}, httpListener(vhost(false, []any{"i.test"}))),
 		// Targets from the Ingress a Gateway names; no Service.
@@ -99,7 +99,7 @@ func TestGlooProxySource(t *testing.T) {
 		// TTL, a Proxy without its Service, a bad domain.
 		glooProxy(gs, "missing-vs", map[string]string{targetKey: "192.0.2.4"}, httpListener(vhost(false, []any{"m.test"}, [2]string{"apps", "nope"}))),
 		glooProxy(gs, "bad-ttl", map[string]string{targetKey: "192.0.2.4"}, httpListener(vhost(true, []any{"t.test"}, [2]string{"apps", "bad-ttl-vs"}))),
-		virtualService("apps", "bad-ttl-vs", map[string]string{"external-dns.kubernetes.io/ttl": "soon"}),
+		glooVirtualService("apps", "bad-ttl-vs", map[string]string{"external-dns.kubernetes.io/ttl": "soon"}),
 		glooProxy(gs, "no-service", nil, httpListener(vhost(false, []any{"n.test"}))),
 		glooProxy(gs, "bad-domain", map[string]string{targetKey: "192.0.2.4"}, httpListener(vhost(false, []any{"ok.test", "bad..test"}))),
 	}
@@ -143,8 +143,15 @@ func TestGlooProxySource(t *testing.T) {
 		{
 			name: "template for a Proxy without domains",
 			cfg: kubernetes.GlooProxyConfig{GlooNamespaces: []string{"gloo-two"}, Options: kubernetes.Options{
+				CombineFQDN: true, FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.tmpl.test"),
+				TargetTemplate: fqdn.MustTemplate("192.0.2.99")}},
+			want: []string{"second.test 0 IN A  192.0.2.2 ", "second.tmpl.test 0 IN A  192.0.2.99 "},
+		},
+		{
+			name: "an FQDN template without a target template gives no records",
+			cfg: kubernetes.GlooProxyConfig{GlooNamespaces: []string{"gloo-two"}, Options: kubernetes.Options{
 				CombineFQDN: true, FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.tmpl.test")}},
-			want: []string{"second.test 0 IN A  192.0.2.2 ", "second.tmpl.test 0 IN A  192.0.2.2 "},
+			want: []string{"second.test 0 IN A  192.0.2.2 "},
 		},
 		{name: "empty namespace", cfg: kubernetes.GlooProxyConfig{GlooNamespaces: []string{""}}, wantErr: "empty Gloo namespace"},
 	}
@@ -203,7 +210,7 @@ func TestGlooProxySourceEvents(t *testing.T) {
 	<-calls // the Proxy's add
 	_, err = src.Endpoints(ctx)
 	require.ErrorContains(t, err, "VirtualService apps/vs: not found")
-	_, err = dyn.Resource(kubernetes.GlooVirtualServiceGVR).Namespace("apps").Create(ctx, virtualService("apps", "vs", map[string]string{"external-dns.kubernetes.io/ttl": "5"}), metav1.CreateOptions{})
+	_, err = dyn.Resource(kubernetes.GlooVirtualServiceGVR).Namespace("apps").Create(ctx, glooVirtualService("apps", "vs", map[string]string{"external-dns.kubernetes.io/ttl": "5"}), metav1.CreateOptions{})
 	require.NoError(t, err)
 	<-calls
 	eventually(t, func() bool {

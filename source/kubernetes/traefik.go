@@ -14,7 +14,6 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
-	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // Resources of the Traefik routers: under traefik.io (Traefik v2.10 and
@@ -83,6 +82,10 @@ var (
 // NewTraefikProxySource returns a Traefik router source; see
 // [NewServiceSource] for the informer life cycle.
 func NewTraefikProxySource(ctx context.Context, client dynamic.Interface, cfg TraefikProxyConfig) (*TraefikProxySource, error) {
+	var err error
+	if cfg.Options, err = cfg.WithSource("traefik-proxy"); err != nil {
+		return nil, err
+	}
 	if cfg.DisableNew && !cfg.EnableLegacy {
 		return nil, errors.New("traefik-proxy source: DisableNew without EnableLegacy reads no resource")
 	}
@@ -170,7 +173,7 @@ func (s *TraefikProxySource) routerEndpoints(ref source.ObjectRef, u *unstructur
 	if ann.Skip {
 		return nil, nil
 	}
-	names := slices.Clone(ann.Hostnames)
+	names := slices.Clone(s.cfg.annotatedHostnames(ann))
 	if routes {
 		hosts, err := traefikRouteHosts(ref, u.Object)
 		if err != nil {
@@ -178,13 +181,10 @@ func (s *TraefikProxySource) routerEndpoints(ref source.ObjectRef, u *unstructur
 		}
 		names = append(names, hosts...)
 	}
-	hostnames, err := s.cfg.hostnames(annotations.Values{Hostnames: names}, ref, u.Object)
-	if err != nil {
-		return nil, err
-	}
-	hostnames = slices.Clone(hostnames)
-	slices.Sort(hostnames)
-	return source.EndpointsForHostnames(slices.Compact(hostnames), ann.Targets, ann.EndpointMeta(ref)), nil
+	slices.Sort(names)
+	meta := ann.EndpointMeta(ref)
+	eps := source.EndpointsForHostnames(slices.Compact(names), ann.Targets, meta)
+	return s.cfg.templateEndpoints(eps, ref, u.Object, meta)
 }
 
 // traefikRouteHosts returns the host names of the matchers of

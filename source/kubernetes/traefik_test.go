@@ -67,8 +67,6 @@ func router(group, kind, ns, name string, ann map[string]string, rules ...string
 	return obj(group+"/v1alpha1", kind, ns, name, ann, map[string]any{"spec": map[string]any{"routes": routes}})
 }
 
-const targetKey = "external-dns.kubernetes.io/target"
-
 func TestTraefikProxySource(t *testing.T) {
 	const io, containo = "traefik.io", "traefik.containo.us"
 	lb := map[string]string{targetKey: "lb.example.net"}
@@ -134,12 +132,19 @@ func TestTraefikProxySource(t *testing.T) {
 		{
 			name: "template combined",
 			cfg: kubernetes.TraefikProxyConfig{EnableLegacy: true, DisableNew: true, Options: kubernetes.Options{
-				Namespace: "old", CombineFQDN: true, FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.tmpl.example.com")}},
+				Namespace: "old", CombineFQDN: true, FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.tmpl.example.com"),
+				TargetTemplate: fqdn.MustTemplate("tmpl-lb.example.net")}},
 			want: sorted(legacyRoutes, []string{
-				"legacy-tcp.tmpl.example.com 0 IN CNAME  lb.example.net ingressroutetcp/old/legacy-tcp",
-				"legacy-udp.tmpl.example.com 0 IN A  192.0.2.54 ingressrouteudp/old/legacy-udp",
-				"legacy.tmpl.example.com 0 IN CNAME  lb.example.net ingressroute/old/legacy",
+				"legacy-tcp.tmpl.example.com 0 IN CNAME  tmpl-lb.example.net ingressroutetcp/old/legacy-tcp",
+				"legacy-udp.tmpl.example.com 0 IN CNAME  tmpl-lb.example.net ingressrouteudp/old/legacy-udp",
+				"legacy.tmpl.example.com 0 IN CNAME  tmpl-lb.example.net ingressroute/old/legacy",
 			}),
+		},
+		{
+			name: "an FQDN template without a target template adds no records",
+			cfg: kubernetes.TraefikProxyConfig{EnableLegacy: true, DisableNew: true, Options: kubernetes.Options{
+				Namespace: "old", CombineFQDN: true, FQDNTemplate: fqdn.MustTemplate("{{.metadata.name}}.tmpl.example.com")}},
+			want: legacyRoutes,
 		},
 		{name: "nothing to read", cfg: kubernetes.TraefikProxyConfig{DisableNew: true}, wantErr: "DisableNew"},
 		{name: "bad label selector", cfg: kubernetes.TraefikProxyConfig{Options: kubernetes.Options{LabelSelector: "a in ("}}, wantErr: "label selector"},
