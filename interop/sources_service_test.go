@@ -233,3 +233,59 @@ func serviceRules() []sourceRule {
 		},
 	}}
 }
+
+// Hand-written cases: the smallest inputs that show each service rule, and
+// one that must agree exactly.
+func TestServiceSourceCases(t *testing.T) {
+	sd := serviceDiff()
+	nodePort := func(anns map[string]string) *corev1.Service {
+		return &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "np", Annotations: anns},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, ClusterIP: "10.96.0.1",
+				Ports: []corev1.ServicePort{{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80, NodePort: 30080}}},
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		s    sourceSettings
+		objs []runtime.Object
+		rule string // "" means full agreement
+	}{{
+		name: "load balancer agrees",
+		objs: []runtime.Object{&corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "lb", Annotations: map[string]string{"external-dns.kubernetes.io/hostname": "lb.example.com", "external-dns.alpha.kubernetes.io/ttl": "60"}},
+			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ClusterIP: "10.96.0.2"},
+			Status:     corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}, {Hostname: "elb.example.net"}}}},
+		}},
+	}, {
+		name: "internal-hostname on a NodePort Service",
+		objs: append(serviceNodes(), nodePort(map[string]string{"external-dns.kubernetes.io/internal-hostname": "np.internal.example.com"})),
+		rule: "internal-hostname-not-cluster-ip",
+	}, {
+		name: "target annotation on a NodePort Service",
+		objs: append(serviceNodes(), nodePort(map[string]string{"external-dns.kubernetes.io/hostname": "np.example.com", "external-dns.kubernetes.io/target": "192.0.2.9"})),
+		rule: "nodeport-srv-with-target-annotation",
+	}, {
+		name: "FQDN template and internal-hostname",
+		s:    sourceSettings{FQDNTemplate: "{{.Name}}.tmpl.example.com"},
+		objs: []runtime.Object{&corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "lb", Annotations: map[string]string{"external-dns.kubernetes.io/internal-hostname": "lb.internal.example.com"}},
+			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ClusterIP: "10.96.0.2"},
+			Status:     corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}}},
+		}},
+		rule: "fqdn-template-with-internal-hostname",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := sd.check(t, "hand-written", tc.s, tc.objs...)
+			if tc.rule == "" {
+				if len(out.Explained) != 0 || len(out.Zonesync) == 0 {
+					t.Errorf("want full agreement on a non-empty set, got %v and %d records", out.Explained, len(out.Zonesync))
+				}
+				return
+			}
+			if out.Explained[tc.rule] == 0 {
+				t.Errorf("rule %s not exercised: %v", tc.rule, out.Explained)
+			}
+		})
+	}
+}
