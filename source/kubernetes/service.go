@@ -98,9 +98,10 @@ type HostResolver interface {
 //     _⟨service⟩._⟨protocol⟩.⟨name⟩ "0 50 ⟨nodePort⟩ ⟨name⟩." per port;
 //   - ExternalName: spec.externalName (a CNAME, or A/AAAA for an address).
 //
-// The internal-hostname annotation publishes the cluster IP under its
-// names for every type; the target annotation replaces the discovered
-// targets. With Options.IgnoreHostnameAnnotation, neither the hostname
+// The internal-hostname annotation publishes under its names what the
+// hostname annotation would, except that a LoadBalancer or ClusterIP
+// Service gives its cluster IPs; the target annotation replaces everything
+// discovered, node-port SRV records included. With Options.IgnoreHostnameAnnotation, neither the hostname
 // nor the internal-hostname annotation is read. For a Service whose
 // annotations give no records (or always, with Options.CombineFQDN),
 // Options.FQDNTargetTemplate adds its host:target records, and then, when
@@ -271,16 +272,14 @@ func (s *ServiceSource) serviceEndpoints(ctx context.Context, ref source.ObjectR
 	meta := ann.EndpointMeta(ref)
 	var eps []*endpoint.Endpoint
 	if !s.cfg.IgnoreHostnameAnnotation {
-		for _, h := range ann.InternalHostnames {
-			targets := clusterIPs(svc)
-			if ann.Targets != nil {
-				targets = ann.Targets
-			}
-			eps = append(eps, source.EndpointsForHostname(h, targets, meta)...)
+		// The internal names are the Service's other names, with its
+		// cluster IPs in place of a load balancer's addresses.
+		if eps, err = s.namesEndpoints(ctx, ref, svc, ann.InternalHostnames, ann, meta, true); err != nil {
+			return nil, err
 		}
 	}
 	annotated := s.cfg.annotatedHostnames(ann)
-	hostEps, err := s.namesEndpoints(ctx, ref, svc, annotated, ann, meta)
+	hostEps, err := s.namesEndpoints(ctx, ref, svc, annotated, ann, meta, false)
 	if err != nil {
 		return nil, err
 	}
@@ -300,18 +299,19 @@ func (s *ServiceSource) serviceEndpoints(ctx context.Context, ref source.ObjectR
 		return nil, err
 	}
 	templated = slices.DeleteFunc(templated, func(n string) bool { return slices.Contains(annotated, n) })
-	hostEps, err = s.namesEndpoints(ctx, ref, svc, templated, ann, meta)
+	hostEps, err = s.namesEndpoints(ctx, ref, svc, templated, ann, meta, false)
 	if err != nil {
 		return nil, err
 	}
 	return append(eps, hostEps...), nil
 }
 
-// namesEndpoints returns the endpoints of the host names names of svc.
-func (s *ServiceSource) namesEndpoints(ctx context.Context, ref source.ObjectRef, svc *corev1.Service, names []string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+// namesEndpoints returns the endpoints of the host names names of svc;
+// internal says they are internal-hostname names (see hostEndpoints).
+func (s *ServiceSource) namesEndpoints(ctx context.Context, ref source.ObjectRef, svc *corev1.Service, names []string, ann annotations.Values, meta source.EndpointMeta, internal bool) ([]*endpoint.Endpoint, error) {
 	var eps []*endpoint.Endpoint
 	for _, h := range names {
-		hostEps, err := s.hostEndpoints(ctx, svc, h, ann, meta)
+		hostEps, err := s.hostEndpoints(ctx, svc, h, ann, meta, internal)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
 		}
@@ -320,13 +320,21 @@ func (s *ServiceSource) namesEndpoints(ctx context.Context, ref source.ObjectRef
 	return eps, nil
 }
 
-// hostEndpoints returns the endpoints of one host name of svc.
-func (s *ServiceSource) hostEndpoints(ctx context.Context, svc *corev1.Service, hostname string, ann annotations.Values, meta source.EndpointMeta) ([]*endpoint.Endpoint, error) {
+// hostEndpoints returns the endpoints of one host name of svc. The target
+// annotation replaces everything the Service would give (node-port SRV
+// records included), as in external-dns. An internal name (the
+// internal-hostname annotation) gets the cluster IPs of a LoadBalancer or
+// ClusterIP Service, and what any other name gets from other types.
+func (s *ServiceSource) hostEndpoints(ctx context.Context, svc *corev1.Service, hostname string, ann annotations.Values, meta source.EndpointMeta, internal bool) ([]*endpoint.Endpoint, error) {
+	if ann.Targets != nil {
+		return source.EndpointsForHostname(hostname, ann.Targets, meta), nil
+	}
 	var targets []string
 	var extra []*endpoint.Endpoint
 	switch svc.Spec.Type {
 	case corev1.ServiceTypeLoadBalancer:
-		if ann.Targets != nil {
+		if internal {
+			targets = clusterIPs(svc)
 			break
 		}
 		if !s.cfg.ResolveLoadBalancerHostname {
@@ -339,13 +347,9 @@ func (s *ServiceSource) hostEndpoints(ctx context.Context, svc *corev1.Service, 
 		}
 	case corev1.ServiceTypeClusterIP, "":
 		if svc.Spec.ClusterIP == corev1.ClusterIPNone {
-			if ann.Targets != nil {
-				targets = ann.Targets
-				break
-			}
 			return s.headlessEndpoints(svc, hostname, ann, meta)
 		}
-		if s.cfg.PublishInternal {
+		if internal || s.cfg.PublishInternal {
 			targets = clusterIPs(svc)
 		}
 	case corev1.ServiceTypeNodePort:
@@ -356,9 +360,6 @@ func (s *ServiceSource) hostEndpoints(ctx context.Context, svc *corev1.Service, 
 		extra = srvEndpoints(svc, hostname, meta)
 	case corev1.ServiceTypeExternalName:
 		targets = []string{svc.Spec.ExternalName}
-	}
-	if ann.Targets != nil {
-		targets = ann.Targets
 	}
 	return append(source.EndpointsForHostname(hostname, targets, meta), extra...), nil
 }
