@@ -38,6 +38,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -80,6 +81,14 @@ var markerKeys = []string{
 	"namespaced", "fqdn-template", "events",
 }
 
+// optionalKeys may be given. config names the source's configuration
+// struct in the same package: its fields whose doc names an external-dns
+// flag ("(--publish-internal-services)") are listed under Options, those
+// of embedded structs (also from another package under source/) included.
+// unused lists fields of the config that the source ignores (shared
+// Options fields it has no use for), left out of the list.
+var optionalKeys = []string{"config", "unused"}
+
 // boolKeys take "true" or "false".
 var boolKeys = []string{"namespaced", "fqdn-template", "events"}
 
@@ -89,7 +98,18 @@ type sourceDoc struct {
 	Type    string
 	Pos     string // file:line of the type, relative to the root
 	Values  map[string]string
+	Options []option // from the config struct, in field order
 }
+
+// option is a configuration field and the external-dns flags its doc
+// names.
+type option struct {
+	Field string // "IgnoreHostnameAnnotation", or "Options.IgnoreHostnameAnnotation" when embedded
+	Flags []string
+}
+
+// flagPattern finds external-dns flags in a field's doc.
+var flagPattern = regexp.MustCompile(`--[a-z0-9][a-z0-9-]*[a-z0-9]`)
 
 // GoType is the type as the table shows it: the package's last path
 // element and the type name, as code refers to it.
@@ -112,6 +132,7 @@ func generate(root string) ([]byte, error) {
 func collect(root string) ([]sourceDoc, error) {
 	var docs []sourceDoc
 	var errs []error
+	structs := map[string]*ast.StructType{} // "package/path.Type"
 	fset := token.NewFileSet()
 	base := filepath.Join(root, "source")
 	err := filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
@@ -141,6 +162,7 @@ func collect(root string) ([]sourceDoc, error) {
 			return err
 		}
 		pkg := filepath.ToSlash(filepath.Dir(rel))
+		collectStructs(structs, pkg, f)
 		found, fileErrs := fileDocs(fset, pkg, f)
 		docs = append(docs, found...)
 		errs = append(errs, fileErrs...)
@@ -171,10 +193,90 @@ func collect(root string) ([]sourceDoc, error) {
 		}
 		first[n] = d
 	}
+	for i, d := range docs {
+		name, ok := d.Values["config"]
+		if !ok {
+			continue
+		}
+		st := structs[d.Package+"."+name]
+		if st == nil {
+			errs = append(errs, fmt.Errorf("%s: type %s: config %q is not a struct type of package %s", d.Pos, d.Type, name, d.Package))
+			continue
+		}
+		unused := strings.Split(d.Values["unused"], ",")
+		docs[i].Options = slices.DeleteFunc(structOptions(structs, d.Package, st, "", 0), func(o option) bool {
+			return slices.Contains(unused, o.Field[strings.LastIndex(o.Field, ".")+1:])
+		})
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return docs, nil
+}
+
+// collectStructs adds the struct types of f to structs.
+func collectStructs(structs map[string]*ast.StructType, pkg string, f *ast.File) {
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			ts := spec.(*ast.TypeSpec)
+			if st, ok := ts.Type.(*ast.StructType); ok {
+				structs[pkg+"."+ts.Name.Name] = st
+			}
+		}
+	}
+}
+
+// structOptions returns the fields of st (of package pkg) whose doc names
+// a flag, with those of embedded structs found in structs; prefix is the
+// path of an embedded struct's fields.
+func structOptions(structs map[string]*ast.StructType, pkg string, st *ast.StructType, prefix string, depth int) []option {
+	var out []option
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 { // embedded
+			if depth > 4 {
+				continue
+			}
+			epkg, name := pkg, ""
+			switch t := f.Type.(type) {
+			case *ast.Ident:
+				name = t.Name
+			case *ast.SelectorExpr:
+				if x, ok := t.X.(*ast.Ident); ok {
+					// Only packages under source/ are known: match by
+					// the last path element.
+					for key := range structs {
+						p, n, _ := strings.Cut(key, ".")
+						if n == t.Sel.Name && p[strings.LastIndex(p, "/")+1:] == x.Name {
+							epkg, name = p, n
+						}
+					}
+				}
+			}
+			if est := structs[epkg+"."+name]; est != nil {
+				out = append(out, structOptions(structs, epkg, est, prefix+name+".", depth+1)...)
+			}
+			continue
+		}
+		if f.Doc == nil {
+			continue
+		}
+		flags := flagPattern.FindAllString(f.Doc.Text(), -1)
+		slices.Sort(flags)
+		flags = slices.Compact(flags)
+		if len(flags) == 0 {
+			continue
+		}
+		for _, n := range f.Names {
+			if n.IsExported() {
+				out = append(out, option{Field: prefix + n.Name, Flags: flags})
+			}
+		}
+	}
+	return out
 }
 
 // fileDocs returns the marked types of one file and the mistakes in their
@@ -258,8 +360,8 @@ func typeDoc(fset *token.FileSet, pkg string, ts *ast.TypeSpec, doc *ast.Comment
 		case !ok:
 			fail(c, "marker %q has no \"=\"", markerPrefix+text)
 			continue
-		case !slices.Contains(markerKeys, key):
-			fail(c, "unknown marker key %q (known: %s)", key, strings.Join(markerKeys, ", "))
+		case !slices.Contains(markerKeys, key) && !slices.Contains(optionalKeys, key):
+			fail(c, "unknown marker key %q (known: %s)", key, strings.Join(append(slices.Clone(markerKeys), optionalKeys...), ", "))
 			continue
 		case seen[key]:
 			fail(c, "marker key %q given twice", key)
@@ -317,6 +419,19 @@ Every source type of zonesync, as its doc markers describe it. The columns:
 			d.Values["name"], d.GoType(), cell(d.Values["description"]), cell(d.Values["resources"]),
 			cell(d.Values["filters"]), yesNo(d.Values["namespaced"]), yesNo(d.Values["fqdn-template"]),
 			yesNo(d.Values["events"]))
+	}
+	if !slices.ContainsFunc(docs, func(d sourceDoc) bool { return len(d.Options) > 0 }) {
+		return b.Bytes()
+	}
+	b.WriteString("\n## Options\n\nThe fields of each source's configuration that stand for an external-dns flag, as their docs name it (`Options.` fields are shared by the sources of a package).\n")
+	for _, d := range docs {
+		if len(d.Options) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### `%s` (`%s`)\n\n| Field | external-dns flag |\n|---|---|\n", d.Values["name"], d.Package[strings.LastIndex(d.Package, "/")+1:]+"."+d.Values["config"])
+		for _, o := range d.Options {
+			fmt.Fprintf(&b, "| `%s` | `%s` |\n", o.Field, strings.Join(o.Flags, "`, `"))
+		}
 	}
 	return b.Bytes()
 }

@@ -50,8 +50,8 @@ func TestCollect(t *testing.T) {
 	assert.Equal(t, []string{
 		"core empty source.Empty source/static.go:29:2",
 		"core static source.Static source/static.go:13:6",
-		"kubernetes ingress kubernetes.Ingress source/kubernetes/service.go:24:6",
-		"kubernetes service kubernetes.Service source/kubernetes/service.go:12:6",
+		"kubernetes ingress kubernetes.Ingress source/kubernetes/service.go:46:6",
+		"kubernetes service kubernetes.Service source/kubernetes/service.go:14:6",
 	}, got)
 }
 
@@ -104,6 +104,20 @@ func TestRun(t *testing.T) {
 	have, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, "old\n", string(have), "a failed run must not write")
+}
+
+func TestUnknownConfig(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "source"), 0o755))
+	src := "package source\n\n" +
+		"// +zonesync:source:name=x\n// +zonesync:source:category=c\n" +
+		"// +zonesync:source:description=d\n// +zonesync:source:resources=r\n// +zonesync:source:filters=f\n" +
+		"// +zonesync:source:namespaced=true\n// +zonesync:source:fqdn-template=true\n// +zonesync:source:events=true\n" +
+		"// +zonesync:source:config=XConfig\n" +
+		"type X struct{}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, "source", "x.go"), []byte(src), 0o644))
+	_, err := collect(root)
+	assert.ErrorContains(t, err, `type X: config "XConfig" is not a struct type of package source`)
 }
 
 func TestRenderWithoutSources(t *testing.T) {

@@ -21,6 +21,8 @@ import (
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=Config
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type HTTPRouteSource struct{ *routeSource }
 
 // GRPCRouteSource publishes GRPCRoutes like [HTTPRouteSource].
@@ -33,6 +35,8 @@ type HTTPRouteSource struct{ *routeSource }
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=Config
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type GRPCRouteSource struct{ *routeSource }
 
 // TLSRouteSource publishes TLSRoutes (TLS listeners).
@@ -45,6 +49,8 @@ type GRPCRouteSource struct{ *routeSource }
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=Config
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type TLSRouteSource struct{ *routeSource }
 
 // TCPRouteSource publishes TCPRoutes (TCP and TLS listeners). TCPRoutes
@@ -59,6 +65,8 @@ type TLSRouteSource struct{ *routeSource }
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=Config
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type TCPRouteSource struct{ *routeSource }
 
 // UDPRouteSource publishes UDPRoutes (UDP listeners), named like
@@ -72,6 +80,8 @@ type TCPRouteSource struct{ *routeSource }
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=Config
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type UDPRouteSource struct{ *routeSource }
 
 var (

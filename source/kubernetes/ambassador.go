@@ -57,6 +57,8 @@ type AmbassadorHostConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=AmbassadorHostConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type AmbassadorHostSource struct {
 	cfg      AmbassadorHostConfig
 	res      *dynamicResource

@@ -21,7 +21,8 @@ const IngressClassAnnotation = "kubernetes.io/ingress.class"
 
 // Options are the settings every source of this package shares.
 type Options struct {
-	// Namespace limits the source to one namespace; empty means all.
+	// Namespace limits the source to one namespace (--namespace); empty
+	// means all.
 	Namespace string
 	// AnnotationFilter selects objects by their annotations with label
 	// selector syntax, e.g. "dns in (public)" (external-dns's
@@ -32,7 +33,8 @@ type Options struct {
 	LabelSelector string
 	// FQDNTemplate gives host names for objects without a hostname
 	// annotation (see [fqdn.CombineHostnames]); the typed object (or the
-	// unstructured object's map) is its data. Nil for none.
+	// unstructured object's map) is its data (--fqdn-template). Nil for
+	// none.
 	FQDNTemplate *fqdn.Template
 	// CombineFQDN adds the template's names to the annotated ones
 	// (--combine-fqdn-annotation). It governs FQDNTargetTemplate and

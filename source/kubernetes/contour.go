@@ -39,6 +39,8 @@ type HTTPProxyConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=HTTPProxyConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type HTTPProxySource struct {
 	cfg HTTPProxyConfig
 	res *dynamicResource

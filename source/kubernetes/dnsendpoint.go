@@ -62,6 +62,8 @@ type DNSEndpointConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=false
 // +zonesync:source:events=true
+// +zonesync:source:config=DNSEndpointConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate,IgnoreHostnameAnnotation
 type DNSEndpointSource struct {
 	client dynamic.Interface
 	res    *dynamicResource

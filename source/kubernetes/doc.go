@@ -1,9 +1,22 @@
 // Package kubernetes holds the sources that read Kubernetes objects
-// through client-go informers: [ServiceSource], [IngressSource],
-// [DNSEndpointSource], [IstioGatewaySource], [HTTPProxySource] (Contour)
-// and [UnstructuredSource] for any resource. The last four use the dynamic
-// client and unstructured objects, so no Istio or Contour module is
-// imported.
+// through client-go informers, as external-dns v0.23's sources of the same
+// names do:
+//
+//   - core and networking kinds: [ServiceSource], [IngressSource],
+//     [NodeSource], [PodSource];
+//   - external-dns's own kind: [DNSEndpointSource];
+//   - custom resources of ingress controllers and meshes, read with the
+//     dynamic client as unstructured objects (no Istio, Contour, OpenShift,
+//     Traefik, ... module is imported): [IstioGatewaySource],
+//     [IstioVirtualServiceSource], [HTTPProxySource] (Contour),
+//     [OpenShiftRouteSource], [AmbassadorHostSource],
+//     [KongTCPIngressSource], [SkipperRouteGroupSource],
+//     [TraefikProxySource], [GlooProxySource], [F5VirtualServerSource],
+//     [F5TransportServerSource];
+//   - [UnstructuredSource] for any resource.
+//
+// docs/sources.md lists each with its options and the external-dns flag
+// each option stands for; docs/compatibility.md lists where one differs.
 //
 // Every source reads the external-dns annotations through
 // [annotations.Config], gets host names from annotations and an
@@ -32,9 +45,10 @@
 //
 // # Permissions
 //
-// Each source lists and watches what its doc marker's resources name:
-// the Service source Services, discovery.k8s.io EndpointSlices and Nodes
-// (cluster-wide); the Istio Gateway source Gateways and Services
-// (cluster-wide, as gateway Services live in their own namespace). The
-// DNSEndpoint source also updates dnsendpoints/status.
+// Each source lists and watches what its doc marker's resources name (the
+// Resources column of docs/sources.md): the Service source Services,
+// discovery.k8s.io EndpointSlices, Pods and Nodes; the Istio sources
+// Gateways, Services and Ingresses cluster-wide (gateway Services live in
+// their own namespace), and so on. The DNSEndpoint source also updates
+// dnsendpoints/status.
 package kubernetes

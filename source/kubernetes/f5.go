@@ -53,6 +53,7 @@ type F5TransportServerConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=F5VirtualServerConfig
 type F5VirtualServerSource struct {
 	f5Source
 }
@@ -70,6 +71,7 @@ type F5VirtualServerSource struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=F5TransportServerConfig
 type F5TransportServerSource struct {
 	f5Source
 }

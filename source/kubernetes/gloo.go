@@ -78,6 +78,7 @@ type GlooProxyConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=GlooProxyConfig
 type GlooProxySource struct {
 	cfg             GlooProxyConfig
 	namespaces      []string

@@ -53,6 +53,8 @@ type IngressConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=IngressConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type IngressSource struct {
 	cfg       IngressConfig
 	sel       selection

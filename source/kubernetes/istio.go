@@ -57,6 +57,8 @@ type IstioGatewayConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=IstioGatewayConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type IstioGatewaySource struct {
 	cfg     IstioGatewayConfig
 	res     *dynamicResource

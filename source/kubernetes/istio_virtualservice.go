@@ -70,6 +70,8 @@ type IstioVirtualServiceConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=IstioVirtualServiceConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type IstioVirtualServiceSource struct {
 	cfg      IstioVirtualServiceConfig
 	res      *dynamicResource

@@ -41,6 +41,8 @@ type KongTCPIngressConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=KongTCPIngressConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type KongTCPIngressSource struct {
 	cfg KongTCPIngressConfig
 	res *dynamicResource

@@ -65,6 +65,8 @@ type NodeConfig struct {
 // +zonesync:source:namespaced=false
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=NodeConfig
+// +zonesync:source:unused=TargetTemplate,IgnoreHostnameAnnotation
 type NodeSource struct {
 	cfg   NodeConfig
 	sel   selection

@@ -47,6 +47,8 @@ type OpenShiftRouteConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=OpenShiftRouteConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type OpenShiftRouteSource struct {
 	cfg OpenShiftRouteConfig
 	res *dynamicResource

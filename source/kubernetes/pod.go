@@ -71,6 +71,8 @@ type PodConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=PodConfig
+// +zonesync:source:unused=TargetTemplate,IgnoreHostnameAnnotation
 type PodSource struct {
 	cfg   PodConfig
 	sel   selection

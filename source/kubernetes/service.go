@@ -117,6 +117,8 @@ type HostResolver interface {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=ServiceConfig
+// +zonesync:source:unused=TargetTemplate
 type ServiceSource struct {
 	cfg      ServiceConfig
 	sel      selection

@@ -41,6 +41,8 @@ type SkipperRouteGroupConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=SkipperRouteGroupConfig
+// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type SkipperRouteGroupSource struct {
 	cfg SkipperRouteGroupConfig
 	res *dynamicResource

@@ -61,6 +61,7 @@ type TraefikProxyConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=TraefikProxyConfig
 type TraefikProxySource struct {
 	cfg       TraefikProxyConfig
 	resources []traefikResource

@@ -61,6 +61,7 @@ type UnstructuredConfig struct {
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=UnstructuredConfig
 type UnstructuredSource struct {
 	cfg        UnstructuredConfig
 	res        *dynamicResource

@@ -9,7 +9,29 @@ package kubernetes
 // +zonesync:source:namespaced=true
 // +zonesync:source:fqdn-template=true
 // +zonesync:source:events=true
+// +zonesync:source:config=ServiceConfig
+// +zonesync:source:unused=Unused
 type Service struct{}
+
+// Options are shared.
+type Options struct {
+	// Namespace is one namespace (--namespace).
+	Namespace string
+	// Unused is a shared field Service does not read (--unused-flag).
+	Unused bool
+	// NoFlag names no flag and is left out.
+	NoFlag bool
+}
+
+// ServiceConfig configures Service.
+type ServiceConfig struct {
+	Options
+	// PublishInternal publishes cluster IPs (--publish-internal-services,
+	// or --publish-internal-services again).
+	PublishInternal bool
+	// hidden is not exported (--hidden).
+	hidden bool
+}
 
 // Ingress reads Ingresses.
 //
