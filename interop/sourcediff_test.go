@@ -479,8 +479,8 @@ type sourceDiff struct {
 	// ExternalDNS builds external-dns's source; nil means
 	// BuildWithConfig(Name) with s.externalDNSConfig().
 	ExternalDNS func(ctx context.Context, c *fakeCluster, s sourceSettings) (xsource.Source, error)
-	// Rules are the known differences of this source; commonRules()
-	// apply as well.
+	// Rules are the known differences of this source, tried before
+	// commonRules().
 	Rules []sourceRule
 }
 
@@ -563,7 +563,9 @@ func (sd sourceDiff) compare(t testing.TB, s sourceSettings, objs ...runtime.Obj
 		return m
 	}
 	zByRes, xByRes := byRes(out.Zonesync), byRes(out.ExternalDNS)
-	rules := append(commonRules(), sd.Rules...)
+	// A source's own rules come first: they may name a narrower cause
+	// than a common rule that would match as well.
+	rules := append(slices.Clone(sd.Rules), commonRules()...)
 	judge := func(only side, r record) {
 		d := disagreement{
 			Only: only, Record: r, Object: c.object(r.Resource), Failed: failed[r.Resource],

@@ -62,7 +62,7 @@ func ingressRules() []sourceRule {
 			"value as if the annotation were absent",
 		Match: func(d disagreement) bool {
 			v, ok := d.annotation("ingress-hostname-source")
-			return ok && v != "defined-hosts-only" && v != "annotation-only"
+			return ok && d.Failed == nil && v != "defined-hosts-only" && v != "annotation-only"
 		},
 	}}
 }
