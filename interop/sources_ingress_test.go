@@ -8,6 +8,7 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	xtypes "sigs.k8s.io/external-dns/source/types"
 
@@ -45,6 +46,30 @@ func ingressRules() []sourceRule {
 		Match: func(d disagreement) bool {
 			return d.Only == externalDNSOnly && d.Failed != nil && len(d.Zonesync) == 0 &&
 				strings.Contains(d.Failed.Error(), "spec.") && !strings.Contains(d.Failed.Error(), `DNS name "" is empty`)
+		},
+	}, {
+		Name: "ingress-ignored-hostname-annotation-rejects-object",
+		Reason: "suspected zonesync bug: zonesync refuses an Ingress whose hostname annotation is not a valid DNS name " +
+			"even when that annotation is not used (IgnoreHostnameAnnotation, or ingress-hostname-source=defined-hosts-only); " +
+			"external-dns does not read it then and publishes the spec hosts",
+		Match: func(d disagreement) bool {
+			src, _ := d.annotation("ingress-hostname-source")
+			return d.Only == externalDNSOnly && d.Failed != nil && len(d.Zonesync) == 0 &&
+				strings.Contains(d.Failed.Error(), `/hostname="`) &&
+				(d.Settings.IgnoreHostnameAnnotation || strings.EqualFold(src, "defined-hosts-only"))
+		},
+	}, {
+		Name: "ingress-empty-class-name",
+		Reason: "suspected zonesync bug: with --ingress-class, external-dns treats an empty spec.ingressClassName as unset " +
+			"and selects the Ingress by its kubernetes.io/ingress.class annotation; zonesync takes the empty class name " +
+			"and leaves the Ingress out",
+		Match: func(d disagreement) bool {
+			if d.Object == nil {
+				return false
+			}
+			cls, found, _ := unstructured.NestedString(d.Object.Object, "spec", "ingressClassName")
+			return d.Only == externalDNSOnly && len(d.Zonesync) == 0 && d.Failed == nil &&
+				len(d.Settings.IngressClassNames) > 0 && found && cls == ""
 		},
 	}, {
 		Name: "ingress-empty-tls-host",
@@ -110,6 +135,9 @@ func (g *gen) ingresses(n int) []runtime.Object {
 		case 0:
 			class := pick(g.r, "nginx", "traefik", "")
 			ing.Spec.IngressClassName = &class
+			if class == "" && g.chance(2) {
+				m.Annotations["kubernetes.io/ingress.class"] = pick(g.r, "nginx", "traefik")
+			}
 		case 1:
 			m.Annotations["kubernetes.io/ingress.class"] = pick(g.r, "nginx", "traefik")
 		case 2:
