@@ -62,14 +62,19 @@ type sourceSettings struct {
 	PublishHostIP     bool     // --publish-host-ip
 	ServiceTypeFilter []string // --service-type-filter
 	IngressClassNames []string // --ingress-class
+
+	IgnoreHostnameAnnotation bool   // --ignore-hostname-annotation
+	IgnoreIngressRulesSpec   bool   // --ignore-ingress-rules-spec
+	IgnoreIngressTLSSpec     bool   // --ignore-ingress-tls-spec
+	IncludeUnschedulable     bool   // --exclude-unschedulable=false
+	ExposeInternalIPv6       bool   // --expose-internal-ipv6
+	PodSourceDomain          string // --pod-source-domain
+	IgnoreNonHostNetworkPods bool   // --ignore-non-host-network-pods
 }
 
 func (s sourceSettings) String() string {
-	return fmt.Sprintf("%+v", struct {
-		Namespace, AnnotationFilter, LabelSelector, FQDNTemplate string
-		CombineFQDN, PublishInternal, PublishHostIP              bool
-		ServiceTypeFilter, IngressClassNames                     []string
-	}(s))
+	type plain sourceSettings // without the String method
+	return fmt.Sprintf("%+v", plain(s))
 }
 
 // zonesyncTemplate parses the FQDN template for zonesync (nil when empty).
@@ -108,6 +113,14 @@ func (s sourceSettings) externalDNSConfig() (*xsource.Config, error) {
 		PublishInternal:   s.PublishInternal,
 		PublishHostIP:     s.PublishHostIP,
 		ServiceTypeFilter: s.ServiceTypeFilter,
+
+		IgnoreHostnameAnnotation: s.IgnoreHostnameAnnotation,
+		IgnoreIngressRulesSpec:   s.IgnoreIngressRulesSpec,
+		IgnoreIngressTLSSpec:     s.IgnoreIngressTLSSpec,
+		ExcludeUnschedulable:     !s.IncludeUnschedulable,
+		ExposeInternalIPv6:       s.ExposeInternalIPv6,
+		PodSourceDomain:          s.PodSourceDomain,
+		IgnoreNonHostNetworkPods: s.IgnoreNonHostNetworkPods,
 	}, nil
 }
 
@@ -466,8 +479,8 @@ type sourceDiff struct {
 	// ExternalDNS builds external-dns's source; nil means
 	// BuildWithConfig(Name) with s.externalDNSConfig().
 	ExternalDNS func(ctx context.Context, c *fakeCluster, s sourceSettings) (xsource.Source, error)
-	// Rules are the known differences of this source; commonRules()
-	// apply as well.
+	// Rules are the known differences of this source, tried before
+	// commonRules().
 	Rules []sourceRule
 }
 
@@ -550,7 +563,9 @@ func (sd sourceDiff) compare(t testing.TB, s sourceSettings, objs ...runtime.Obj
 		return m
 	}
 	zByRes, xByRes := byRes(out.Zonesync), byRes(out.ExternalDNS)
-	rules := append(commonRules(), sd.Rules...)
+	// A source's own rules come first: they may name a narrower cause
+	// than a common rule that would match as well.
+	rules := append(slices.Clone(sd.Rules), commonRules()...)
 	judge := func(only side, r record) {
 		d := disagreement{
 			Only: only, Record: r, Object: c.object(r.Resource), Failed: failed[r.Resource],
@@ -626,6 +641,7 @@ func (s sourceSettings) zonesyncOptions(tmpl *fqdn.Template) zkube.Options {
 	return zkube.Options{
 		Namespace: s.Namespace, AnnotationFilter: s.AnnotationFilter, LabelSelector: s.LabelSelector,
 		FQDNTemplate: tmpl, CombineFQDN: s.CombineFQDN,
+		IgnoreHostnameAnnotation: s.IgnoreHostnameAnnotation,
 	}
 }
 
