@@ -8,7 +8,6 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	xtypes "sigs.k8s.io/external-dns/source/types"
 
@@ -37,7 +36,11 @@ func ingressDiff() sourceDiff {
 	}
 }
 
-// ingressRules are the known differences of the ingress source.
+// ingressRules are the known differences of the ingress source. (An empty
+// TLS host, an ingress-hostname-source value in other case or unknown, a
+// bad hostname annotation the Ingress does not read and an empty
+// spec.ingressClassName were differences once; zonesync now does as
+// external-dns does.)
 func ingressRules() []sourceRule {
 	return []sourceRule{{
 		Name: "invalid-spec-host-rejects-object",
@@ -45,49 +48,7 @@ func ingressRules() []sourceRule {
 			"PartialError, publishing nothing for it; external-dns publishes the name as it is",
 		Match: func(d disagreement) bool {
 			return d.Only == externalDNSOnly && d.Failed != nil && len(d.Zonesync) == 0 &&
-				strings.Contains(d.Failed.Error(), "spec.") && !strings.Contains(d.Failed.Error(), `DNS name "" is empty`)
-		},
-	}, {
-		Name: "ingress-ignored-hostname-annotation-rejects-object",
-		Reason: "suspected zonesync bug: zonesync refuses an Ingress whose hostname annotation is not a valid DNS name " +
-			"even when that annotation is not used (IgnoreHostnameAnnotation, or ingress-hostname-source=defined-hosts-only); " +
-			"external-dns does not read it then and publishes the spec hosts",
-		Match: func(d disagreement) bool {
-			src, _ := d.annotation("ingress-hostname-source")
-			return d.Only == externalDNSOnly && d.Failed != nil && len(d.Zonesync) == 0 &&
-				strings.Contains(d.Failed.Error(), `/hostname="`) &&
-				(d.Settings.IgnoreHostnameAnnotation || strings.EqualFold(src, "defined-hosts-only"))
-		},
-	}, {
-		Name: "ingress-empty-class-name",
-		Reason: "suspected zonesync bug: with --ingress-class, external-dns treats an empty spec.ingressClassName as unset " +
-			"and selects the Ingress by its kubernetes.io/ingress.class annotation; zonesync takes the empty class name " +
-			"and leaves the Ingress out",
-		Match: func(d disagreement) bool {
-			if d.Object == nil {
-				return false
-			}
-			cls, found, _ := unstructured.NestedString(d.Object.Object, "spec", "ingressClassName")
-			return d.Only == externalDNSOnly && len(d.Zonesync) == 0 && d.Failed == nil &&
-				len(d.Settings.IngressClassNames) > 0 && found && cls == ""
-		},
-	}, {
-		Name: "ingress-empty-tls-host",
-		Reason: "suspected zonesync bug: an empty entry in spec.tls[].hosts makes zonesync refuse the whole Ingress " +
-			"(DNS name \"\" is empty); external-dns skips empty TLS hosts as it skips empty rule hosts",
-		Match: func(d disagreement) bool {
-			return d.Only == externalDNSOnly && d.Failed != nil && len(d.Zonesync) == 0 &&
-				strings.Contains(d.Failed.Error(), "spec.tls[") && strings.Contains(d.Failed.Error(), `DNS name "" is empty`)
-		},
-	}, {
-		Name: "ingress-hostname-source-value",
-		Reason: "suspected zonesync bug: external-dns compares the ingress-hostname-source annotation case-insensitively " +
-			"and publishes no names of its own for a value other than defined-hosts-only or annotation-only " +
-			"(then the FQDN template, if any, runs); zonesync matches the two values exactly and treats any other " +
-			"value as if the annotation were absent",
-		Match: func(d disagreement) bool {
-			v, ok := d.annotation("ingress-hostname-source")
-			return ok && d.Failed == nil && v != "defined-hosts-only" && v != "annotation-only"
+				strings.Contains(d.Failed.Error(), "spec.")
 		},
 	}}
 }

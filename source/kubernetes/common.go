@@ -2,7 +2,10 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -278,4 +281,34 @@ func (o Options) templateEndpoints(eps []*endpoint.Endpoint, ref source.ObjectRe
 		return nil, err
 	}
 	return append(eps, source.EndpointsForHostnames(names, targets, meta)...), nil
+}
+
+// parseAnnotations parses an object's annotations as Annotations.Parse
+// does, leaving out the errors of annotations the source does not read
+// (see withoutUnread).
+func (o Options) parseAnnotations(ref source.ObjectRef, m map[string]string, unread ...string) (annotations.Values, error) {
+	ann, err := o.Annotations.Parse(ref, m)
+	return ann, withoutUnread(err, unread...)
+}
+
+// withoutUnread returns err, an error of Annotations.Parse, without the
+// errors of the annotations named in unread (names such as
+// [annotations.Hostname]) that the source does not read for this object:
+// a value nobody uses must not fail the object, as it does not in
+// external-dns. Parse reads every other annotation in spite of them.
+func withoutUnread(err error, unread ...string) error {
+	if err == nil || len(unread) == 0 {
+		return err
+	}
+	var errs []error
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	errs = slices.DeleteFunc(slices.Clone(errs), func(e error) bool {
+		var ae *annotations.Error
+		return errors.As(e, &ae) && slices.Contains(unread, ae.Key[strings.LastIndex(ae.Key, "/")+1:])
+	})
+	return errors.Join(errs...)
 }

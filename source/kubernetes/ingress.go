@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	k8sinformers "k8s.io/client-go/informers"
@@ -13,6 +14,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // IngressConfig configures an [IngressSource].
@@ -123,7 +125,7 @@ func (s *IngressSource) classSelected(ing *networkingv1.Ingress) bool {
 		return true
 	}
 	class := ing.Annotations[IngressClassAnnotation]
-	if ing.Spec.IngressClassName != nil {
+	if ing.Spec.IngressClassName != nil && *ing.Spec.IngressClassName != "" {
 		class = *ing.Spec.IngressClassName
 	}
 	return slices.Contains(s.cfg.IngressClassNames, class)
@@ -131,6 +133,15 @@ func (s *IngressSource) classSelected(ing *networkingv1.Ingress) bool {
 
 func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1.Ingress) ([]*endpoint.Endpoint, error) {
 	ann, err := s.cfg.Annotations.Parse(ref, ing.Annotations)
+	// The hostname source annotation's value is read without regard to
+	// case; an unknown value publishes none of the Ingress's own names
+	// (only the template's), as in external-dns.
+	hostSource := strings.ToLower(ann.IngressHostnameSource)
+	useSpec := hostSource == "" || hostSource == "defined-hosts-only"
+	useAnnotation := (hostSource == "" || hostSource == "annotation-only") && !s.cfg.IgnoreHostnameAnnotation
+	if !useAnnotation {
+		err = withoutUnread(err, annotations.Hostname)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +149,7 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 		return nil, nil
 	}
 	var specHosts []string
-	if ann.IngressHostnameSource != "annotation-only" {
+	if useSpec {
 		for i, r := range ing.Spec.Rules {
 			if r.Host != "" && !s.cfg.IgnoreIngressRulesSpec {
 				if err := checkHost(ref, fmt.Sprintf("spec.rules[%d].host", i), r.Host); err != nil {
@@ -152,16 +163,19 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 				break
 			}
 			for j, h := range tls.Hosts {
+				if h == "" {
+					continue // as an empty rule host: nothing to publish
+				}
 				if err := checkHost(ref, fmt.Sprintf("spec.tls[%d].hosts[%d]", i, j), h); err != nil {
 					return nil, err
 				}
+				specHosts = append(specHosts, h)
 			}
-			specHosts = append(specHosts, tls.Hosts...)
 		}
 	}
-	annotated := s.cfg.annotatedHostnames(ann)
-	if ann.IngressHostnameSource == "defined-hosts-only" {
-		annotated = nil
+	var annotated []string
+	if useAnnotation {
+		annotated = ann.Hostnames
 	}
 	// The template runs only for an Ingress with no names of its own
 	// (or always, with CombineFQDN), as in external-dns.

@@ -76,6 +76,40 @@ func TestIngressSource(t *testing.T) {
 			},
 		},
 		{
+			name: "hostname source in other case or unknown; empty TLS hosts skipped",
+			objs: []runtime.Object{
+				ingress("ns", "upper", map[string]string{hostnameKey: "ann.example.com", "external-dns.kubernetes.io/ingress-hostname-source": "Defined-Hosts-Only"},
+					[]string{"upper.example.com"}, lb[:1], tls("", "tls.example.com")),
+				ingress("ns", "unknown", map[string]string{hostnameKey: "ann3.example.com", "external-dns.kubernetes.io/ingress-hostname-source": "both"},
+					[]string{"spec3.example.com"}, lb[:1]),
+			},
+			want: []string{
+				"tls.example.com 0 IN A  192.0.2.1 ingress/ns/upper",
+				"upper.example.com 0 IN A  192.0.2.1 ingress/ns/upper",
+			},
+		},
+		{
+			name: "a bad hostname annotation the Ingress does not read fails nothing",
+			cfg:  kubernetes.IngressConfig{Options: kubernetes.Options{IgnoreHostnameAnnotation: true}},
+			objs: []runtime.Object{
+				ingress("ns", "ignored", map[string]string{hostnameKey: "bad_host!.example.com"}, []string{"rule.example.com"}, lb[:1]),
+				ingress("ns", "defined", map[string]string{hostnameKey: "bad_host!.example.com", "external-dns.kubernetes.io/ingress-hostname-source": "defined-hosts-only"},
+					[]string{"defined.example.com"}, lb[:1]),
+			},
+			want: []string{
+				"defined.example.com 0 IN A  192.0.2.1 ingress/ns/defined",
+				"rule.example.com 0 IN A  192.0.2.1 ingress/ns/ignored",
+			},
+		},
+		{
+			name: "an empty spec.ingressClassName leaves the class to the annotation",
+			cfg:  kubernetes.IngressConfig{IngressClassNames: []string{"public"}},
+			objs: []runtime.Object{
+				ingress("ns", "empty", map[string]string{kubernetes.IngressClassAnnotation: "public"}, []string{"empty.example.com"}, lb[:1], class("")),
+			},
+			want: []string{"empty.example.com 0 IN A  192.0.2.1 ingress/ns/empty"},
+		},
+		{
 			name: "ingress class from spec or annotation",
 			cfg:  kubernetes.IngressConfig{IngressClassNames: []string{"public"}},
 			objs: []runtime.Object{

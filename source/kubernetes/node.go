@@ -136,7 +136,9 @@ func (s *NodeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error
 }
 
 func (s *NodeSource) nodeEndpoints(ref source.ObjectRef, node *corev1.Node) ([]*endpoint.Endpoint, error) {
-	ann, err := s.cfg.Annotations.Parse(ref, node.Annotations)
+	// The node source reads no hostname annotations: a bad one is not
+	// its business.
+	ann, err := s.cfg.parseAnnotations(ref, node.Annotations, annotations.Hostname, annotations.InternalHostname)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,14 @@ func TestNodeSource(t *testing.T) {
 			want: []string{"n1.example.org 0 IN A  203.0.113.1 node/n1.example.org"},
 		},
 		{
+			name: "hostname annotations are not read, so a bad one fails nothing",
+			objs: []runtime.Object{kubeNode("n1.example.org", map[string]string{
+				"external-dns.kubernetes.io/hostname":          "bad_host!.example.com",
+				"external-dns.kubernetes.io/internal-hostname": "also bad!",
+			}, []corev1.NodeAddress{extIP("203.0.113.1")})},
+			want: []string{"n1.example.org 0 IN A  203.0.113.1 node/n1.example.org"},
+		},
+		{
 			name: "short node name is used as it is",
 			objs: []runtime.Object{kubeNode("node1", nil, []corev1.NodeAddress{extIP("203.0.113.1")})},
 			want: []string{"node1 0 IN A  203.0.113.1 node/node1"},
