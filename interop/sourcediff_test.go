@@ -146,6 +146,8 @@ func dynamicResources() map[schema.GroupVersionResource]string {
 		{Group: "traefik.containo.us", Version: "v1alpha1", Resource: "ingressroutes"}:    "IngressRouteList",
 		{Group: "traefik.containo.us", Version: "v1alpha1", Resource: "ingressroutetcps"}: "IngressRouteTCPList",
 		{Group: "traefik.containo.us", Version: "v1alpha1", Resource: "ingressrouteudps"}: "IngressRouteUDPList",
+		{Group: "cis.f5.com", Version: "v1", Resource: "virtualservers"}:                  "VirtualServerList",
+		{Group: "cis.f5.com", Version: "v1", Resource: "transportservers"}:                "TransportServerList",
 	}
 }
 
