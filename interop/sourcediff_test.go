@@ -148,6 +148,7 @@ func dynamicResources() map[schema.GroupVersionResource]string {
 		{Group: "traefik.containo.us", Version: "v1alpha1", Resource: "ingressrouteudps"}: "IngressRouteUDPList",
 		{Group: "cis.f5.com", Version: "v1", Resource: "virtualservers"}:                  "VirtualServerList",
 		{Group: "cis.f5.com", Version: "v1", Resource: "transportservers"}:                "TransportServerList",
+		{Group: "configuration.konghq.com", Version: "v1beta1", Resource: "tcpingresses"}: "TCPIngressList",
 	}
 }
 
