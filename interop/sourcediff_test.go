@@ -149,6 +149,7 @@ func dynamicResources() map[schema.GroupVersionResource]string {
 		{Group: "cis.f5.com", Version: "v1", Resource: "virtualservers"}:                  "VirtualServerList",
 		{Group: "cis.f5.com", Version: "v1", Resource: "transportservers"}:                "TransportServerList",
 		{Group: "configuration.konghq.com", Version: "v1beta1", Resource: "tcpingresses"}: "TCPIngressList",
+		{Group: "getambassador.io", Version: "v3alpha1", Resource: "hosts"}:               "HostList",
 	}
 }
 
