@@ -129,17 +129,27 @@ func (s sourceSettings) externalDNSConfig() (*xsource.Config, error) {
 // here, or listing it fails. A new CRD-based source adds its resources.
 func dynamicResources() map[schema.GroupVersionResource]string {
 	return map[schema.GroupVersionResource]string{
-		{Group: "networking.istio.io", Version: "v1", Resource: "gateways"}:              "GatewayList",
-		{Group: "networking.istio.io", Version: "v1", Resource: "virtualservices"}:       "VirtualServiceList",
-		{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"}:             "HTTPProxyList",
-		{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}:     "DNSEndpointList",
-		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}:        "GatewayList",
-		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}:      "HTTPRouteList",
-		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "grpcroutes"}:      "GRPCRouteList",
-		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "tlsroutes"}:       "TLSRouteList",
-		{Group: "gateway.networking.k8s.io", Version: "v1alpha2", Resource: "tlsroutes"}: "TLSRouteList",
-		{Group: "gateway.networking.k8s.io", Version: "v1alpha2", Resource: "tcproutes"}: "TCPRouteList",
-		{Group: "gateway.networking.k8s.io", Version: "v1alpha2", Resource: "udproutes"}: "UDPRouteList",
+		{Group: "networking.istio.io", Version: "v1", Resource: "gateways"}:               "GatewayList",
+		{Group: "networking.istio.io", Version: "v1", Resource: "virtualservices"}:        "VirtualServiceList",
+		{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"}:              "HTTPProxyList",
+		{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}:      "DNSEndpointList",
+		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}:         "GatewayList",
+		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}:       "HTTPRouteList",
+		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "grpcroutes"}:       "GRPCRouteList",
+		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "tlsroutes"}:        "TLSRouteList",
+		{Group: "gateway.networking.k8s.io", Version: "v1alpha2", Resource: "tlsroutes"}:  "TLSRouteList",
+		{Group: "gateway.networking.k8s.io", Version: "v1alpha2", Resource: "tcproutes"}:  "TCPRouteList",
+		{Group: "gateway.networking.k8s.io", Version: "v1alpha2", Resource: "udproutes"}:  "UDPRouteList",
+		{Group: "traefik.io", Version: "v1alpha1", Resource: "ingressroutes"}:             "IngressRouteList",
+		{Group: "traefik.io", Version: "v1alpha1", Resource: "ingressroutetcps"}:          "IngressRouteTCPList",
+		{Group: "traefik.io", Version: "v1alpha1", Resource: "ingressrouteudps"}:          "IngressRouteUDPList",
+		{Group: "traefik.containo.us", Version: "v1alpha1", Resource: "ingressroutes"}:    "IngressRouteList",
+		{Group: "traefik.containo.us", Version: "v1alpha1", Resource: "ingressroutetcps"}: "IngressRouteTCPList",
+		{Group: "traefik.containo.us", Version: "v1alpha1", Resource: "ingressrouteudps"}: "IngressRouteUDPList",
+		{Group: "cis.f5.com", Version: "v1", Resource: "virtualservers"}:                  "VirtualServerList",
+		{Group: "cis.f5.com", Version: "v1", Resource: "transportservers"}:                "TransportServerList",
+		{Group: "configuration.konghq.com", Version: "v1beta1", Resource: "tcpingresses"}: "TCPIngressList",
+		{Group: "getambassador.io", Version: "v3alpha1", Resource: "hosts"}:               "HostList",
 	}
 }
 
