@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	istiofake "istio.io/client-go/pkg/clientset/versioned/fake"
 	istioscheme "istio.io/client-go/pkg/clientset/versioned/scheme"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -70,6 +72,11 @@ type sourceSettings struct {
 	ExposeInternalIPv6       bool   // --expose-internal-ipv6
 	PodSourceDomain          string // --pod-source-domain
 	IgnoreNonHostNetworkPods bool   // --ignore-non-host-network-pods
+
+	GatewayName         string // --gateway-name
+	GatewayNamespace    string // --gateway-namespace
+	GatewayLabelFilter  string // --gateway-label-filter
+	GatewayListenerSets bool   // --gateway-listener-sets
 }
 
 func (s sourceSettings) String() string {
@@ -121,6 +128,11 @@ func (s sourceSettings) externalDNSConfig() (*xsource.Config, error) {
 		ExposeInternalIPv6:       s.ExposeInternalIPv6,
 		PodSourceDomain:          s.PodSourceDomain,
 		IgnoreNonHostNetworkPods: s.IgnoreNonHostNetworkPods,
+
+		GatewayName:         s.GatewayName,
+		GatewayNamespace:    s.GatewayNamespace,
+		GatewayLabelFilter:  s.GatewayLabelFilter,
+		GatewayListenerSets: s.GatewayListenerSets,
 	}, nil
 }
 
@@ -150,6 +162,7 @@ func dynamicResources() map[schema.GroupVersionResource]string {
 		{Group: "cis.f5.com", Version: "v1", Resource: "transportservers"}:                "TransportServerList",
 		{Group: "configuration.konghq.com", Version: "v1beta1", Resource: "tcpingresses"}: "TCPIngressList",
 		{Group: "getambassador.io", Version: "v3alpha1", Resource: "hosts"}:               "HostList",
+		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "listenersets"}:     "ListenerSetList",
 	}
 }
 
@@ -229,11 +242,18 @@ func (c *fakeCluster) build() {
 	c.once.Do(func() {
 		c.kube = kubefake.NewClientset(c.typed...)
 		var dynObjs, istioObjs, gwObjs []runtime.Object
+		var misguessed []*unstructured.Unstructured
 		for _, u := range c.objects {
 			gvk := u.GroupVersionKind()
 			switch gvk.Group {
 			case "", "discovery.k8s.io", "networking.k8s.io":
 				continue
+			}
+			if _, ok := misguessedResource(gvk); ok {
+				misguessed = append(misguessed, u)
+				continue
+			}
+			switch gvk.Group {
 			case "networking.istio.io":
 				istioObjs = append(istioObjs, c.typedCopy(istioscheme.Scheme, u))
 			case "gateway.networking.k8s.io":
@@ -243,8 +263,41 @@ func (c *fakeCluster) build() {
 		}
 		c.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), dynamicResources(), dynObjs...)
 		c.istio = istiofake.NewSimpleClientset(istioObjs...)
-		c.gw = gatewayfake.NewClientset(gwObjs...)
+		c.gw = gatewayfake.NewSimpleClientset(gwObjs...) //nolint:staticcheck // NewClientset's tracker cannot file a Gateway under "gateways"
+		c.addMisguessed(misguessed)
 	})
+}
+
+// misguessedResource returns the resource of gvk from dynamicResources
+// when the fakes' trackers would file objects of that kind under another
+// name: they guess the resource from the kind and make "Gateway" a
+// "gatewaies".
+func misguessedResource(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool) {
+	guessed, _ := meta.UnsafeGuessKindToResource(gvk)
+	for gvr, list := range dynamicResources() {
+		if gvr.GroupVersion() == gvk.GroupVersion() && list == gvk.Kind+"List" && gvr != guessed {
+			return gvr, true
+		}
+	}
+	return schema.GroupVersionResource{}, false
+}
+
+// addMisguessed files objs under their real resource in the dynamic fake
+// and, for the Istio and Gateway API groups, in their typed fakes.
+func (c *fakeCluster) addMisguessed(objs []*unstructured.Unstructured) {
+	for _, u := range objs {
+		gvr, _ := misguessedResource(u.GroupVersionKind())
+		err := c.dyn.Tracker().Create(gvr, u.DeepCopy(), u.GetNamespace())
+		switch gvr.Group {
+		case "networking.istio.io":
+			err = errors.Join(err, c.istio.Tracker().Create(gvr, c.typedCopy(istioscheme.Scheme, u), u.GetNamespace()))
+		case "gateway.networking.k8s.io":
+			err = errors.Join(err, c.gw.Tracker().Create(gvr, c.typedCopy(gatewayscheme.Scheme, u), u.GetNamespace()))
+		}
+		if err != nil {
+			c.t.Fatalf("%s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		}
+	}
 }
 
 // typedCopy converts u to the typed object of its kind in scheme, through
@@ -446,6 +499,8 @@ type disagreement struct {
 	// that object (for the whole source when it has no resource label).
 	Zonesync, ExternalDNS []record
 	Settings              sourceSettings
+	// AllZonesync and AllExternalDNS are every record of each side.
+	AllZonesync, AllExternalDNS map[record]bool
 }
 
 // other returns the records of the side that did not produce d.Record.
@@ -580,6 +635,7 @@ func (sd sourceDiff) compare(t testing.TB, s sourceSettings, objs ...runtime.Obj
 		d := disagreement{
 			Only: only, Record: r, Object: c.object(r.Resource), Failed: failed[r.Resource],
 			Zonesync: zByRes[r.Resource], ExternalDNS: xByRes[r.Resource], Settings: s,
+			AllZonesync: out.Zonesync, AllExternalDNS: out.ExternalDNS,
 		}
 		for _, rule := range rules {
 			if rule.Match(d) {
