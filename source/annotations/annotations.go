@@ -99,6 +99,34 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Name returns the annotation's name without its prefix, e.g. "ttl".
+func (e *Error) Name() string { return e.Key[strings.LastIndex(e.Key, "/")+1:] }
+
+// ErrorsOf returns err, an error of [Config.Parse], with only the errors of
+// the annotations for which read reports true (it is given their name
+// without prefix, e.g. [Hostname]). A source calls it with what it reads
+// of an object: a value it never uses must not fail the object, as it
+// does not in external-dns; Parse has read every other annotation in spite
+// of it. Errors that are not an [*Error] are kept.
+func ErrorsOf(err error, read func(name string) bool) error {
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	var kept []error
+	for _, e := range errs {
+		var ae *Error
+		if errors.As(e, &ae) && !read(ae.Name()) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return errors.Join(kept...)
+}
+
 // Config says which annotations [Config.Parse] reads.
 // The zero value reads both external-dns prefixes and treats objects whose
 // controller annotation is absent or "dns-controller" as ours.

@@ -352,3 +352,41 @@ func BenchmarkParseAnnotations(b *testing.B) {
 		}
 	}
 }
+
+func TestErrorsOf(t *testing.T) {
+	cfg := annotations.Config{}
+	obj := source.ObjectRef{Kind: "Gateway", Namespace: "ns", Name: "gw"}
+	_, err := cfg.Parse(obj, map[string]string{
+		"external-dns.kubernetes.io/ttl":      "abc",
+		"external-dns.kubernetes.io/hostname": "bad_host!.example.com",
+		"external-dns.kubernetes.io/target":   "192.0.2.1",
+	})
+	require.Error(t, err)
+	for _, tt := range []struct {
+		name string
+		read func(string) bool
+		want []string // annotation keys whose errors remain
+	}{
+		{"everything read", func(string) bool { return true }, []string{"/ttl=", "/hostname="}},
+		{"nothing read", func(string) bool { return false }, nil},
+		{"only the target read", func(n string) bool { return n == annotations.Target }, nil},
+		{"the ttl read", func(n string) bool { return n == annotations.TTL }, []string{"/ttl="}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := annotations.ErrorsOf(err, tt.read)
+			if tt.want == nil {
+				assert.NoError(t, got)
+				return
+			}
+			require.Error(t, got)
+			for _, k := range tt.want {
+				assert.Contains(t, got.Error(), k)
+			}
+			var ae *annotations.Error
+			assert.ErrorAs(t, got, &ae, "the remaining errors keep their type")
+		})
+	}
+	assert.NoError(t, annotations.ErrorsOf(nil, func(string) bool { return true }))
+	other := errors.New("not an annotation error")
+	assert.ErrorIs(t, annotations.ErrorsOf(other, func(string) bool { return false }), other, "other errors are kept")
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/annotations"
 )
 
 // listenerSetKind is the parentRef kind of a ListenerSet.
@@ -132,7 +133,7 @@ func (s *routeSource) listenerSetInfo(u *unstructured.Unstructured, gateways map
 	if ann.Skip {
 		return nil
 	}
-	if err != nil {
+	if err = annotations.ErrorsOf(err, isTarget); err != nil {
 		info.err = err
 		return info
 	}

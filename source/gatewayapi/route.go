@@ -408,7 +408,9 @@ func (s *routeSource) gatewayInfo(u *unstructured.Unstructured) *gatewayInfo {
 	}
 	ref := source.ObjectRef{Kind: "Gateway", Namespace: u.GetNamespace(), Name: u.GetName()}
 	ann, err := s.cfg.Annotations.Parse(ref, u.GetAnnotations())
-	info.overrides, info.err = ann.Targets, err
+	// Only the target annotation of a Gateway is read: a bad value of
+	// another one fails none of its routes, as in external-dns.
+	info.overrides, info.err = ann.Targets, annotations.ErrorsOf(err, isTarget)
 	return info
 }
 
@@ -656,3 +658,7 @@ func mergeEndpoints(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
 	})
 	return out
 }
+
+// isTarget reports whether an annotation name is the target annotation,
+// the only one read on Gateways and ListenerSets.
+func isTarget(name string) bool { return name == annotations.Target }

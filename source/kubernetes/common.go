@@ -2,10 +2,8 @@ package kubernetes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -293,22 +291,8 @@ func (o Options) parseAnnotations(ref source.ObjectRef, m map[string]string, unr
 
 // withoutUnread returns err, an error of Annotations.Parse, without the
 // errors of the annotations named in unread (names such as
-// [annotations.Hostname]) that the source does not read for this object:
-// a value nobody uses must not fail the object, as it does not in
-// external-dns. Parse reads every other annotation in spite of them.
+// [annotations.Hostname]) that the source does not read for this object;
+// see [annotations.ErrorsOf].
 func withoutUnread(err error, unread ...string) error {
-	if err == nil || len(unread) == 0 {
-		return err
-	}
-	var errs []error
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap()
-	} else {
-		errs = []error{err}
-	}
-	errs = slices.DeleteFunc(slices.Clone(errs), func(e error) bool {
-		var ae *annotations.Error
-		return errors.As(e, &ae) && slices.Contains(unread, ae.Key[strings.LastIndex(ae.Key, "/")+1:])
-	})
-	return errors.Join(errs...)
+	return annotations.ErrorsOf(err, func(name string) bool { return !slices.Contains(unread, name) })
 }
