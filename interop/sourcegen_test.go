@@ -20,6 +20,12 @@ import (
 func TestMain(m *testing.M) {
 	xannotations.SetLegacyAnnotationPrefix(xannotations.LegacyAnnotationPrefix)
 	logrus.SetOutput(io.Discard)
+	// Istio's generated informers and fake clientset predate watch-list
+	// streams: with client-go's WatchListClient on, their reflectors wait
+	// for a bookmark the fake never sends. client-go reads this once.
+	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
+		panic(err)
+	}
 	os.Exit(m.Run())
 }
 
