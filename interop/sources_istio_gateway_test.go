@@ -67,13 +67,7 @@ func istioRules() []sourceRule {
 		Match: func(d disagreement) bool {
 			return d.Settings.Namespace != "" && d.Failed == nil && zonesyncHasMoreTargets(d)
 		},
-	}, crdTemplateRule(), {
-		Name: "istio-lb-ip-and-hostname",
-		Reason: "suspected zonesync bug: for a load balancer status entry of a gateway Service that has both an IP and " +
-			"a host name, external-dns takes the IP only (the host name only when there is no IP), as it does for " +
-			"the Ingress the ingress annotation names; zonesync's Istio sources take both",
-		Match: func(d disagreement) bool { return differsByTarget(d, istioDualStackHostname) },
-	}}
+	}, crdTemplateRule()}
 }
 
 // crdTemplateRule is the known difference of FQDN templates over custom
@@ -90,44 +84,6 @@ func crdTemplateRule() sourceRule {
 				strings.Contains(d.Failed.Error(), "FQDN template") && strings.Contains(d.Failed.Error(), "<no value>")
 		},
 	}
-}
-
-// istioDualStackHostname is the host name the generators give only to
-// load balancer status entries that also have an IP.
-const istioDualStackHostname = "elb3.example.net"
-
-// differsByTarget reports whether d is explained by zonesync adding the
-// target extra to a record: a zonesync record whose targets less extra are
-// those of external-dns's record of that name and type (or are none when
-// external-dns has no such record), or the external-dns record such a
-// zonesync record stands for.
-func differsByTarget(d disagreement, extra string) bool {
-	without := func(r record) record {
-		r.Targets = strings.Join(slices.DeleteFunc(r.targetList(), func(t string) bool { return t == extra }), " ")
-		return r
-	}
-	sameKey := func(a, b record) bool {
-		a.Targets, b.Targets = "", ""
-		return a == b
-	}
-	if d.Only == zonesyncOnly {
-		if !slices.Contains(d.Record.targetList(), extra) {
-			return false
-		}
-		want := without(d.Record)
-		for _, x := range d.ExternalDNS {
-			if sameKey(x, want) {
-				return x == want
-			}
-		}
-		return want.Targets == ""
-	}
-	for _, z := range d.Zonesync {
-		if sameKey(z, d.Record) && slices.Contains(z.targetList(), extra) && without(z) == d.Record {
-			return true
-		}
-	}
-	return false
 }
 
 // zonesyncHasMoreTargets reports whether d is a record of a name and type

@@ -3,7 +3,6 @@ package interop
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,17 +28,7 @@ func istioVirtualServiceDiff() sourceDiff {
 			dyn, _ := c.DynamicKubernetesClient()
 			return kubernetes.NewIstioVirtualServiceSource(ctx, kube, dyn, kubernetes.IstioVirtualServiceConfig{Options: s.zonesyncOptions(tmpl)})
 		},
-		Rules: append(istioRules(), sourceRule{
-			Name: "istio-virtualservice-template-after-unbound-hosts",
-			Reason: "suspected zonesync bug: external-dns runs the FQDN template for a VirtualService that built no " +
-				"endpoints, so also for one whose hosts bind to no Gateway (or to Gateways without targets), and the " +
-				"template's names may bind where the spec hosts did not; zonesync runs it only for a VirtualService " +
-				"without host names",
-			Match: func(d disagreement) bool {
-				return d.Only == externalDNSOnly && d.Failed == nil && len(d.Zonesync) == 0 &&
-					d.Settings.FQDNTemplate != "" && !d.Settings.CombineFQDN && strings.HasSuffix(d.Record.Name, ".tmpl.example.com")
-			},
-		}),
+		Rules: istioRules(),
 	}
 }
 

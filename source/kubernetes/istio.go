@@ -165,8 +165,8 @@ func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructu
 	return source.EndpointsForHostnames(slices.Compact(hostnames), targets, ann.EndpointMeta(ref)), nil
 }
 
-// selectedServiceTargets returns the load balancer targets of the
-// Services spec.selector selects.
+// selectedServiceTargets returns the targets of the Services spec.selector
+// selects (see gatewayServiceTargets); no selector selects none.
 func (s istioTargets) selectedServiceTargets(ref source.ObjectRef, u *unstructured.Unstructured) ([]string, error) {
 	selector, found, err := unstructured.NestedStringMap(u.Object, "spec", "selector")
 	if err != nil {
@@ -183,10 +183,30 @@ func (s istioTargets) selectedServiceTargets(ref source.ObjectRef, u *unstructur
 	var targets []string
 	for _, svc := range svcs {
 		if len(svc.Spec.Selector) > 0 && sel.Matches(labels.Set(svc.Spec.Selector)) {
-			targets = append(targets, loadBalancerTargets(svc)...)
+			targets = append(targets, gatewayServiceTargets(svc)...)
 		}
 	}
 	return targets, nil
+}
+
+// gatewayServiceTargets returns the addresses of an ingress gateway
+// Service as external-dns's Istio sources take them: its external IPs when
+// it has any, else of each load balancer status entry its IP, or its host
+// name when it has no IP. (The Service source takes both of an entry.)
+func gatewayServiceTargets(svc *corev1.Service) []string {
+	if len(svc.Spec.ExternalIPs) > 0 {
+		return slices.Clone(svc.Spec.ExternalIPs)
+	}
+	var targets []string
+	for _, ing := range svc.Status.LoadBalancer.Ingress {
+		switch {
+		case ing.IP != "":
+			targets = append(targets, ing.IP)
+		case ing.Hostname != "":
+			targets = append(targets, ing.Hostname)
+		}
+	}
+	return targets
 }
 
 // HasSynced reports whether the source's informers have synced; until

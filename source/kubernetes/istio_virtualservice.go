@@ -179,40 +179,64 @@ func (s *IstioVirtualServiceSource) virtualServiceEndpoints(ref source.ObjectRef
 		}
 		hosts = append(hosts, h)
 	}
-	hostnames, err := s.cfg.combineHostnames(append(hosts, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
-	if err != nil {
-		return nil, err
-	}
-	hostnames = slices.Clone(hostnames)
-	slices.Sort(hostnames)
-	hostnames = slices.Compact(hostnames)
+	names := append(hosts, s.cfg.annotatedHostnames(ann)...)
+	slices.Sort(names)
+	names = slices.Compact(names)
 	meta := ann.EndpointMeta(ref)
-	if ann.Targets != nil {
-		return source.EndpointsForHostnames(hostnames, ann.Targets, meta), nil
-	}
-	if len(hostnames) == 0 {
-		return nil, nil
-	}
-	gws, err := s.boundGateways(ref, u)
-	if err != nil {
-		return nil, err
-	}
-	var eps []*endpoint.Endpoint
-	for _, h := range hostnames {
-		var targets []string
-		for _, gw := range gws {
-			if !gw.binds(h) {
-				continue
-			}
-			t, err := gw.targets()
-			if err != nil {
+	var gws []vsGateway
+	gwsRead := false
+	build := func(names []string) ([]*endpoint.Endpoint, error) {
+		if ann.Targets != nil {
+			return source.EndpointsForHostnames(names, ann.Targets, meta), nil
+		}
+		if len(names) == 0 {
+			return nil, nil
+		}
+		if !gwsRead {
+			var err error
+			if gws, err = s.boundGateways(ref, u); err != nil {
 				return nil, err
 			}
-			targets = append(targets, t...)
+			gwsRead = true
 		}
-		eps = append(eps, source.EndpointsForHostname(h, targets, meta)...)
+		var eps []*endpoint.Endpoint
+		for _, h := range names {
+			var targets []string
+			for _, gw := range gws {
+				if !gw.binds(h) {
+					continue
+				}
+				t, err := gw.targets()
+				if err != nil {
+					return nil, err
+				}
+				targets = append(targets, t...)
+			}
+			eps = append(eps, source.EndpointsForHostname(h, targets, meta)...)
+		}
+		return eps, nil
 	}
-	return eps, nil
+	eps, err := build(names)
+	if err != nil {
+		return nil, err
+	}
+	// The template runs when the VirtualService's own names gave no
+	// records (hosts no gateway binds count as none), or always with
+	// CombineFQDN, as in external-dns; its names bind as the others do.
+	if s.cfg.FQDNTemplate.IsEmpty() || !s.cfg.templateRuns(len(eps)) {
+		return eps, nil
+	}
+	templated, err := s.cfg.FQDNTemplate.Execute(ref, u.Object)
+	if err != nil {
+		return nil, err
+	}
+	templated = slices.DeleteFunc(slices.Clone(templated), func(n string) bool { _, found := slices.BinarySearch(names, n); return found })
+	slices.Sort(templated)
+	more, err := build(slices.Compact(templated))
+	if err != nil {
+		return nil, err
+	}
+	return append(eps, more...), nil
 }
 
 // vsGateway is a Gateway of a VirtualService's spec.gateways, with what
