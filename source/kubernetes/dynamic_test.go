@@ -125,8 +125,10 @@ func TestIstioGatewaySource(t *testing.T) {
 		}})
 	}
 	kube := fake.NewClientset(
+		// An entry with both an IP and a host name gives its IP only, as
+		// in external-dns's Istio sources.
 		svc("istio-system", "istio-ingressgateway", corev1.ServiceTypeLoadBalancer, nil,
-			lbStatus(corev1.LoadBalancerIngress{IP: "192.0.2.10"}), func(s *corev1.Service) { s.Spec.Selector = map[string]string{"istio": "ingressgateway"} }),
+			lbStatus(corev1.LoadBalancerIngress{IP: "192.0.2.10", Hostname: "elb.example.net"}), func(s *corev1.Service) { s.Spec.Selector = map[string]string{"istio": "ingressgateway"} }),
 		svc("istio-system", "other", corev1.ServiceTypeLoadBalancer, nil,
 			lbStatus(corev1.LoadBalancerIngress{IP: "192.0.2.99"}), func(s *corev1.Service) { s.Spec.Selector = map[string]string{"istio": "egress"} }),
 	)
