@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,9 +52,57 @@ func skipperRouteGroupDiff() sourceDiff {
 				return d.Only == externalDNSOnly && d.Failed != nil && len(d.Zonesync) == 0 &&
 					strings.Contains(d.Failed.Error(), "spec.hosts[")
 			},
-		}},
+		}, sharedNameMergeRule("skipper-routegroup")},
 	}
 }
+
+// sharedNameMergeRule is the difference of the sources external-dns
+// merges across objects (openshift-route, skipper-routegroup): it joins
+// the endpoints several objects give one name, record type, set
+// identifier and TTL into one with all their targets (CNAMEs only when
+// their targets are equal), labelled with the first object in informer
+// order, while zonesync's source keeps one endpoint per object. It
+// matches a record whose key (name, type, set identifier, TTL) either
+// side publishes for two objects or more, or that the other side
+// publishes for the same object with more or fewer targets (merged with
+// those of an object zonesync refuses).
+func sharedNameMergeRule(name string) sourceRule {
+	return sourceRule{
+		Name: name + "-shared-name-not-merged",
+		Reason: "suspected zonesync bug: external-dns's " + name + " source merges the endpoints several objects give one " +
+			"name, type, set identifier and TTL into one endpoint with all their targets (first object's resource label); " +
+			"zonesync's keeps one endpoint per object, so the planner's PerResource resolver then publishes one object's " +
+			"targets instead of the union (its node, pod and Gateway API sources merge as external-dns does)",
+		Match: func(d disagreement) bool {
+			if d.Failed != nil {
+				return false
+			}
+			sameKey := func(r record) bool {
+				return r.Name == d.Record.Name && r.Type == d.Record.Type && r.SetIdentifier == d.Record.SetIdentifier && r.TTL == d.Record.TTL
+			}
+			subset := func(x, y []string) bool {
+				return !slices.ContainsFunc(x, func(t string) bool { return !slices.Contains(y, t) })
+			}
+			owners := map[string]bool{}
+			for _, all := range []map[record]bool{d.AllZonesync, d.AllExternalDNS} {
+				for r := range all {
+					if !sameKey(r) {
+						continue
+					}
+					owners[r.Resource] = true
+					a, b := r.targetList(), d.Record.targetList()
+					if r.Resource == d.Record.Resource && r.Targets != d.Record.Targets && (subset(a, b) || subset(b, a)) {
+						return true
+					}
+				}
+			}
+			return len(owners) > 1
+		},
+	}
+}
+
+// sharedHost is a host name several generated objects may share.
+func (g *gen) sharedHost() string { return pick(g.r, "shared.example.com", "shared2.example.com") }
 
 // serveRouteGroups answers the RouteGroup list requests of external-dns's
 // skipper-routegroup source, for all namespaces or one.
@@ -114,9 +163,12 @@ func (g *gen) skipperRouteGroups(n int) []runtime.Object {
 		spec := map[string]any{"backends": []any{map[string]any{"name": "svc", "type": "service", "serviceName": "svc", "servicePort": int64(80)}}}
 		var hosts []any
 		for range g.r.IntN(4) {
-			if g.chance(6) {
+			switch {
+			case g.chance(6):
 				hosts = append(hosts, "")
-			} else {
+			case g.chance(8):
+				hosts = append(hosts, g.sharedHost())
+			default:
 				hosts = append(hosts, g.hostname(m.Name))
 			}
 		}
@@ -178,5 +230,21 @@ func TestSkipperRouteGroupSourceCases(t *testing.T) {
 				t.Errorf("want full agreement on %d records, got %v and %d records: %v", tc.want, out.Explained, len(out.Zonesync), sortedRecords(out.Zonesync))
 			}
 		})
+	}
+}
+
+// Two RouteGroups with one host and different addresses: external-dns
+// merges them into one A endpoint with both addresses, zonesync keeps
+// one per RouteGroup (suspected bug, see sharedNameMergeRule).
+func TestSkipperRouteGroupSourceSharedHost(t *testing.T) {
+	routeGroup := func(name, ip string) runtime.Object {
+		return customResource("zalando.org/v1", "RouteGroup", metav1.ObjectMeta{Namespace: "default", Name: name},
+			map[string]any{"spec": map[string]any{"hosts": []any{"shared.example.com"}},
+				"status": map[string]any{"loadBalancer": map[string]any{"routeGroup": []any{map[string]any{"ip": ip}}}}})
+	}
+	out := skipperRouteGroupDiff().check(t, "hand-written", sourceSettings{}, routeGroup("a", "192.0.2.1"), routeGroup("b", "192.0.2.2"))
+	want := record{Name: "shared.example.com", Type: "A", Targets: "192.0.2.1 192.0.2.2", Resource: "routegroup/default/a"}
+	if len(out.ExternalDNS) != 1 || !out.ExternalDNS[want] || len(out.Zonesync) != 2 || out.Explained["skipper-routegroup-shared-name-not-merged"] != 3 {
+		t.Errorf("want external-dns's %v and two zonesync records, got %v and %v", want, sortedRecords(out.ExternalDNS), sortedRecords(out.Zonesync))
 	}
 }
