@@ -163,6 +163,8 @@ func dynamicResources() map[schema.GroupVersionResource]string {
 		{Group: "configuration.konghq.com", Version: "v1beta1", Resource: "tcpingresses"}: "TCPIngressList",
 		{Group: "getambassador.io", Version: "v3alpha1", Resource: "hosts"}:               "HostList",
 		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "listenersets"}:     "ListenerSetList",
+		{Group: "route.openshift.io", Version: "v1", Resource: "routes"}:                  "RouteList",
+		{Group: "zalando.org", Version: "v1", Resource: "routegroups"}:                    "RouteGroupList",
 	}
 }
 
