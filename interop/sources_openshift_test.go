@@ -203,8 +203,8 @@ func TestOpenShiftRouteSourceCases(t *testing.T) {
 }
 
 // Two Routes admitted under one host by the same router: external-dns
-// merges their equal CNAMEs into one endpoint, labelled with one of them;
-// zonesync keeps one per Route (suspected bug, see sharedNameMergeRule).
+// and zonesync join their equal CNAMEs into one endpoint, labelled with
+// one of them (see sharedNameMergeRule).
 func TestOpenShiftRouteSourceSharedHost(t *testing.T) {
 	route := func(name string) runtime.Object {
 		return customResource("route.openshift.io/v1", "Route", metav1.ObjectMeta{Namespace: "default", Name: name},
@@ -214,7 +214,7 @@ func TestOpenShiftRouteSourceSharedHost(t *testing.T) {
 			}}}})
 	}
 	out := openShiftRouteDiff("").check(t, "hand-written", sourceSettings{}, route("a"), route("b"))
-	if len(out.ExternalDNS) != 1 || len(out.Zonesync) != 2 || out.Explained["openshift-route-shared-name-not-merged"] != 1 {
-		t.Errorf("want one merged external-dns record and two zonesync ones, got %v and %v", sortedRecords(out.ExternalDNS), sortedRecords(out.Zonesync))
+	if len(out.ExternalDNS) != 1 || len(out.Zonesync) != 1 {
+		t.Errorf("want one joined record on each side, got %v and %v", sortedRecords(out.ExternalDNS), sortedRecords(out.Zonesync))
 	}
 }

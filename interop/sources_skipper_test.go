@@ -56,23 +56,20 @@ func skipperRouteGroupDiff() sourceDiff {
 	}
 }
 
-// sharedNameMergeRule is the difference of the sources external-dns
-// merges across objects (openshift-route, skipper-routegroup): it joins
-// the endpoints several objects give one name, record type, set
-// identifier and TTL into one with all their targets (CNAMEs only when
-// their targets are equal), labelled with the first object in informer
-// order, while zonesync's source keeps one endpoint per object. It
-// matches a record whose key (name, type, set identifier, TTL) either
-// side publishes for two objects or more, or that the other side
-// publishes for the same object with more or fewer targets (merged with
-// those of an object zonesync refuses).
+// sharedNameMergeRule is the known difference of the endpoints several
+// objects give one name: both sides join them (name, record type, set
+// identifier, TTL; CNAMEs only with equal targets), but external-dns
+// labels the joined endpoint with the first object in informer (random)
+// order, zonesync with the first in namespace/name order. It matches a
+// record the other side publishes with the same key under another object
+// or with more or fewer targets (joined with those of an object zonesync
+// refuses), or both.
 func sharedNameMergeRule(name string) sourceRule {
 	return sourceRule{
-		Name: name + "-shared-name-not-merged",
-		Reason: "suspected zonesync bug: external-dns's " + name + " source merges the endpoints several objects give one " +
-			"name, type, set identifier and TTL into one endpoint with all their targets (first object's resource label); " +
-			"zonesync's keeps one endpoint per object, so the planner's PerResource resolver then publishes one object's " +
-			"targets instead of the union (its node, pod and Gateway API sources merge as external-dns does)",
+		Name: name + "-merged-name-owner",
+		Reason: "both sides join the endpoints several objects give one name, type, set identifier and TTL; external-dns " +
+			"labels the result with the first object in informer (random) order, zonesync with the first in name order " +
+			"(deterministic output); or the joined targets differ by those of an object zonesync refuses",
 		Match: func(d disagreement) bool {
 			if d.Failed != nil {
 				return false
@@ -83,20 +80,19 @@ func sharedNameMergeRule(name string) sourceRule {
 			subset := func(x, y []string) bool {
 				return !slices.ContainsFunc(x, func(t string) bool { return !slices.Contains(y, t) })
 			}
-			owners := map[string]bool{}
 			for _, all := range []map[record]bool{d.AllZonesync, d.AllExternalDNS} {
 				for r := range all {
-					if !sameKey(r) {
+					if !sameKey(r) || r == d.Record {
 						continue
 					}
-					owners[r.Resource] = true
-					a, b := r.targetList(), d.Record.targetList()
-					if r.Resource == d.Record.Resource && r.Targets != d.Record.Targets && (subset(a, b) || subset(b, a)) {
+					// Another owner, or targets joined with those of
+					// an object zonesync refuses, or both.
+					if a, b := r.targetList(), d.Record.targetList(); subset(a, b) || subset(b, a) {
 						return true
 					}
 				}
 			}
-			return len(owners) > 1
+			return false
 		},
 	}
 }
@@ -233,9 +229,9 @@ func TestSkipperRouteGroupSourceCases(t *testing.T) {
 	}
 }
 
-// Two RouteGroups with one host and different addresses: external-dns
-// merges them into one A endpoint with both addresses, zonesync keeps
-// one per RouteGroup (suspected bug, see sharedNameMergeRule).
+// Two RouteGroups with one host and different addresses: both sides join
+// them into one A endpoint with both addresses, labelled with the first
+// RouteGroup.
 func TestSkipperRouteGroupSourceSharedHost(t *testing.T) {
 	routeGroup := func(name, ip string) runtime.Object {
 		return customResource("zalando.org/v1", "RouteGroup", metav1.ObjectMeta{Namespace: "default", Name: name},
@@ -244,7 +240,7 @@ func TestSkipperRouteGroupSourceSharedHost(t *testing.T) {
 	}
 	out := skipperRouteGroupDiff().check(t, "hand-written", sourceSettings{}, routeGroup("a", "192.0.2.1"), routeGroup("b", "192.0.2.2"))
 	want := record{Name: "shared.example.com", Type: "A", Targets: "192.0.2.1 192.0.2.2", Resource: "routegroup/default/a"}
-	if len(out.ExternalDNS) != 1 || !out.ExternalDNS[want] || len(out.Zonesync) != 2 || out.Explained["skipper-routegroup-shared-name-not-merged"] != 3 {
-		t.Errorf("want external-dns's %v and two zonesync records, got %v and %v", want, sortedRecords(out.ExternalDNS), sortedRecords(out.Zonesync))
+	if len(out.ExternalDNS) != 1 || !out.ExternalDNS[want] || len(out.Zonesync) != 1 || !out.Zonesync[want] {
+		t.Errorf("want %v on both sides, got %v and %v", want, sortedRecords(out.ExternalDNS), sortedRecords(out.Zonesync))
 	}
 }

@@ -41,7 +41,7 @@ func FuzzRouteEndpoints(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, ep := range mergeEndpoints(eps) {
+		for _, ep := range source.MergeEndpoints(eps) {
 			if labelValue(ep.Labels, endpoint.ResourceLabelKey) != ref.Key() {
 				t.Fatalf("endpoint %s has resource %q, want %q", ep, labelValue(ep.Labels, endpoint.ResourceLabelKey), ref.Key())
 			}

@@ -1,7 +1,6 @@
 package gatewayapi
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -396,7 +395,7 @@ func (s *routeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, erro
 		eps = append(eps, routeEps...)
 	}
 	s.parsed = next
-	return mergeEndpoints(eps), failed.OrNil()
+	return source.MergeEndpoints(eps), failed.OrNil()
 }
 
 // gatewayInfo reads a Gateway's fields and target annotation.
@@ -616,47 +615,6 @@ func meta(conds []metav1.Condition, t string) bool {
 		}
 	}
 	return false
-}
-
-// mergeEndpoints joins endpoints of equal name, type, set identifier and
-// TTL (several routes naming one host) into one with the union of their
-// targets, keeping the first one's labels and properties, as external-dns
-// does. CNAME endpoints are joined only when their targets are equal: a
-// name has one canonical name. The result is sorted by name, type, set
-// identifier, TTL and targets.
-func mergeEndpoints(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
-	type key struct {
-		name, typ, set, target string
-		ttl                    endpoint.TTL
-	}
-	byKey := make(map[key]*endpoint.Endpoint, len(eps))
-	var out []*endpoint.Endpoint
-	for _, ep := range eps {
-		k := key{name: ep.DNSName, typ: ep.RecordType, set: ep.SetIdentifier, ttl: ep.RecordTTL}
-		if ep.RecordType == endpoint.RecordTypeCNAME {
-			k.target = strings.Join(ep.Targets, ";")
-		}
-		if first, ok := byKey[k]; ok {
-			first.Targets = append(first.Targets, ep.Targets...)
-			continue
-		}
-		byKey[k] = ep
-		out = append(out, ep)
-	}
-	for _, ep := range out {
-		slices.Sort(ep.Targets)
-		ep.Targets = slices.Compact(ep.Targets)
-	}
-	slices.SortStableFunc(out, func(a, b *endpoint.Endpoint) int {
-		return cmp.Or(
-			strings.Compare(a.DNSName, b.DNSName),
-			strings.Compare(a.RecordType, b.RecordType),
-			strings.Compare(a.SetIdentifier, b.SetIdentifier),
-			cmp.Compare(a.RecordTTL, b.RecordTTL),
-			slices.Compare(a.Targets, b.Targets),
-		)
-	})
-	return out
 }
 
 // isTarget reports whether an annotation name is the target annotation,

@@ -1,10 +1,8 @@
 package kubernetes
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	k8sinformers "k8s.io/client-go/informers"
@@ -132,7 +130,7 @@ func (s *NodeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error
 	eps, err := endpointsOf(nodes, func(n *corev1.Node) (source.ObjectRef, bool) {
 		return source.ObjectRef{Kind: "Node", Name: n.Name}, s.cfg.IncludeUnschedulable || !n.Spec.Unschedulable
 	}, s.nodeEndpoints)
-	return mergeEndpoints(eps), err
+	return eps, err // endpointsOf joins what several objects name alike
 }
 
 func (s *NodeSource) nodeEndpoints(ref source.ObjectRef, node *corev1.Node) ([]*endpoint.Endpoint, error) {
@@ -205,47 +203,6 @@ func nodeTargetAddresses(node *corev1.Node, internalIPv6 bool) []string {
 		}
 	}
 	return external
-}
-
-// mergeEndpoints merges the endpoints that share name, record type, set
-// identifier and TTL into the first of them, whose targets become the
-// union of theirs, sorted, without duplicates; it keeps the labels and
-// provider-specific properties of the first. CNAME endpoints are merged
-// only with ones of the same target (a name has one canonical name).
-// The result is sorted by name, record type, set identifier and TTL, so
-// it does not depend on the order of eps.
-func mergeEndpoints(eps []*endpoint.Endpoint) []*endpoint.Endpoint {
-	type key struct {
-		name, recordType, setID, target string
-		ttl                             endpoint.TTL
-	}
-	first := make(map[key]*endpoint.Endpoint, len(eps))
-	out := make([]*endpoint.Endpoint, 0, len(eps))
-	for _, ep := range eps {
-		k := key{name: ep.DNSName, recordType: ep.RecordType, setID: ep.SetIdentifier, ttl: ep.RecordTTL}
-		if ep.RecordType == endpoint.RecordTypeCNAME && len(ep.Targets) > 0 {
-			k.target = ep.Targets[0]
-		}
-		if f, ok := first[k]; ok {
-			f.Targets = append(f.Targets, ep.Targets...)
-			continue
-		}
-		first[k] = ep
-		out = append(out, ep)
-	}
-	for _, ep := range out {
-		slices.Sort(ep.Targets)
-		ep.Targets = slices.Compact(ep.Targets)
-	}
-	slices.SortStableFunc(out, func(a, b *endpoint.Endpoint) int {
-		return cmp.Or(
-			cmp.Compare(a.DNSName, b.DNSName),
-			cmp.Compare(a.RecordType, b.RecordType),
-			cmp.Compare(a.SetIdentifier, b.SetIdentifier),
-			cmp.Compare(a.RecordTTL, b.RecordTTL),
-		)
-	})
-	return out
 }
 
 // HasSynced reports whether the source's informers have synced; until

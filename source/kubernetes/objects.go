@@ -14,6 +14,8 @@ import (
 // the object that is not what DNS names and ownership records may hold),
 // is reported under its resource key in a *source.PartialError, returned
 // with the endpoints of the others; none of its endpoints is returned.
+// The endpoints several objects give one name are joined, as external-dns's
+// sources join them ([source.MergeEndpoints]).
 func endpointsOf[T any](objs []T, ref func(T) (source.ObjectRef, bool), build func(source.ObjectRef, T) ([]*endpoint.Endpoint, error)) ([]*endpoint.Endpoint, error) {
 	var eps []*endpoint.Endpoint
 	var failed *source.PartialError
@@ -32,7 +34,7 @@ func endpointsOf[T any](objs []T, ref func(T) (source.ObjectRef, bool), build fu
 		}
 		eps = append(eps, objEps...)
 	}
-	return eps, failed.OrNil()
+	return source.MergeEndpoints(eps), failed.OrNil()
 }
 
 // validateAll returns the error of the first invalid endpoint of the object
