@@ -163,6 +163,9 @@ func dynamicResources() map[schema.GroupVersionResource]string {
 		{Group: "configuration.konghq.com", Version: "v1beta1", Resource: "tcpingresses"}: "TCPIngressList",
 		{Group: "getambassador.io", Version: "v3alpha1", Resource: "hosts"}:               "HostList",
 		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "listenersets"}:     "ListenerSetList",
+		{Group: "gloo.solo.io", Version: "v1", Resource: "proxies"}:                       "ProxyList",
+		{Group: "gateway.solo.io", Version: "v1", Resource: "virtualservices"}:            "VirtualServiceList",
+		{Group: "gateway.solo.io", Version: "v1", Resource: "gateways"}:                   "GatewayList",
 	}
 }
 
