@@ -165,6 +165,9 @@ func dynamicResources() map[schema.GroupVersionResource]string {
 		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "listenersets"}:     "ListenerSetList",
 		{Group: "route.openshift.io", Version: "v1", Resource: "routes"}:                  "RouteList",
 		{Group: "zalando.org", Version: "v1", Resource: "routegroups"}:                    "RouteGroupList",
+		{Group: "gloo.solo.io", Version: "v1", Resource: "proxies"}:                       "ProxyList",
+		{Group: "gateway.solo.io", Version: "v1", Resource: "virtualservices"}:            "VirtualServiceList",
+		{Group: "gateway.solo.io", Version: "v1", Resource: "gateways"}:                   "GatewayList",
 	}
 }
 
@@ -345,7 +348,9 @@ func (c *fakeCluster) OpenShiftClient() (openshift.Interface, error) {
 func (c *fakeCluster) RESTConfig() (*rest.Config, error) {
 	c.restOnce.Do(func() {
 		srv := httptest.NewServer(http.HandlerFunc(c.serveDNSEndpoints))
-		c.t.Cleanup(srv.Close)
+		// The cleanups run before the context of the source is cancelled:
+		// end its watches first, or Close waits for them.
+		c.t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
 		c.restCfg = &rest.Config{Host: srv.URL}
 	})
 	return c.restCfg, nil
@@ -372,38 +377,71 @@ func (c *fakeCluster) serveDNSEndpoints(w http.ResponseWriter, r *http.Request) 
 			Name: "dnsendpoints", Namespaced: true, Kind: "DNSEndpoint", Verbs: metav1.Verbs{"get", "list", "watch"},
 		}}})
 	case r.URL.Query().Get("watch") == "true":
+		// A streaming list (client-go's WatchListClient, on by default)
+		// asks for the objects as ADDED events ended by a bookmark.
+		var events []map[string]any
+		if r.URL.Query().Get("sendInitialEvents") == "true" {
+			items, err := c.dnsEndpointItems(r)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			for _, o := range items {
+				events = append(events, map[string]any{"type": "ADDED", "object": o})
+			}
+			events = append(events, map[string]any{"type": "BOOKMARK", "object": map[string]any{
+				"apiVersion": gv, "kind": "DNSEndpoint",
+				"metadata": map[string]any{"resourceVersion": "1", "annotations": map[string]any{"k8s.io/initial-events-end": "true"}},
+			}})
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
+		enc := json.NewEncoder(w)
+		for _, e := range events {
+			_ = enc.Encode(e)
+		}
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
 		<-r.Context().Done()
 	default:
-		ns := ""
-		if rest, ok := strings.CutPrefix(r.URL.Path, "/apis/"+gv+"/namespaces/"); ok {
-			ns, _, _ = strings.Cut(rest, "/")
-		}
-		sel := labels.Everything()
-		if q := r.URL.Query().Get("labelSelector"); q != "" {
-			var err error
-			if sel, err = labels.Parse(q); err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-		}
-		items := []map[string]any{}
-		for _, u := range c.objects {
-			if u.GetKind() != "DNSEndpoint" || (ns != "" && u.GetNamespace() != ns) || !sel.Matches(labels.Set(u.GetLabels())) {
-				continue
-			}
-			o := u.DeepCopy()
-			if o.GetResourceVersion() == "" {
-				o.SetResourceVersion("1")
-			}
-			items = append(items, o.Object)
+		items, err := c.dnsEndpointItems(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
 		}
 		reply(map[string]any{"apiVersion": gv, "kind": "DNSEndpointList", "metadata": map[string]any{"resourceVersion": "1"}, "items": items})
 	}
+}
+
+// dnsEndpointItems returns the DNSEndpoints a list or watch request of
+// the loopback API server selects: by the namespace of its path and its
+// labelSelector.
+func (c *fakeCluster) dnsEndpointItems(r *http.Request) ([]map[string]any, error) {
+	const gv = "externaldns.k8s.io/v1alpha1"
+	ns := ""
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/apis/"+gv+"/namespaces/"); ok {
+		ns, _, _ = strings.Cut(rest, "/")
+	}
+	sel := labels.Everything()
+	if q := r.URL.Query().Get("labelSelector"); q != "" {
+		var err error
+		if sel, err = labels.Parse(q); err != nil {
+			return nil, err
+		}
+	}
+	items := []map[string]any{}
+	for _, u := range c.objects {
+		if u.GetKind() != "DNSEndpoint" || (ns != "" && u.GetNamespace() != ns) || !sel.Matches(labels.Set(u.GetLabels())) {
+			continue
+		}
+		o := u.DeepCopy()
+		if o.GetResourceVersion() == "" {
+			o.SetResourceVersion("1")
+		}
+		items = append(items, o.Object)
+	}
+	return items, nil
 }
 
 // object returns the object a resource label names, or nil.
