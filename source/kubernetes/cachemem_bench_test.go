@@ -115,6 +115,57 @@ var cacheKinds = []struct {
 		},
 	},
 	{
+		source: "f5-transportserver", gvr: kubernetes.F5TransportServerGVR, list: "TransportServerList",
+		object: func(i int) *unstructured.Unstructured {
+			return obj("cis.f5.com/v1", "TransportServer", "apps", fmt.Sprintf("ts-%d", i), nil, map[string]any{
+				"spec":   map[string]any{"host": fmt.Sprintf("ts-%d.example.com", i), "virtualServerAddress": "192.0.2.11", "pool": map[string]any{"service": "db", "servicePort": int64(5432)}},
+				"status": map[string]any{"vsAddress": "192.0.2.11", "status": "Ok"},
+			})
+		},
+		build: func(ctx context.Context, c *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (interface{ WaitForSync(context.Context) error }, error) {
+			return kubernetes.NewF5TransportServerSource(ctx, c, kubernetes.F5TransportServerConfig{DynamicFactory: f})
+		},
+	},
+	{
+		source: "ambassador-host", gvr: kubernetes.AmbassadorHostGVR, list: "HostList",
+		object: func(i int) *unstructured.Unstructured {
+			return obj("getambassador.io/v3alpha1", "Host", "apps", fmt.Sprintf("host-%d", i), nil, map[string]any{
+				"spec":   map[string]any{"hostname": fmt.Sprintf("amb-%d.example.com", i), "acmeProvider": map[string]any{"authority": "none"}, "tlsSecret": map[string]any{"name": "tls"}},
+				"status": map[string]any{"state": "Ready", "tlsCertificateSource": "Other"},
+			})
+		},
+		build: func(ctx context.Context, c *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (interface{ WaitForSync(context.Context) error }, error) {
+			return kubernetes.NewAmbassadorHostSource(ctx, fake.NewClientset(), c, kubernetes.AmbassadorHostConfig{DynamicFactory: f})
+		},
+	},
+	{
+		source: "skipper-routegroup", gvr: kubernetes.SkipperRouteGroupGVR, list: "RouteGroupList",
+		object: func(i int) *unstructured.Unstructured {
+			return obj("zalando.org/v1", "RouteGroup", "apps", fmt.Sprintf("rg-%d", i), nil, map[string]any{
+				"spec": map[string]any{"hosts": []any{fmt.Sprintf("rg-%d.example.com", i)}, "backends": []any{map[string]any{"name": "app", "type": "service", "serviceName": "app", "servicePort": int64(80)}},
+					"routes": []any{map[string]any{"pathSubtree": "/", "backends": []any{map[string]any{"backendName": "app"}}}}},
+				"status": map[string]any{"loadBalancer": map[string]any{"routeGroup": []any{map[string]any{"ip": "192.0.2.1"}}}},
+			})
+		},
+		build: func(ctx context.Context, c *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (interface{ WaitForSync(context.Context) error }, error) {
+			return kubernetes.NewSkipperRouteGroupSource(ctx, c, kubernetes.SkipperRouteGroupConfig{DynamicFactory: f})
+		},
+	},
+	{
+		source: "gloo-proxy", gvr: kubernetes.GlooProxyGVR, list: "ProxyList",
+		object: func(i int) *unstructured.Unstructured {
+			o := obj("gloo.solo.io/v1", "Proxy", "gloo-system", fmt.Sprintf("proxy-%d", i), nil, map[string]any{
+				"spec": map[string]any{"listeners": []any{map[string]any{"name": "http", "bindPort": int64(8080), "httpListener": map[string]any{
+					"virtualHosts": []any{map[string]any{"name": "vh", "domains": []any{fmt.Sprintf("gloo-%d.example.com", i)}}}}}}},
+				"status": map[string]any{"state": int64(1), "reportedBy": "gloo"},
+			})
+			return o
+		},
+		build: func(ctx context.Context, c *dynamicfake.FakeDynamicClient, f dynamicinformer.DynamicSharedInformerFactory) (interface{ WaitForSync(context.Context) error }, error) {
+			return kubernetes.NewGlooProxySource(ctx, fake.NewClientset(), c, kubernetes.GlooProxyConfig{DynamicFactory: f})
+		},
+	},
+	{
 		source: "kong-tcpingress", gvr: kubernetes.KongTCPIngressGVR, list: "TCPIngressList",
 		object: func(i int) *unstructured.Unstructured {
 			return obj("configuration.konghq.com/v1beta1", "TCPIngress", "apps", fmt.Sprintf("tcp-%d", i), nil, map[string]any{
