@@ -115,16 +115,7 @@ func (s *AmbassadorHostSource) String() string { return "ambassador-host" }
 
 // Endpoints returns the endpoints of the selected Hosts.
 func (s *AmbassadorHostSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	objs, err := s.res.list()
-	if err != nil {
-		return nil, fmt.Errorf("ambassador-host source: %w", err)
-	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
-		return objectRef(u, "Host"), true
-	}, s.hostEndpoints)
+	return s.res.endpoints(ctx, "ambassador-host", kindRef("Host"), s.hostEndpoints)
 }
 
 func (s *AmbassadorHostSource) hostEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {

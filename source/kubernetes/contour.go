@@ -55,19 +55,11 @@ var (
 // NewHTTPProxySource returns a Contour HTTPProxy source; see
 // [NewServiceSource] for the informer life cycle.
 func NewHTTPProxySource(ctx context.Context, client dynamic.Interface, cfg HTTPProxyConfig) (*HTTPProxySource, error) {
-	var err error
-	if cfg.Options, err = cfg.WithSource("contour-httpproxy"); err != nil {
-		return nil, err
-	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "contour-httpproxy", HTTPProxyGVR)
+	res, err := openResource(ctx, client, cfg.DynamicFactory, &cfg.Options, "contour-httpproxy", schema.GroupVersionResource{}, HTTPProxyGVR)
 	if err != nil {
 		return nil, err
 	}
-	s := &HTTPProxySource{cfg: cfg, res: res, inf: informerSet{res.informer}}
-	if start != nil {
-		start(ctx)
-	}
-	return s, nil
+	return &HTTPProxySource{cfg: cfg, res: res, inf: informerSet{res.informer}}, nil
 }
 
 // String returns "contour-httpproxy".
@@ -75,17 +67,10 @@ func (s *HTTPProxySource) String() string { return "contour-httpproxy" }
 
 // Endpoints returns the endpoints of the selected HTTPProxies.
 func (s *HTTPProxySource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	objs, err := s.res.list()
-	if err != nil {
-		return nil, fmt.Errorf("contour-httpproxy source: %w", err)
-	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
+	return s.res.endpoints(ctx, "contour-httpproxy", func(u *unstructured.Unstructured) source.ObjectRef {
 		ref := objectRef(u, "HTTPProxy")
 		ref.Resource = "HTTPProxy/" + ref.Namespace + "/" + ref.Name // as external-dns writes it
-		return ref, true
+		return ref
 	}, s.proxyEndpoints)
 }
 

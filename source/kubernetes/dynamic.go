@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 )
@@ -84,4 +85,46 @@ func unstructuredLBTargets(obj map[string]any, fields ...string) []string {
 		}
 	}
 	return targets
+}
+
+// openResource sets up the one custom resource a source named name reads
+// (gvr, or def when gvr is empty): it binds the templates' isSource to
+// name in *o, and starts the informer when the source builds its own
+// factory (factory nil).
+func openResource(ctx context.Context, client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o *Options, name string, gvr, def schema.GroupVersionResource) (*dynamicResource, error) {
+	bound, err := o.WithSource(name)
+	if err != nil {
+		return nil, err
+	}
+	*o = bound
+	if gvr.Empty() {
+		gvr = def
+	}
+	res, start, err := newDynamicResource(client, factory, bound, name, gvr)
+	if err != nil {
+		return nil, err
+	}
+	if start != nil {
+		start(ctx)
+	}
+	return res, nil
+}
+
+// endpoints returns the endpoints build makes of the selected objects (see
+// endpointsOf) for the source named name; ref names an object.
+func (r *dynamicResource) endpoints(ctx context.Context, name string, ref func(*unstructured.Unstructured) source.ObjectRef, build func(source.ObjectRef, *unstructured.Unstructured) ([]*endpoint.Endpoint, error)) ([]*endpoint.Endpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	objs, err := r.list()
+	if err != nil {
+		return nil, fmt.Errorf("%s source: %w", name, err)
+	}
+	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) { return ref(u), true }, build)
+}
+
+// kindRef returns the function naming an object of a resource by its
+// kind (when the object carries none).
+func kindRef(kind string) func(*unstructured.Unstructured) source.ObjectRef {
+	return func(u *unstructured.Unstructured) source.ObjectRef { return objectRef(u, kind) }
 }

@@ -136,17 +136,10 @@ func (s *f5Source) String() string { return s.name }
 // Endpoints returns the endpoints of the selected objects that have an
 // address.
 func (s *f5Source) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	objs, err := s.res.list()
-	if err != nil {
-		return nil, fmt.Errorf("%s source: %w", s.name, err)
-	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
+	return s.res.endpoints(ctx, s.name, func(u *unstructured.Unstructured) source.ObjectRef {
 		ref := source.ObjectRef{Kind: s.kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 		ref.Resource = s.name + "/" + ref.Namespace + "/" + ref.Name // as external-dns writes it
-		return ref, true
+		return ref
 	}, s.serverEndpoints)
 }
 

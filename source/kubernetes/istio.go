@@ -106,16 +106,7 @@ func (s *IstioGatewaySource) String() string { return "istio-gateway" }
 
 // Endpoints returns the endpoints of the selected Gateways.
 func (s *IstioGatewaySource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	objs, err := s.res.list()
-	if err != nil {
-		return nil, fmt.Errorf("istio-gateway source: %w", err)
-	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
-		return objectRef(u, "Gateway"), true
-	}, s.gatewayEndpoints)
+	return s.res.endpoints(ctx, "istio-gateway", kindRef("Gateway"), s.gatewayEndpoints)
 }
 
 func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {

@@ -142,16 +142,7 @@ func (s *IstioVirtualServiceSource) String() string { return "istio-virtualservi
 
 // Endpoints returns the endpoints of the selected VirtualServices.
 func (s *IstioVirtualServiceSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	objs, err := s.res.list()
-	if err != nil {
-		return nil, fmt.Errorf("istio-virtualservice source: %w", err)
-	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
-		return objectRef(u, "VirtualService"), true
-	}, s.virtualServiceEndpoints)
+	return s.res.endpoints(ctx, "istio-virtualservice", kindRef("VirtualService"), s.virtualServiceEndpoints)
 }
 
 func (s *IstioVirtualServiceSource) virtualServiceEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {

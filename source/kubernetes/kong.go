@@ -57,23 +57,11 @@ var (
 // NewKongTCPIngressSource returns a Kong TCPIngress source; see
 // [NewServiceSource] for the informer life cycle.
 func NewKongTCPIngressSource(ctx context.Context, client dynamic.Interface, cfg KongTCPIngressConfig) (*KongTCPIngressSource, error) {
-	var err error
-	if cfg.Options, err = cfg.WithSource("kong-tcpingress"); err != nil {
-		return nil, err
-	}
-	gvr := cfg.GVR
-	if gvr.Empty() {
-		gvr = KongTCPIngressGVR
-	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "kong-tcpingress", gvr)
+	res, err := openResource(ctx, client, cfg.DynamicFactory, &cfg.Options, "kong-tcpingress", cfg.GVR, KongTCPIngressGVR)
 	if err != nil {
 		return nil, err
 	}
-	s := &KongTCPIngressSource{cfg: cfg, res: res, inf: informerSet{res.informer}}
-	if start != nil {
-		start(ctx)
-	}
-	return s, nil
+	return &KongTCPIngressSource{cfg: cfg, res: res, inf: informerSet{res.informer}}, nil
 }
 
 // String returns "kong-tcpingress".
@@ -81,16 +69,7 @@ func (s *KongTCPIngressSource) String() string { return "kong-tcpingress" }
 
 // Endpoints returns the endpoints of the selected TCPIngresses.
 func (s *KongTCPIngressSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	objs, err := s.res.list()
-	if err != nil {
-		return nil, fmt.Errorf("kong-tcpingress source: %w", err)
-	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
-		return objectRef(u, "TCPIngress"), true
-	}, s.tcpIngressEndpoints)
+	return s.res.endpoints(ctx, "kong-tcpingress", kindRef("TCPIngress"), s.tcpIngressEndpoints)
 }
 
 func (s *KongTCPIngressSource) tcpIngressEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {

@@ -63,23 +63,11 @@ var (
 // NewOpenShiftRouteSource returns an OpenShift Route source; see
 // [NewServiceSource] for the informer life cycle.
 func NewOpenShiftRouteSource(ctx context.Context, client dynamic.Interface, cfg OpenShiftRouteConfig) (*OpenShiftRouteSource, error) {
-	var err error
-	if cfg.Options, err = cfg.WithSource("openshift-route"); err != nil {
-		return nil, err
-	}
-	gvr := cfg.GVR
-	if gvr.Empty() {
-		gvr = OpenShiftRouteGVR
-	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "openshift-route", gvr)
+	res, err := openResource(ctx, client, cfg.DynamicFactory, &cfg.Options, "openshift-route", cfg.GVR, OpenShiftRouteGVR)
 	if err != nil {
 		return nil, err
 	}
-	s := &OpenShiftRouteSource{cfg: cfg, res: res, inf: informerSet{res.informer}}
-	if start != nil {
-		start(ctx)
-	}
-	return s, nil
+	return &OpenShiftRouteSource{cfg: cfg, res: res, inf: informerSet{res.informer}}, nil
 }
 
 // String returns "openshift-route".
@@ -87,16 +75,7 @@ func (s *OpenShiftRouteSource) String() string { return "openshift-route" }
 
 // Endpoints returns the endpoints of the selected Routes.
 func (s *OpenShiftRouteSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	objs, err := s.res.list()
-	if err != nil {
-		return nil, fmt.Errorf("openshift-route source: %w", err)
-	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
-		return objectRef(u, "Route"), true
-	}, s.routeEndpoints)
+	return s.res.endpoints(ctx, "openshift-route", kindRef("Route"), s.routeEndpoints)
 }
 
 func (s *OpenShiftRouteSource) routeEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {

@@ -57,23 +57,11 @@ var (
 // NewSkipperRouteGroupSource returns a Skipper RouteGroup source; see
 // [NewServiceSource] for the informer life cycle.
 func NewSkipperRouteGroupSource(ctx context.Context, client dynamic.Interface, cfg SkipperRouteGroupConfig) (*SkipperRouteGroupSource, error) {
-	var err error
-	if cfg.Options, err = cfg.WithSource("skipper-routegroup"); err != nil {
-		return nil, err
-	}
-	gvr := cfg.GVR
-	if gvr.Empty() {
-		gvr = SkipperRouteGroupGVR
-	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "skipper-routegroup", gvr)
+	res, err := openResource(ctx, client, cfg.DynamicFactory, &cfg.Options, "skipper-routegroup", cfg.GVR, SkipperRouteGroupGVR)
 	if err != nil {
 		return nil, err
 	}
-	s := &SkipperRouteGroupSource{cfg: cfg, res: res, inf: informerSet{res.informer}}
-	if start != nil {
-		start(ctx)
-	}
-	return s, nil
+	return &SkipperRouteGroupSource{cfg: cfg, res: res, inf: informerSet{res.informer}}, nil
 }
 
 // String returns "skipper-routegroup".
@@ -81,16 +69,7 @@ func (s *SkipperRouteGroupSource) String() string { return "skipper-routegroup" 
 
 // Endpoints returns the endpoints of the selected RouteGroups.
 func (s *SkipperRouteGroupSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	objs, err := s.res.list()
-	if err != nil {
-		return nil, fmt.Errorf("skipper-routegroup source: %w", err)
-	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
-		return objectRef(u, "RouteGroup"), true
-	}, s.routeGroupEndpoints)
+	return s.res.endpoints(ctx, "skipper-routegroup", kindRef("RouteGroup"), s.routeGroupEndpoints)
 }
 
 func (s *SkipperRouteGroupSource) routeGroupEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {
