@@ -127,10 +127,9 @@ func (s *NodeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error
 	if err != nil {
 		return nil, fmt.Errorf("node source: %w", err)
 	}
-	eps, err := endpointsOf(nodes, func(n *corev1.Node) (source.ObjectRef, bool) {
+	return endpointsOf(nodes, func(n *corev1.Node) (source.ObjectRef, bool) {
 		return source.ObjectRef{Kind: "Node", Name: n.Name}, s.cfg.IncludeUnschedulable || !n.Spec.Unschedulable
 	}, s.nodeEndpoints)
-	return eps, err // endpointsOf joins what several objects name alike
 }
 
 func (s *NodeSource) nodeEndpoints(ref source.ObjectRef, node *corev1.Node) ([]*endpoint.Endpoint, error) {

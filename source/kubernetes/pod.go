@@ -150,10 +150,9 @@ func (s *PodSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error)
 	if err != nil {
 		return nil, fmt.Errorf("pod source: %w", err)
 	}
-	eps, err := endpointsOf(pods, func(p *corev1.Pod) (source.ObjectRef, bool) {
+	return endpointsOf(pods, func(p *corev1.Pod) (source.ObjectRef, bool) {
 		return source.ObjectRef{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}, true
 	}, s.podEndpoints)
-	return eps, err // endpointsOf joins what several objects name alike
 }
 
 func (s *PodSource) podEndpoints(ref source.ObjectRef, pod *corev1.Pod) ([]*endpoint.Endpoint, error) {
