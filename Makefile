@@ -8,10 +8,27 @@ GOFLAGS_TEST ?= -race -count=1
 # module proxy when the installed one is older.
 INTEROP_GO ?= GOTOOLCHAIN=auto $(GO)
 
-.PHONY: test test-root test-operator test-interop test-externaldns fmt vet bench bench-interop bench-externaldns fuzz-smoke
+# kube-apiserver and etcd for internal/kubetest, built from k8s.io/kubernetes
+# and go.etcd.io/etcd/server/v3 (the etcd release that Kubernetes version
+# pins) by the tools module tools/kubeapiserver: its own go.mod, so
+# k8s.io/kubernetes never enters zonesync's module graph. Rebuilt only when
+# that module changes.
+KUBE_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" && $$2 ~ /^v[0-9]/ { sub(/^v/, "", $$2); print $$2 }' tools/kubeapiserver/go.mod)
+KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION))) -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION)))
 
-## test: every test of the root module and of the nested modules (examples/operator, interop, provider/externaldns), with -race.
-test: test-root test-operator test-interop test-externaldns
+.PHONY: test test-root test-operator test-interop test-externaldns kubetest-binaries fmt vet bench bench-interop bench-externaldns fuzz-smoke
+
+## test: every test of the root module and of the nested modules (examples/operator, interop, provider/externaldns), with -race; builds the kubetest binaries first (minutes on the first run).
+test: kubetest-binaries test-root test-operator test-interop test-externaldns
+
+## kubetest-binaries: build bin/kube-apiserver and bin/etcd, which the Kubernetes tests start (internal/kubetest); several minutes the first time, cached after.
+kubetest-binaries: bin/kube-apiserver bin/etcd
+
+bin/kube-apiserver: tools/kubeapiserver/go.mod tools/kubeapiserver/go.sum
+	cd tools/kubeapiserver && $(GO) build -ldflags '$(KUBE_LDFLAGS)' -o $(CURDIR)/$@ k8s.io/kubernetes/cmd/kube-apiserver
+
+bin/etcd: tools/kubeapiserver/go.mod tools/kubeapiserver/go.sum
+	cd tools/kubeapiserver && $(GO) build -o $(CURDIR)/$@ go.etcd.io/etcd/server/v3
 
 test-root:
 	$(GO) test $(GOFLAGS_TEST) ./...

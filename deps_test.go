@@ -67,7 +67,7 @@ var deniedCoreModules = []string{
 // restricted maps a module to the package trees (relative to the module
 // root) that alone may import it.
 var restricted = map[string][]string{
-	"k8s.io/client-go":        {"informers", "source/kubernetes", "source/gatewayapi"},
+	"k8s.io/client-go":        {"informers", "source/kubernetes", "source/gatewayapi", "internal/kubetest"},
 	"k8s.io/api":              {"informers", "source/kubernetes", "source/gatewayapi"},
 	"sigs.k8s.io/gateway-api": {"source/gatewayapi"},
 	"github.com/prometheus/":  {"metrics/prometheus"},
