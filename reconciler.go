@@ -59,6 +59,23 @@ type Reconciler struct {
 	// cycle and a cycle requested by [Reconciler.ScheduleRunOnce]; zero
 	// means [DefaultMinEventSyncInterval].
 	MinEventSyncInterval time.Duration
+	// IgnoreSourceEvents makes Run cycle every Interval only, as
+	// external-dns does by default (its --events flag is off unless
+	// given): Run does not even call the Source's AddEventHandler, so a
+	// source starts no event plumbing for nothing.
+	//
+	// The zero value reacts to source events, because that is what a
+	// program embedding the Reconciler expects: when its own objects
+	// change, DNS follows within MinEventSyncInterval, not at the next
+	// Interval (a minute by default). Run registers a handler with
+	// AddEventHandler that calls [Reconciler.ScheduleRunOnce].
+	//
+	// Either way, ScheduleRunOnce called by the program itself still
+	// brings a cycle forward, and RunOnce and Preview ignore this field.
+	// It has nothing to do with Kubernetes Events: recording Events about
+	// records on the objects behind them (external-dns's --emit-events) is
+	// the Observer of package source/kubernetes/events.
+	IgnoreSourceEvents bool
 	// BackoffInitial and BackoffMax bound the retry delay after failed
 	// cycles: after the k-th consecutive failure Run waits
 	// min(BackoffInitial·2^(k-1), BackoffMax). Zero values mean
