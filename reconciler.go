@@ -95,7 +95,9 @@ type Reconciler struct {
 
 	// Logger receives one V(0) line per successful cycle with its counts,
 	// an error line (logr's Error) per failed cycle, and at V(1) one line
-	// per change and per skipped change. RunOnce logs a failed cycle and
+	// per change and per skipped change; at V(0) also one line per warning
+	// of the registry about its settings (see [Cycle.Warnings]) and the
+	// creates it could not own. RunOnce logs a failed cycle and
 	// also returns its error; Run adds a line when it schedules a retry.
 	// The zero value uses the logger of the context given to RunOnce, Run
 	// or Preview ([logr.FromContextOrDiscard]; a controller-runtime
