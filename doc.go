@@ -71,8 +71,10 @@
 // Runnable programs live in the examples directory: quickstart (this
 // package in thirty lines), customsource (a Source of one's own),
 // providertest (proving a provider with the conformance suite),
-// webhookserver (a zonesync provider served to external-dns) and operator
-// (a controller-runtime manager with leader election, in its own module).
+// webhookserver (a zonesync provider served to external-dns), bind (a BIND
+// zone kept in step with a file: RFC 2136 with TSIG, the TXT registry, a
+// preview before each cycle, Prometheus metrics) and operator (a
+// controller-runtime manager with leader election, in its own module).
 //
 // # Usage
 //
