@@ -53,7 +53,10 @@ import (
 // ([registry.OwnabilityChecker]), creates it refuses are left out of the
 // changes and listed in the plan with [plan.SkipUnownable]; the rest is
 // applied, the cycle does not fail for them, and they are logged and counted
-// ([Cycle.Unownable]). When the registry has repairs to make
+// ([Cycle.Unownable]). Warnings of the registry about its own settings
+// ([registry.SettingsWarner]: an owner id or TXT naming that changed while
+// records were owned under the old one) are logged at V(0) every cycle and
+// given to the Observer ([Cycle.Warnings]); they do not fail the cycle. When the registry has repairs to make
 // ([registry.Repairer]) and the plan has no changes, RunOnce still calls its
 // ApplyChanges, with the empty changes, unless DryRun is set.
 //
@@ -124,6 +127,9 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 	}
 	if c.Unownable > 0 {
 		logUnownable(log, p.Skipped, c.Unownable)
+	}
+	for _, w := range calc.warnings {
+		log.Info("the registry's settings leave records without their owner", "warning", w)
 	}
 	if unsafe := r.Safety.Check(changes, calc.tally); unsafe != nil {
 		return changes, joinErrs(fmt.Errorf("zonesync: %w", unsafe), srcErr)
@@ -196,6 +202,7 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 	}
 	if w, ok := registry.As[registry.SettingsWarner](r.Registry); ok {
 		out.warnings = w.SettingsWarnings()
+		c.Warnings = out.warnings
 	}
 	if rp, ok := registry.As[registry.Repairer](r.Registry); ok {
 		out.repairs = rp.PendingRepairs()

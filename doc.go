@@ -71,8 +71,10 @@
 // Runnable programs live in the examples directory: quickstart (this
 // package in thirty lines), customsource (a Source of one's own),
 // providertest (proving a provider with the conformance suite),
-// webhookserver (a zonesync provider served to external-dns) and operator
-// (a controller-runtime manager with leader election, in its own module).
+// webhookserver (a zonesync provider served to external-dns), bind (a BIND
+// zone kept in step with a file: RFC 2136 with TSIG, the TXT registry, a
+// preview before each cycle, Prometheus metrics) and operator (a
+// controller-runtime manager with leader election, in its own module).
 //
 // # Usage
 //
@@ -89,11 +91,13 @@
 //
 // An operator calls [Reconciler.RunOnce] from its own reconcile loop; a
 // standalone program calls [Reconciler.Run], which runs a cycle every
-// Interval and soon after the source reports a change (never sooner than
-// MinEventSyncInterval after the previous cycle). [Reconciler.Preview] shows
-// what a cycle would do — the changes, every change it would skip with the
-// reason, the safety verdict — without applying anything; DryRun makes
-// RunOnce compute the changes without applying them.
+// Interval and, unless IgnoreSourceEvents is set, soon after the source
+// reports a change (never sooner than MinEventSyncInterval after the
+// previous cycle; external-dns reacts to changes only with --events).
+// [Reconciler.Preview] shows what a cycle would do — the changes, every
+// change it would skip with the reason, the safety verdict — without
+// applying anything; DryRun makes RunOnce compute the changes without
+// applying them.
 //
 // Ownership settings live in one place, the registry: the Reconciler reads
 // the owner id, the old owner id of a migration and the managed record types

@@ -139,7 +139,7 @@ func ExampleReconciler_Preview() {
 	// ACTION  NAME              TYPE  SET  REASON         DETAIL
 	// update  shop.example.com  A     -    foreign-owner  the record is owned by "team-b", not "team-a"
 	// safety: ok (0 owned records)
-	// warning: 1 record(s) (e.g. "shop.example.com") are owned by "team-b" and none by "team-a": if "team-b" is what OwnerID used to be, set OwnerID back to it, or set OldOwnerID to "team-b" to take the records over
+	// warning: 1 record(s) (e.g. "shop.example.com") are owned by "team-b" and none by "team-a": they are left as they are (never updated or deleted, and no record is created at their names); if "team-b" is what OwnerID used to be, set OwnerID back to it, or set OldOwnerID to "team-b" to take the records over (their ownership TXT records are then rewritten with owner "team-a")
 }
 
 func ExampleReconciler_RunOnce_unsafePlan() {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-logr/logr/funcr"
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -305,6 +306,42 @@ func TestPreviewShowsSettingsWarnings(t *testing.T) {
 	assert.Contains(t, pv.String(), "\nwarning: "+reg.warnings[0])
 	assert.Contains(t, pv.String(), "\nrepairs: 2")
 	assert.Zero(t, reg.appliedCount(), "Preview writes nothing")
+}
+
+// TestRunOnceReportsSettingsWarnings: a cycle whose TXT registry finds the
+// zone's records owned by one other owner and none by its own (an owner id
+// changed) logs the registry's warning, which says what to change and what
+// happens to those records, and gives it to the Observer; the cycle does
+// not fail and leaves the records alone.
+func TestRunOnceReportsSettingsWarnings(t *testing.T) {
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{
+		endpoint.NewEndpoint("shop.example.com", endpoint.RecordTypeA, "198.51.100.7"),
+		endpoint.NewEndpoint("a-shop.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=team-b"`),
+	}})
+	reg, err := txt.New(zone, txt.Config{OwnerID: "team-a"})
+	require.NoError(t, err)
+	var lines []string
+	obs := newCycleObserver()
+	rec := &zonesync.Reconciler{
+		Source:   source.NewStatic(endpoint.NewEndpoint("shop.example.com", endpoint.RecordTypeA, "192.0.2.1")),
+		Registry: reg, Observer: obs,
+		Logger: funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{}),
+	}
+	changes, err := rec.RunOnce(t.Context())
+	require.NoError(t, err)
+	assert.False(t, changes.HasChanges(), "the other owner's record is left alone")
+
+	c := <-obs.finished
+	require.Len(t, c.Warnings, 1)
+	for _, part := range []string{`owned by "team-b" and none by "team-a"`, "left as they are", `set OldOwnerID to "team-b"`} {
+		assert.Contains(t, c.Warnings[0], part)
+	}
+	assert.True(t, slices.ContainsFunc(lines, func(l string) bool {
+		return strings.Contains(l, "the registry's settings leave records without their owner") && strings.Contains(l, "set OldOwnerID to")
+	}), "the warning is logged at V(0): %q", lines)
+	records, err := zone.Records(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, records, 2, "nothing written")
 }
 
 // TestRepairsApplyEmptyPlan: a registry with repairs to make is handed the

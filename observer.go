@@ -55,6 +55,13 @@ type Cycle struct {
 	// own ([plan.SkipUnownable]): the cycle applied the rest and does not
 	// fail for them, but they need a change of the registry's settings.
 	Unownable int
+	// Warnings are the registry's warnings about its own settings
+	// ([github.com/zonesync/zonesync/registry.SettingsWarner]), one
+	// sentence each, saying what to change: an owner id, TXT prefix or
+	// suffix that leaves records owned today without their owner. Nil when
+	// there are none, the registry cannot tell, or the cycle failed before
+	// planning.
+	Warnings []string
 	// Invalid counts the desired endpoints that failed validation: they
 	// were not planned and are reported, per object, in the cycle's
 	// [*github.com/zonesync/zonesync/source.PartialError] (Err).

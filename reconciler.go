@@ -59,6 +59,23 @@ type Reconciler struct {
 	// cycle and a cycle requested by [Reconciler.ScheduleRunOnce]; zero
 	// means [DefaultMinEventSyncInterval].
 	MinEventSyncInterval time.Duration
+	// IgnoreSourceEvents makes Run cycle every Interval only, as
+	// external-dns does by default (its --events flag is off unless
+	// given): Run does not even call the Source's AddEventHandler, so a
+	// source starts no event plumbing for nothing.
+	//
+	// The zero value reacts to source events, because that is what a
+	// program embedding the Reconciler expects: when its own objects
+	// change, DNS follows within MinEventSyncInterval, not at the next
+	// Interval (a minute by default). Run registers a handler with
+	// AddEventHandler that calls [Reconciler.ScheduleRunOnce].
+	//
+	// Either way, ScheduleRunOnce called by the program itself still
+	// brings a cycle forward, and RunOnce and Preview ignore this field.
+	// It has nothing to do with Kubernetes Events: recording Events about
+	// records on the objects behind them (external-dns's --emit-events) is
+	// the Observer of package source/kubernetes/events.
+	IgnoreSourceEvents bool
 	// BackoffInitial and BackoffMax bound the retry delay after failed
 	// cycles: after the k-th consecutive failure Run waits
 	// min(BackoffInitial·2^(k-1), BackoffMax). Zero values mean
@@ -78,7 +95,9 @@ type Reconciler struct {
 
 	// Logger receives one V(0) line per successful cycle with its counts,
 	// an error line (logr's Error) per failed cycle, and at V(1) one line
-	// per change and per skipped change. RunOnce logs a failed cycle and
+	// per change and per skipped change; at V(0) also one line per warning
+	// of the registry about its settings (see [Cycle.Warnings]) and the
+	// creates it could not own. RunOnce logs a failed cycle and
 	// also returns its error; Run adds a line when it schedules a retry.
 	// The zero value uses the logger of the context given to RunOnce, Run
 	// or Preview ([logr.FromContextOrDiscard]; a controller-runtime

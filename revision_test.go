@@ -250,6 +250,8 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 		require.ErrorIs(t, err, zonesync.ErrInvalidConfig)
 		assert.Contains(t, err.Error(), "[A TXT]")
 		assert.Contains(t, err.Error(), "[A AAAA CNAME]")
+		assert.Contains(t, err.Error(), "leave the Reconciler's ManagedRecordTypes and ExcludeRecordTypes empty", "says what to change")
+		assert.Contains(t, err.Error(), "every record stays as it is", "says what happens meanwhile")
 		require.ErrorIs(t, rec.Run(context.Background()), zonesync.ErrInvalidConfig, "Run stops at once")
 		assert.Equal(t, before, zoneLines(t, p))
 	})

@@ -52,8 +52,10 @@ func (r *Reconciler) backoff(n int) time.Duration {
 // ScheduleRunOnce asks [Reconciler.Run] for a cycle soon: at now, but never
 // sooner than MinEventSyncInterval after the end of the last cycle nor during
 // the backoff after a failed cycle. Requests made while a cycle runs lead to one more
-// cycle after it. Source event handlers call it; it never blocks and is safe
-// for concurrent use. Without a running Run it only records the request.
+// cycle after it. The handler Run registers with the Source calls it (unless
+// IgnoreSourceEvents is set), and a program may call it too; it never blocks
+// and is safe for concurrent use. Without a running Run it only records the
+// request.
 func (r *Reconciler) ScheduleRunOnce(now time.Time) {
 	r.init()
 	r.mu.Lock()
@@ -91,9 +93,12 @@ func (r *Reconciler) nextDue(tick time.Time) time.Time {
 }
 
 // Run runs cycles until ctx is done: one at once, then every Interval, and
-// sooner when a source event calls [Reconciler.ScheduleRunOnce] (Run
-// registers such a handler with the Source's AddEventHandler), but never
-// sooner than MinEventSyncInterval after the previous cycle.
+// sooner when [Reconciler.ScheduleRunOnce] is called, but never sooner than
+// MinEventSyncInterval after the previous cycle. Unless IgnoreSourceEvents
+// is set, Run registers a handler with the Source's AddEventHandler that
+// calls ScheduleRunOnce, so a change the source reports brings the next
+// cycle forward; with it set, Run does not call AddEventHandler and only
+// the program's own ScheduleRunOnce calls do.
 //
 // Run returns only when ctx is done (nil, without waiting for more than the
 // cycle in progress) or on a configuration error ([ErrInvalidConfig]), which
@@ -117,7 +122,9 @@ func (r *Reconciler) Run(ctx context.Context) error {
 
 	clk := r.clock()
 	log := r.logger(ctx).WithName("zonesync")
-	r.Source.AddEventHandler(ctx, func() { r.ScheduleRunOnce(clk.Now()) })
+	if !r.IgnoreSourceEvents {
+		r.Source.AddEventHandler(ctx, func() { r.ScheduleRunOnce(clk.Now()) })
+	}
 
 	tick := clk.Now() // first cycle at once
 	failures := 0     // consecutive failed cycles

@@ -157,6 +157,62 @@ func TestRunEventsRespectMinEventSyncInterval(t *testing.T) {
 	assert.Equal(t, start.Add(time.Hour+80*time.Second), c.Start)
 }
 
+// TestRunIgnoreSourceEvents: by default a source event brings the next
+// cycle forward (to MinEventSyncInterval after the last one); with
+// IgnoreSourceEvents Run never registers a handler, the change waits for
+// the regular Interval, and the program's own ScheduleRunOnce still works.
+func TestRunIgnoreSourceEvents(t *testing.T) {
+	tests := []struct {
+		name     string
+		ignore   bool
+		schedule bool          // the program calls ScheduleRunOnce itself
+		handlers int32         // AddEventHandler calls made by Run
+		next     time.Duration // start of the cycle after the change, from the first
+	}{
+		{name: "zero value: a source event runs a cycle early", handlers: 1, next: 10 * time.Second},
+		{name: "ignored: the change waits for the interval", ignore: true, handlers: 0, next: time.Hour},
+		{name: "ignored: ScheduleRunOnce still runs a cycle early", ignore: true, schedule: true, handlers: 0, next: 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var src *handlerCounter
+			h := startRun(t, &fakeRegistry{}, func(r *zonesync.Reconciler) {
+				src = &handlerCounter{Source: r.Source}
+				r.Source = src
+				r.IgnoreSourceEvents = tt.ignore
+			})
+			first := h.cycle()
+			require.NoError(t, first.Err)
+			h.timer(time.Hour)
+			assert.Equal(t, tt.handlers, src.calls.Load(), "AddEventHandler calls")
+
+			h.src.Set(endpoint.NewEndpoint("b.example.com", endpoint.RecordTypeA, "192.0.2.2"))
+			if tt.schedule {
+				h.rec.ScheduleRunOnce(h.clock.Now())
+			}
+			if tt.next < time.Hour {
+				h.timer(tt.next)
+			}
+			h.clock.Advance(tt.next)
+			c := h.cycle()
+			assert.Equal(t, first.Start.Add(tt.next), c.Start, "the cycle after the change")
+			assert.Equal(t, 1, c.Creates, "it applies the change")
+			h.timer(time.Hour)
+		})
+	}
+}
+
+// handlerCounter counts the AddEventHandler calls made on a source.
+type handlerCounter struct {
+	source.Source
+	calls atomic.Int32
+}
+
+func (s *handlerCounter) AddEventHandler(ctx context.Context, handler func()) {
+	s.calls.Add(1)
+	s.Source.AddEventHandler(ctx, handler)
+}
+
 func TestRunEventDuringCycleRunsAgain(t *testing.T) {
 	reg := &fakeRegistry{}
 	var once sync.Once

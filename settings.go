@@ -39,7 +39,8 @@ func (r *Reconciler) ownership() (registry.Ownership, error) {
 	if rep, ok := registry.As[registry.OwnershipReporter](r.Registry); ok {
 		reported := rep.Ownership()
 		if reported.OwnerID != own.OwnerID {
-			return own, fmt.Errorf("the registry reports owner id %q in Ownership and %q in OwnerID", reported.OwnerID, own.OwnerID)
+			return own, fmt.Errorf("the registry reports owner id %q in Ownership and %q in OwnerID: the registry contradicts itself; "+
+				"until its two methods agree no cycle runs and every record stays as it is", reported.OwnerID, own.OwnerID)
 		}
 		own = reported
 		if len(own.ManagedRecordTypes) > 0 {
@@ -61,7 +62,8 @@ func (r *Reconciler) ownership() (registry.Ownership, error) {
 	case len(own.ManagedRecordTypes) == 0:
 		own.ManagedRecordTypes = endpoint.DefaultManagedRecordTypes()
 	case mine && !sameTypes(types, own.ManagedRecordTypes):
-		return own, fmt.Errorf("the Reconciler manages record types %v but its registry manages %v: configure them in one place, the registry (leave ManagedRecordTypes and ExcludeRecordTypes empty)",
+		return own, fmt.Errorf("the Reconciler manages record types %v but its registry manages %v: configure them in one place, the registry "+
+			"(leave the Reconciler's ManagedRecordTypes and ExcludeRecordTypes empty); until then no cycle runs and every record stays as it is",
 			types, own.ManagedRecordTypes)
 	}
 	return own, nil

@@ -15,7 +15,7 @@
 //
 //	src := source.NewStatic(endpoint.NewEndpoint("app.example.com", endpoint.RecordTypeA, "192.0.2.10"))
 //	rec := &zonesync.Reconciler{Source: src, Registry: reg}
-//	go rec.Run(ctx)                 // Run registers a handler on src
+//	go rec.Run(ctx)                 // Run registers a handler on src (unless rec.IgnoreSourceEvents)
 //	src.Set(newEndpoints...)        // schedules a cycle
 //
 // A source of one's own looks like this (a static list from a map):

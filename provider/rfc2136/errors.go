@@ -21,7 +21,9 @@ var (
 	// ErrTSIG: the server did not accept the request's TSIG signature
 	// (NOTAUTH with the TSIG error BADKEY, BADSIG or BADTIME, or an
 	// unsigned answer to a signed request).
-	ErrTSIG = errors.New("the server did not accept the TSIG signature: check TSIG.KeyName, TSIG.Secret and TSIG.Algorithm against the server's key statement, and this host's clock")
+	ErrTSIG = errors.New("the server did not accept the TSIG signature: check the key name, secret and algorithm in Config.TSIG " +
+		"(KeyName, Secret, Algorithm) against the server's key statement, and this host's clock for BADTIME; " +
+		"the server changed nothing, so the records stay as they are until the key is fixed")
 	// ErrNotAuthoritative: the server is not authoritative for the zone
 	// (NOTAUTH without a TSIG error).
 	ErrNotAuthoritative = errors.New("the server is not authoritative for the zone: check that the zone is in Config.Zones spelled as the server's zone list has it, and that the server serves it as a primary")

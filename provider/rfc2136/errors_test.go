@@ -45,16 +45,16 @@ func TestServerRefusalsSayWhatToCheck(t *testing.T) {
 			cfg:      func(c *rfc2136.Config) { c.TSIG.Secret = "d3Jvbmcgc2VjcmV0IHdyb25nIHNlY3JldA==" },
 			record:   "a.example.org",
 			class:    rfc2136.ErrTSIG,
-			apply:    []string{"create a.example.org A: NOTAUTH (TSIG error BADSIG)", "check TSIG.KeyName, TSIG.Secret and TSIG.Algorithm"},
-			transfer: []string{"rfc2136: zone example.org: transfer: NOTAUTH (TSIG error BADSIG)", "check TSIG.KeyName, TSIG.Secret and TSIG.Algorithm"},
+			apply:    []string{"create a.example.org A: NOTAUTH (TSIG error BADSIG)", "check the key name, secret and algorithm in Config.TSIG", "the records stay as they are"},
+			transfer: []string{"rfc2136: zone example.org: transfer: NOTAUTH (TSIG error BADSIG)", "check the key name, secret and algorithm in Config.TSIG"},
 		},
 		{
 			name:     "unknown key",
 			cfg:      func(c *rfc2136.Config) { c.TSIG.KeyName = "nobody" },
 			record:   "a.example.org",
 			class:    rfc2136.ErrTSIG,
-			apply:    []string{"NOTAUTH (TSIG error BADKEY)", "check TSIG.KeyName"},
-			transfer: []string{"transfer: NOTAUTH (TSIG error BADKEY)", "check TSIG.KeyName"},
+			apply:    []string{"NOTAUTH (TSIG error BADKEY)", "check the key name, secret and algorithm in Config.TSIG", "the server changed nothing"},
+			transfer: []string{"transfer: NOTAUTH (TSIG error BADKEY)", "check the key name, secret and algorithm in Config.TSIG"},
 		},
 		{
 			name:     "unsigned",
@@ -136,7 +136,8 @@ func TestNewRejectsNonBase64Secret(t *testing.T) {
 			continue
 		}
 		require.Error(t, err, "%q", secret)
-		assert.Contains(t, err.Error(), "TSIG.Secret is not standard base64")
+		assert.Contains(t, err.Error(), "Config.TSIG.Secret is not standard base64")
+		assert.Contains(t, err.Error(), "copy the secret of the server's key statement", "says what to change")
 		assert.False(t, strings.Contains(err.Error(), secret), "the secret is not echoed")
 	}
 }

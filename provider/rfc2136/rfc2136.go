@@ -102,7 +102,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	server := strings.TrimSpace(cfg.Server)
 	if server == "" {
-		return nil, errors.New("rfc2136: Config.Server is empty")
+		return nil, errors.New("rfc2136: Config.Server is empty: set it to the primary name server of the zones, \"host\" or \"host:port\"")
 	}
 	if _, _, err := net.SplitHostPort(server); err != nil {
 		server = net.JoinHostPort(strings.Trim(server, "[]"), "53")
@@ -115,7 +115,7 @@ func New(cfg Config) (*Provider, error) {
 		}
 	}
 	if len(zones) == 0 {
-		return nil, errors.New("rfc2136: Config.Zones is empty")
+		return nil, errors.New("rfc2136: Config.Zones is empty: list the zones the server lets this client update and transfer")
 	}
 	p.zones = provider.NewZoneMatcher(zones...)
 	p.zoneList = p.zones.Zones()
@@ -129,7 +129,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if k := cfg.TSIG; k != nil {
 		if strings.TrimSpace(k.KeyName) == "" {
-			return nil, errors.New("rfc2136: TSIG.KeyName is empty")
+			return nil, errors.New("rfc2136: Config.TSIG.KeyName is empty: set it to the name of the server's key statement, or set Config.TSIG to nil to send unsigned requests")
 		}
 		switch strings.ToLower(strings.TrimSuffix(strings.TrimSpace(k.Algorithm), ".")) {
 		case "hmac-sha256":
@@ -137,15 +137,16 @@ func New(cfg Config) (*Provider, error) {
 		case "hmac-sha512":
 			p.algorithm = dns.HmacSHA512
 		default:
-			return nil, fmt.Errorf("rfc2136: TSIG.Algorithm %q is not supported; use hmac-sha256 or hmac-sha512", k.Algorithm)
+			return nil, fmt.Errorf("rfc2136: Config.TSIG.Algorithm %q is not supported: use hmac-sha256 or hmac-sha512, the algorithm of the server's key statement", k.Algorithm)
 		}
 		secret := strings.TrimSpace(k.Secret)
 		if secret == "" {
-			return nil, errors.New("rfc2136: TSIG.Secret is empty")
+			return nil, errors.New("rfc2136: Config.TSIG.Secret is empty: set it to the secret of the server's key statement (standard base64)")
 		}
 		if _, err := base64.StdEncoding.DecodeString(secret); err != nil {
 			// Not quoted: the secret must not land in logs.
-			return nil, fmt.Errorf("rfc2136: TSIG.Secret is not standard base64 (as in BIND's key statement): %w", err)
+			return nil, fmt.Errorf("rfc2136: Config.TSIG.Secret is not standard base64 (as in BIND's key statement): %w: "+
+				"copy the secret of the server's key statement as it is (tsig-keygen prints one)", err)
 		}
 		p.keyName = dns.CanonicalName(strings.TrimSpace(k.KeyName))
 		p.secret = secret

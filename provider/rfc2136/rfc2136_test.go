@@ -369,20 +369,26 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  rfc2136.Config
-		want string
+		want []string // parts of the error: the field at fault, what to set
 	}{
-		{"no server", rfc2136.Config{Zones: []string{"example.org"}}, "Server is empty"},
-		{"no zones", rfc2136.Config{Server: "127.0.0.1", Zones: []string{" "}}, "Zones is empty"},
-		{"root zone", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"."}}, "root zone"},
-		{"key without name", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: &rfc2136.TSIG{Algorithm: "hmac-sha256", Secret: "c2VjcmV0"}}, "KeyName is empty"},
-		{"key without secret", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: &rfc2136.TSIG{KeyName: "k", Algorithm: "hmac-sha512"}}, "Secret is empty"},
-		{"negative min TTL", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: key, MinTTL: -1}, "MinTTL"},
+		{"no server", rfc2136.Config{Zones: []string{"example.org"}}, []string{"Config.Server is empty", "primary name server"}},
+		{"no zones", rfc2136.Config{Server: "127.0.0.1", Zones: []string{" "}}, []string{"Config.Zones is empty", "list the zones"}},
+		{"root zone", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"."}}, []string{"root zone"}},
+		{"key without name", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: &rfc2136.TSIG{Algorithm: "hmac-sha256", Secret: "c2VjcmV0"}},
+			[]string{"Config.TSIG.KeyName is empty", "name of the server's key statement", "Config.TSIG to nil"}},
+		{"key without secret", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: &rfc2136.TSIG{KeyName: "k", Algorithm: "hmac-sha512"}},
+			[]string{"Config.TSIG.Secret is empty", "secret of the server's key statement"}},
+		{"unknown algorithm", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: &rfc2136.TSIG{KeyName: "k", Algorithm: "hmac-md5", Secret: "c2VjcmV0"}},
+			[]string{`Config.TSIG.Algorithm "hmac-md5" is not supported`, "use hmac-sha256 or hmac-sha512"}},
+		{"negative min TTL", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: key, MinTTL: -1}, []string{"MinTTL"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := rfc2136.New(tt.cfg)
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), tt.want)
+			for _, part := range tt.want {
+				assert.Contains(t, err.Error(), part)
+			}
 		})
 	}
 }

@@ -343,20 +343,36 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 // the owned record is inside it (an apex record without a prefix ending in
 // a dot gets "a-example.com", outside the zone).
 func (b *changeBuilder) checkFilter(rec, txt *endpoint.Endpoint) error {
-	return usableTXTName(b.filter, rec.DNSName, txt.DNSName)
+	return b.r.usableTXTName(b.filter, rec, txt.DNSName)
 }
 
-// usableTXTName checks that txtName is a valid name and, when filter
-// matches the owned name, that it matches txtName too.
-func usableTXTName(filter endpoint.DomainFilterInterface, owned, txtName string) error {
+// apexPrefix is the prefix that the error about an apex record's TXT name
+// suggests.
+const apexPrefix = "txt-" + RecordTypeTemplate + "."
+
+// usableTXTName checks that txtName, the ownership TXT name of rec, is a
+// valid name and, when filter matches rec's name, that it matches txtName
+// too. The error says which setting to change and what the change does to
+// the records owned today.
+func (r *Registry) usableTXTName(filter endpoint.DomainFilterInterface, rec *endpoint.Endpoint, txtName string) error {
 	if err := ValidateTXTName(txtName); err != nil {
 		return err
 	}
-	if filter == nil || !filter.Match(owned) || filter.Match(txtName) {
+	if filter == nil || !filter.Match(rec.DNSName) || filter.Match(txtName) {
 		return nil
 	}
-	return fmt.Errorf("%w: %q is outside the provider's domain filter (for apex records use a prefix such as \"prefix-%%{record_type}.\")",
-		ErrTXTName, txtName)
+	fix := "set Config.Prefix"
+	if r.namer.suffix != "" {
+		fix = "a Suffix never names the TXT of a zone's apex inside the zone: use Config.Prefix instead of Config.Suffix"
+	}
+	suggested, _ := newTXTNamer(apexPrefix, "", r.namer.wildcard) // cannot fail: no suffix
+	return fmt.Errorf("%w: %q is outside the provider's domain filter while %s is inside it (a zone apex?): "+
+		"%s to a prefix that contains %q and ends with \".\", such as %q (which names this TXT %q); "+
+		"until then its ownership cannot be recorded. A new prefix renames every ownership TXT: the records owned today "+
+		"under the current naming become unowned (left as they are, never updated or deleted; Registry.SettingsWarnings, "+
+		"shown by a Reconciler's Preview, lists them) until their TXT records are renamed by hand",
+		ErrTXTName, txtName, rec.DNSName, fix, RecordTypeTemplate, apexPrefix,
+		suggested.txtName(endpoint.ToALabel(rec.DNSName), r.txtType(rec)))
 }
 
 func keyOf(txt *endpoint.Endpoint) string {

@@ -108,13 +108,14 @@ type Config struct {
 func (cfg Config) validate() (txtNamer, []byte, []string, error) {
 	var errs []error
 	if cfg.OwnerID == "" {
-		errs = append(errs, errors.New("OwnerID must not be empty"))
+		errs = append(errs, errors.New("OwnerID must not be empty: set it to the name this instance owns records under "+
+			"(to take over a zone external-dns manages, its --txt-owner-id, whose default is \"default\")"))
 	}
 	if cfg.OldOwnerID != "" && cfg.OldOwnerID == cfg.OwnerID {
-		errs = append(errs, fmt.Errorf("OldOwnerID %q equals OwnerID", cfg.OldOwnerID))
+		errs = append(errs, fmt.Errorf("OldOwnerID %q equals OwnerID: set OldOwnerID to the owner id whose records this instance takes over, or leave it empty", cfg.OldOwnerID))
 	}
 	if strings.Contains(cfg.OwnerID, ",") {
-		errs = append(errs, fmt.Errorf("OwnerID %q must not contain \",\" (ownership values have no escaping)", cfg.OwnerID))
+		errs = append(errs, fmt.Errorf("OwnerID %q must not contain \",\" (ownership values have no escaping): choose an owner id without it", cfg.OwnerID))
 	}
 	switch cfg.AliasTXTType {
 	case "", AliasTXTTypeA, AliasTXTTypeCNAME:
@@ -125,7 +126,8 @@ func (cfg Config) validate() (txtNamer, []byte, []string, error) {
 	if len(cfg.EncryptionKey) > 0 {
 		k, err := endpoint.ParseEncryptionKey(cfg.EncryptionKey)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("EncryptionKey: %w", err))
+			errs = append(errs, fmt.Errorf("EncryptionKey: %w: give the key the zone's ownership values are encrypted with, 32 bytes or their standard base64 "+
+				"(external-dns's --txt-encrypt-aes-key); values encrypted with another key do not read as ownership records, and the records they own are left unowned", err))
 		}
 		key = k
 	}
@@ -133,14 +135,15 @@ func (cfg Config) validate() (txtNamer, []byte, []string, error) {
 	case EncryptionReadWrite:
 	case EncryptionDecryptOnly:
 		if len(cfg.EncryptionKey) == 0 {
-			errs = append(errs, errors.New("EncryptionMode EncryptionDecryptOnly needs an EncryptionKey"))
+			errs = append(errs, errors.New("EncryptionMode EncryptionDecryptOnly needs an EncryptionKey: set the key the values were encrypted with, or use EncryptionReadWrite without a key for plain text"))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("EncryptionMode %d: want EncryptionReadWrite or EncryptionDecryptOnly", cfg.EncryptionMode))
 	}
 	var namer txtNamer
 	if cfg.Prefix != "" && cfg.Suffix != "" {
-		errs = append(errs, fmt.Errorf("Prefix %q and Suffix %q are mutually exclusive", cfg.Prefix, cfg.Suffix))
+		errs = append(errs, fmt.Errorf("Prefix %q and Suffix %q are mutually exclusive: keep the one the zone's ownership TXT records were written with "+
+			"(records owned under the other naming would read as unowned and be left as they are)", cfg.Prefix, cfg.Suffix))
 	} else {
 		namer, _ = newTXTNamer(cfg.Prefix, cfg.Suffix, cfg.WildcardReplacement) // cannot fail: checked above
 	}

@@ -34,7 +34,7 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 	txt, err := r.ownershipTXT(rec)
 	if err == nil {
-		err = usableTXTName(r.domainFilter(), rec.DNSName, txt.DNSName)
+		err = r.usableTXTName(r.domainFilter(), rec, txt.DNSName)
 	}
 	if err != nil {
 		return fmt.Errorf("txt registry: the ownership of %s cannot be recorded: %w", rec.Key(), err)

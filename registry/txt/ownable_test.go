@@ -24,18 +24,34 @@ import (
 func TestCheckOwnableAgreesWithApply(t *testing.T) {
 	long := strings.Repeat("x", 62)
 	tests := []struct {
-		name    string
-		cfg     txt.Config
-		record  *endpoint.Endpoint
-		wantMsg string // "" = ownable
+		name   string
+		cfg    txt.Config
+		record *endpoint.Endpoint
+		want   []string // parts of the error; nil = ownable
 	}{
 		{name: "plain record", record: a("ok.example.com", "192.0.2.1")},
 		{name: "upper case and trailing dot", record: a("OK.Example.COM.", "192.0.2.1")},
 		{name: "apex with a templated prefix", cfg: txt.Config{Prefix: "own-%{record_type}."}, record: a("example.com", "192.0.2.1")},
-		{name: "label over 63 octets", record: a(long+".example.com", "192.0.2.1"), wantMsg: "a-" + long},
-		{name: "prefix pushes label over 63 octets", cfg: txt.Config{Prefix: "owner-"}, record: a(strings.Repeat("y", 58)+".example.com", "192.0.2.1"), wantMsg: "63"},
-		{name: "apex TXT outside the zone", record: a("example.com", "192.0.2.1"), wantMsg: `"a-example.com" is outside the provider's domain filter`},
-		{name: "apex with a non-templated prefix", cfg: txt.Config{Prefix: "own-"}, record: a("example.com", "192.0.2.1"), wantMsg: "outside the provider's domain filter"},
+		{name: "label over 63 octets", record: a(long+".example.com", "192.0.2.1"), want: []string{"a-" + long}},
+		{name: "prefix pushes label over 63 octets", cfg: txt.Config{Prefix: "owner-"}, record: a(strings.Repeat("y", 58)+".example.com", "192.0.2.1"), want: []string{"63"}},
+		{
+			name: "apex TXT outside the zone", record: a("example.com", "192.0.2.1"),
+			want: []string{
+				`"a-example.com" is outside the provider's domain filter`,
+				// What to change, with a prefix that works and what it gives.
+				`set Config.Prefix to a prefix that contains "%{record_type}" and ends with "."`, `"txt-%{record_type}."`, `"txt-a.example.com"`,
+				// What the change does to the records owned today.
+				"the records owned today under the current naming become unowned", "never updated or deleted",
+			},
+		},
+		{
+			name: "apex with a non-templated prefix", cfg: txt.Config{Prefix: "own-"}, record: a("example.com", "192.0.2.1"),
+			want: []string{`"own-a-example.com" is outside the provider's domain filter`, "set Config.Prefix", "records owned today"},
+		},
+		{
+			name: "apex AAAA with a suffix", cfg: txt.Config{Suffix: "-own"}, record: endpoint.NewEndpoint("example.com", endpoint.RecordTypeAAAA, "2001:db8::1"),
+			want: []string{`"aaaa-example-own.com" is outside`, "use Config.Prefix instead of Config.Suffix", `"txt-aaaa.example.com"`, "records owned today"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,14 +66,17 @@ func TestCheckOwnableAgreesWithApply(t *testing.T) {
 			_, rerr := reg.Records(ctx)
 			require.NoError(t, rerr)
 			applyErr := reg.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{tt.record}})
-			if tt.wantMsg == "" {
+			if tt.want == nil {
 				require.NoError(t, err)
 				require.NoError(t, applyErr)
 				return
 			}
 			require.Error(t, err)
 			assert.ErrorIs(t, err, txt.ErrTXTName)
-			assert.Contains(t, err.Error(), tt.wantMsg)
+			for _, part := range tt.want {
+				assert.Contains(t, err.Error(), part)
+				assert.Contains(t, applyErr.Error(), part, "ApplyChanges gives the same cause")
+			}
 			assert.Contains(t, err.Error(), endpoint.ToALabel(tt.record.DNSName), "names the record")
 			assert.ErrorIs(t, applyErr, txt.ErrTXTName, "ApplyChanges refuses it too")
 			assert.Empty(t, zoneDump(t, zone))

@@ -714,7 +714,7 @@ func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endp
 	if !force {
 		return
 	}
-	if err := usableTXTName(rd.filter, rec.DNSName, r.txtName(rec)); err != nil {
+	if err := r.usableTXTName(rd.filter, rec, r.txtName(rec)); err != nil {
 		log.Info("cannot write the typed ownership TXT of a record", "record", rec.Key().String(), "reason", err.Error())
 		return
 	}

@@ -432,7 +432,7 @@ func TestSettingsWarnings(t *testing.T) {
 				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", mine),
 				a("web.example.com", "192.0.2.2"), txtRecord("a-web.example.com", mine),
 			},
-			want: [][]string{{"2 ", "a-app.example.com", `"own-"`, "Prefix"}},
+			want: [][]string{{"2 ", "a-app.example.com", `"own-"`, "will not be updated or deleted", "set Prefix, Suffix and WildcardReplacement back", "rename those TXT records"}},
 		},
 		{
 			name: "suffix changed, TXT of the old owner",
@@ -446,7 +446,8 @@ func TestSettingsWarnings(t *testing.T) {
 				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", old),
 				a("web.example.com", "192.0.2.2"), txtRecord("a-web.example.com", old),
 			},
-			want: [][]string{{"2 ", "app.example.com", `"old-id"`, "OwnerID", "OldOwnerID"}},
+			want: [][]string{{"2 ", "app.example.com", `"old-id"`, "set OwnerID back", `set OldOwnerID to "old-id"`,
+				"left as they are", "never updated or deleted", `rewritten with owner "default"`}},
 		},
 		{
 			name: "owner id changed, old owner configured: no warning",

@@ -69,14 +69,16 @@ func (c *settingsCheck) warnings(r *Registry) []string {
 		}
 		out = append(out, fmt.Sprintf("%d ownership TXT record(s) of owner %s (e.g. %q) do not match the configured TXT naming "+
 			"(Prefix %q, Suffix %q, WildcardReplacement %q): the records they own are unowned and will not be updated or deleted; "+
-			"set Prefix, Suffix and WildcardReplacement back to the values that wrote them",
+			"set Prefix, Suffix and WildcardReplacement back to the values that wrote them, or rename those TXT records to the new naming by hand",
 			c.unparsed, owners, c.unparsedEx, r.namer.prefix, r.namer.suffix, r.namer.wildcard))
 	}
 	if c.ours == 0 && len(c.others) == 1 {
 		owner := slices.Collect(maps.Keys(c.others))[0]
 		out = append(out, fmt.Sprintf("%d record(s) (e.g. %q) are owned by %q and none by %q: "+
-			"if %q is what OwnerID used to be, set OwnerID back to it, or set OldOwnerID to %q to take the records over",
-			c.others[owner], c.othersEx[owner], owner, r.ownerID, owner, owner))
+			"they are left as they are (never updated or deleted, and no record is created at their names); "+
+			"if %q is what OwnerID used to be, set OwnerID back to it, or set OldOwnerID to %q to take the records over "+
+			"(their ownership TXT records are then rewritten with owner %q)",
+			c.others[owner], c.othersEx[owner], owner, r.ownerID, owner, owner, r.ownerID))
 	}
 	return out
 }
