@@ -43,8 +43,10 @@
 //     interface, a provider that also knows who owns each record.
 //     [github.com/zonesync/zonesync/registry/txt] keeps ownership in TXT
 //     records compatible with external-dns, so zones it manages today can be
-//     taken over without churn; [github.com/zonesync/zonesync/registry/noop]
-//     keeps none.
+//     taken over: with the same owner id and TXT settings, records both
+//     are asked for do not change (docs/from-external-dns.md lists the
+//     cases that do); [github.com/zonesync/zonesync/registry/noop] keeps
+//     none.
 //   - [github.com/zonesync/zonesync/source]: the two-method [source.Source]
 //     interface that yields desired endpoints, the optional readiness
 //     capability [source.Syncer], the per-object [source.PartialError],

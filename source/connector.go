@@ -64,14 +64,14 @@ var ErrConnectorTooLarge = errors.New("connector: response exceeds the size limi
 // A Connector holds no connection between calls and is safe for concurrent
 // use. Handlers are never called: the server cannot announce changes.
 //
-// +zonesync:source:name=connector
-// +zonesync:source:category=external
-// +zonesync:source:description=Reads endpoints from a TCP server in external-dns's connector wire format (one gob-encoded list per connection).
-// +zonesync:source:resources=none
-// +zonesync:source:filters=none
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=false
+//zonesync:source:name=connector
+//zonesync:source:category=external
+//zonesync:source:description=Reads endpoints from a TCP server in external-dns's connector wire format (one gob-encoded list per connection).
+//zonesync:source:resources=none
+//zonesync:source:filters=none
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=false
 type Connector struct {
 	addr        string
 	dialTimeout time.Duration

@@ -30,14 +30,14 @@ import (
 // Readiness and events are those of the inner source; a [*PartialError]
 // from it is passed on with the deduplicated endpoints.
 //
-// +zonesync:source:name=dedup
-// +zonesync:source:category=wrapper
-// +zonesync:source:description=Drops exact duplicate endpoints (same name, type, set identifier, targets, TTL, labels, provider-specific).
-// +zonesync:source:resources=none
-// +zonesync:source:filters=none
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
+//zonesync:source:name=dedup
+//zonesync:source:category=wrapper
+//zonesync:source:description=Drops exact duplicate endpoints (same name, type, set identifier, targets, TTL, labels, provider-specific).
+//zonesync:source:resources=none
+//zonesync:source:filters=none
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
 type Dedup struct {
 	wrapper
 }

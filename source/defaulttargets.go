@@ -32,14 +32,14 @@ import (
 // Readiness and events are those of the inner source; a [*PartialError]
 // from it is passed on with the endpoints.
 //
-// +zonesync:source:name=default-targets
-// +zonesync:source:category=wrapper
-// +zonesync:source:description=Gives endpoints without targets (or all endpoints, when forced) a fixed set of default targets.
-// +zonesync:source:resources=none
-// +zonesync:source:filters=none
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
+//zonesync:source:name=default-targets
+//zonesync:source:category=wrapper
+//zonesync:source:description=Gives endpoints without targets (or all endpoints, when forced) a fixed set of default targets.
+//zonesync:source:resources=none
+//zonesync:source:filters=none
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
 type DefaultTargets struct {
 	wrapper
 	groups []targetGroup

@@ -105,9 +105,13 @@
 //
 // # Doc markers
 //
-// The doc comment of every source type carries "+zonesync:source:" marker
-// lines (name, category, description, resources, filters, namespaced,
-// fqdn-template, events) from which docs/sources.md is generated.
+// The doc comment of every source type ends with "//zonesync:source:"
+// marker lines (name, category, description, resources, filters,
+// namespaced, fqdn-template, events, and config for the options table) from
+// which go generate ./source writes docs/sources.md. Written without a space
+// after "//", they are directive comments, which go doc and pkg.go.dev do
+// not show; internal/sourcedocs refuses the visible "// +zonesync:source:"
+// form of earlier revisions.
 //
 // # Concurrency
 //

@@ -29,14 +29,14 @@ import (
 // Multi is ready ([Syncer]) only when every source it holds is, and
 // AddEventHandler registers the handler on every source.
 //
-// +zonesync:source:name=multi
-// +zonesync:source:category=wrapper
-// +zonesync:source:description=Combines several sources, asked concurrently; results in source order, partial errors merged, ready when all are.
-// +zonesync:source:resources=none
-// +zonesync:source:filters=none
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
+//zonesync:source:name=multi
+//zonesync:source:category=wrapper
+//zonesync:source:description=Combines several sources, asked concurrently; results in source order, partial errors merged, ready when all are.
+//zonesync:source:resources=none
+//zonesync:source:filters=none
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
 type Multi struct {
 	sources []Source
 	limit   int

@@ -27,14 +27,14 @@ import (
 // (validation reports them). Readiness and events are those of the inner
 // source; a [*PartialError] from it is passed on with the endpoints.
 //
-// +zonesync:source:name=nat64
-// +zonesync:source:category=wrapper
-// +zonesync:source:description=Adds A endpoints for AAAA targets inside NAT64 /96 prefixes (or, optionally, AAAA endpoints for A targets).
-// +zonesync:source:resources=none
-// +zonesync:source:filters=networks
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
+//zonesync:source:name=nat64
+//zonesync:source:category=wrapper
+//zonesync:source:description=Adds A endpoints for AAAA targets inside NAT64 /96 prefixes (or, optionally, AAAA endpoints for A targets).
+//zonesync:source:resources=none
+//zonesync:source:filters=networks
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
 type NAT64 struct {
 	wrapper
 	prefixes       []netip.Prefix

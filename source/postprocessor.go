@@ -41,14 +41,14 @@ import (
 // Readiness and events are those of the inner source; a [*PartialError]
 // from it is passed on with the endpoints.
 //
-// +zonesync:source:name=post-processor
-// +zonesync:source:category=wrapper
-// +zonesync:source:description=Applies default and minimum TTLs, renames legacy Cloudflare properties (cloudflare/proxied, ...) for the cloudflare provider, keeps only the provider's provider-specific properties, optionally prefers ALIAS.
-// +zonesync:source:resources=none
-// +zonesync:source:filters=none
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
+//zonesync:source:name=post-processor
+//zonesync:source:category=wrapper
+//zonesync:source:description=Applies default and minimum TTLs, renames legacy Cloudflare properties (cloudflare/proxied, ...) for the cloudflare provider, keeps only the provider's provider-specific properties, optionally prefers ALIAS.
+//zonesync:source:resources=none
+//zonesync:source:filters=none
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
 type PostProcessor struct {
 	wrapper
 	defaultTTL, minTTL endpoint.TTL

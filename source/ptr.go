@@ -40,14 +40,14 @@ import (
 // Readiness and events are those of the inner source; a [*PartialError]
 // from it is passed on with the endpoints.
 //
-// +zonesync:source:name=ptr
-// +zonesync:source:category=wrapper
-// +zonesync:source:description=Adds PTR endpoints in in-addr.arpa/ip6.arpa for A/AAAA targets, merging names that share an address.
-// +zonesync:source:resources=none
-// +zonesync:source:filters=domain-filter
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
+//zonesync:source:name=ptr
+//zonesync:source:category=wrapper
+//zonesync:source:description=Adds PTR endpoints in in-addr.arpa/ip6.arpa for A/AAAA targets, merging names that share an address.
+//zonesync:source:resources=none
+//zonesync:source:filters=domain-filter
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
 type PTR struct {
 	wrapper
 	filter         endpoint.DomainFilterInterface

@@ -184,7 +184,7 @@ func TestDocMarkers(t *testing.T) {
 			typeName := gd.Specs[0].(*ast.TypeSpec).Name.Name
 			values := map[string][]string{}
 			for _, c := range gd.Doc.List {
-				rest, ok := strings.CutPrefix(c.Text, "// +zonesync:source:")
+				rest, ok := strings.CutPrefix(c.Text, "//zonesync:source:")
 				if !ok {
 					continue
 				}

@@ -17,14 +17,14 @@ import (
 // Beware: a Reconciler with an Empty source plans the deletion of every
 // record it owns (subject to its safety threshold).
 //
-// +zonesync:source:name=empty
-// +zonesync:source:category=core
-// +zonesync:source:description=A source with no endpoints.
-// +zonesync:source:resources=none
-// +zonesync:source:filters=none
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=false
+//zonesync:source:name=empty
+//zonesync:source:category=core
+//zonesync:source:description=A source with no endpoints.
+//zonesync:source:resources=none
+//zonesync:source:filters=none
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=false
 type Empty struct{}
 
 var _ Source = Empty{}
@@ -63,14 +63,14 @@ func orEmpty(s Source) Source {
 // (DNSName, SetIdentifier, RecordType), without nil entries. A Static is
 // safe for concurrent use; the zero value is an empty source ready to use.
 //
-// +zonesync:source:name=static
-// +zonesync:source:category=core
-// +zonesync:source:description=Endpoints held in memory: a fixed list, or one the program replaces with Set or extends with Add, which notify the handlers.
-// +zonesync:source:resources=none
-// +zonesync:source:filters=none
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
+//zonesync:source:name=static
+//zonesync:source:category=core
+//zonesync:source:description=Endpoints held in memory: a fixed list, or one the program replaces with Set or extends with Add, which notify the handlers.
+//zonesync:source:resources=none
+//zonesync:source:filters=none
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
 type Static struct {
 	mu       sync.Mutex
 	eps      []*endpoint.Endpoint // sorted, owned by the source, replaced and never mutated

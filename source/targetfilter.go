@@ -30,14 +30,14 @@ import (
 // Readiness and events are those of the inner source; a [*PartialError]
 // from it is passed on with the filtered endpoints.
 //
-// +zonesync:source:name=target-filter
-// +zonesync:source:category=wrapper
-// +zonesync:source:description=Keeps only A/AAAA targets inside the included networks and outside the excluded ones.
-// +zonesync:source:resources=none
-// +zonesync:source:filters=networks
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
+//zonesync:source:name=target-filter
+//zonesync:source:category=wrapper
+//zonesync:source:description=Keeps only A/AAAA targets inside the included networks and outside the excluded ones.
+//zonesync:source:resources=none
+//zonesync:source:filters=networks
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
 type TargetFilter struct {
 	wrapper
 	include, exclude []netip.Prefix

@@ -1,16 +1,24 @@
 // Command sourcedocs writes docs/sources.md from the doc markers of the
 // source types of zonesync.
 //
-// Every source type carries, in its doc comment, one marker per line:
+// Every source type carries, at the end of its doc comment, one marker per
+// line:
 //
-//	// +zonesync:source:name=static
-//	// +zonesync:source:category=core
-//	// +zonesync:source:description=A fixed list of endpoints given at construction.
-//	// +zonesync:source:resources=none
-//	// +zonesync:source:filters=none
-//	// +zonesync:source:namespaced=false
-//	// +zonesync:source:fqdn-template=false
-//	// +zonesync:source:events=false
+//	//zonesync:source:name=static
+//	//zonesync:source:category=core
+//	//zonesync:source:description=A fixed list of endpoints given at construction.
+//	//zonesync:source:resources=none
+//	//zonesync:source:filters=none
+//	//zonesync:source:namespaced=false
+//	//zonesync:source:fqdn-template=false
+//	//zonesync:source:events=false
+//
+// A marker is written without a space after "//": that makes it a
+// directive comment (like //go:generate), which go doc and pkg.go.dev leave
+// out of the documentation they show and gofmt keeps at the end of the doc
+// comment. A marker written as ordinary text ("// +zonesync:source:…", the
+// form of earlier revisions) would be shown to readers, so it is reported as
+// a mistake.
 //
 // All eight keys are required, each once; namespaced, fqdn-template and
 // events are "true" or "false"; names are unique. sourcedocs reads every Go
@@ -72,8 +80,14 @@ func run(root, out string, check bool) error {
 	return os.WriteFile(out, doc, 0o644)
 }
 
-// markerPrefix starts every marker line (after "//" and spaces).
-const markerPrefix = "+zonesync:source:"
+// markerPrefix starts every marker line: a directive comment, hidden from
+// go doc.
+const markerPrefix = "//zonesync:source:"
+
+// markerName is what a marker line holds after "//", blanks and an optional
+// "+": a line with it that does not start with markerPrefix is a marker in a
+// form go doc shows.
+const markerName = "zonesync:source:"
 
 // markerKeys are the required keys, in the order of the table columns.
 var markerKeys = []string{
@@ -280,17 +294,22 @@ func structOptions(structs map[string]*ast.StructType, pkg string, st *ast.Struc
 }
 
 // fileDocs returns the marked types of one file and the mistakes in their
-// markers. Markers on anything but a type declaration are mistakes too.
+// markers. Markers on anything but a type declaration, and markers in a
+// comment that is no doc comment (a blank line between them and the type),
+// are mistakes too.
 func fileDocs(fset *token.FileSet, pkg string, f *ast.File) ([]sourceDoc, []error) {
 	var docs []sourceDoc
 	var errs []error
+	docGroups := map[*ast.CommentGroup]bool{} // doc comments of declarations, checked below
 	for _, decl := range f.Decls {
 		switch decl := decl.(type) {
 		case *ast.FuncDecl:
+			docGroups[decl.Doc] = true
 			if c := firstMarker(decl.Doc); c != nil {
 				errs = append(errs, fmt.Errorf("%s: func %s: source markers belong on a type", fset.Position(c.Pos()), decl.Name.Name))
 			}
 		case *ast.GenDecl:
+			docGroups[decl.Doc] = true
 			if decl.Tok != token.TYPE {
 				if c := firstMarker(decl.Doc); c != nil {
 					errs = append(errs, fmt.Errorf("%s: %s declaration: source markers belong on a type", fset.Position(c.Pos()), decl.Tok))
@@ -299,6 +318,7 @@ func fileDocs(fset *token.FileSet, pkg string, f *ast.File) ([]sourceDoc, []erro
 			}
 			for _, spec := range decl.Specs {
 				ts := spec.(*ast.TypeSpec)
+				docGroups[ts.Doc] = true
 				doc := ts.Doc
 				if doc == nil && !decl.Lparen.IsValid() {
 					doc = decl.Doc
@@ -312,25 +332,49 @@ func fileDocs(fset *token.FileSet, pkg string, f *ast.File) ([]sourceDoc, []erro
 			}
 		}
 	}
+	for _, cg := range f.Comments {
+		if docGroups[cg] {
+			continue
+		}
+		if c := firstMarker(cg); c != nil {
+			errs = append(errs, fmt.Errorf("%s: source marker in no type's doc comment: put the markers at the end of the doc comment of the source type, with no blank line before the type", fset.Position(c.Pos())))
+		}
+	}
 	return docs, errs
 }
 
-// markerText returns the text of a comment line after "//" and spaces, and
-// whether it is a marker.
-func markerText(c *ast.Comment) (string, bool) {
+// markerKind says what a comment line is to sourcedocs.
+type markerKind int
+
+const (
+	notMarker     markerKind = iota
+	marker                   // "//zonesync:source:key=value", a directive go doc hides
+	visibleMarker            // a marker written as text go doc shows: "// +zonesync:source:key=value"
+)
+
+// markerText returns what follows the marker name in a comment line
+// ("key=value") and what kind of line it is.
+func markerText(c *ast.Comment) (string, markerKind) {
+	if text, ok := strings.CutPrefix(c.Text, markerPrefix); ok {
+		return text, marker
+	}
 	text, ok := strings.CutPrefix(c.Text, "//")
 	if !ok {
-		return "", false
+		return "", notMarker
 	}
-	return strings.CutPrefix(strings.TrimSpace(text), markerPrefix)
+	if text, ok := strings.CutPrefix(strings.TrimLeft(strings.TrimSpace(text), "+"), markerName); ok {
+		return text, visibleMarker
+	}
+	return "", notMarker
 }
 
+// firstMarker returns the first marker line of doc, in either form, or nil.
 func firstMarker(doc *ast.CommentGroup) *ast.Comment {
 	if doc == nil {
 		return nil
 	}
 	for _, c := range doc.List {
-		if _, ok := markerText(c); ok {
+		if _, kind := markerText(c); kind != notMarker {
 			return c
 		}
 	}
@@ -349,9 +393,15 @@ func typeDoc(fset *token.FileSet, pkg string, ts *ast.TypeSpec, doc *ast.Comment
 		errs = append(errs, fmt.Errorf("%s: type %s: %s", pos, d.Type, fmt.Sprintf(format, args...)))
 	}
 	seen := map[string]bool{}
+	visible := false
 	for _, c := range doc.List {
-		text, ok := markerText(c)
-		if !ok {
+		text, kind := markerText(c)
+		switch kind {
+		case notMarker:
+			continue
+		case visibleMarker:
+			visible = true
+			fail(c, "marker %q is shown by go doc: write it as %q (no space after //)", c.Text, markerPrefix+strings.TrimSpace(text))
 			continue
 		}
 		key, value, ok := strings.Cut(text, "=")
@@ -378,7 +428,7 @@ func typeDoc(fset *token.FileSet, pkg string, ts *ast.TypeSpec, doc *ast.Comment
 		}
 	}
 	for _, key := range markerKeys {
-		if !seen[key] {
+		if !seen[key] && !visible { // rewriting the visible markers is the fix
 			fail(nil, "marker key %q missing", key)
 		}
 	}
@@ -390,7 +440,7 @@ func render(docs []sourceDoc) []byte {
 	var b bytes.Buffer
 	b.WriteString(`# Sources
 
-<!-- Code generated by internal/sourcedocs from the +zonesync:source markers; DO NOT EDIT. -->
+<!-- Code generated by internal/sourcedocs from the //zonesync:source markers; DO NOT EDIT. -->
 <!-- Regenerate with: go generate ./source -->
 
 Every source type of zonesync, as its doc markers describe it. The columns:

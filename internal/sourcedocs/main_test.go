@@ -2,6 +2,9 @@ package main
 
 import (
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,8 +53,8 @@ func TestCollect(t *testing.T) {
 	assert.Equal(t, []string{
 		"core empty source.Empty source/static.go:29:2",
 		"core static source.Static source/static.go:13:6",
-		"kubernetes ingress kubernetes.Ingress source/kubernetes/service.go:46:6",
-		"kubernetes service kubernetes.Service source/kubernetes/service.go:14:6",
+		"kubernetes ingress kubernetes.Ingress source/kubernetes/service.go:47:6",
+		"kubernetes service kubernetes.Service source/kubernetes/service.go:15:6",
 	}, got)
 }
 
@@ -64,24 +67,32 @@ func TestCollectReportsEveryMistake(t *testing.T) {
 		`source/bad.go:20:1: type Wrong: marker key "namespaced" is "maybe", want true or false`,
 		`source/bad.go:23:1: type Wrong: marker key "events" given twice`,
 		`source/bad.go:24:1: type Wrong: unknown marker key "colour"`,
-		`source/bad.go:25:1: type Wrong: marker "+zonesync:source:noequals" has no "="`,
+		`source/bad.go:25:1: type Wrong: marker "//zonesync:source:noequals" has no "="`,
 		`source/bad.go:26:1: type Wrong: marker key "resources" given twice`,
 		`source/bad.go:31:1: func Function: source markers belong on a type`,
 		`source/bad.go:34:1: var declaration: source markers belong on a type`,
+		// The form go doc shows is refused line by line; the keys it
+		// would have given are not reported missing on top.
+		`source/bad.go:39:1: type Visible: marker "// +zonesync:source:name=visible" is shown by go doc: write it as "//zonesync:source:name=visible" (no space after //)`,
+		`source/bad.go:41:1: type Visible: marker "//\t+zonesync:source:category=core" is shown by go doc: write it as "//zonesync:source:category=core" (no space after //)`,
+		// Markers in a comment that documents no type (a blank line
+		// before the type, or a field's doc) would be lost silently.
+		`source/bad.go:46:1: source marker in no type's doc comment: put the markers at the end of the doc comment of the source type, with no blank line before the type`,
+		`source/bad.go:54:2: source marker in no type's doc comment: put the markers at the end of the doc comment of the source type, with no blank line before the type`,
 		`source/sub/dup.go:25:6: type Second: source name "dup" is already used by type First at source/sub/dup.go:13:6`,
 	} {
 		assert.ErrorContains(t, err, want)
 	}
-	assert.Len(t, strings.Split(err.Error(), "\n"), 10, "unexpected extra errors: %v", err)
+	assert.Len(t, strings.Split(err.Error(), "\n"), 14, "unexpected extra errors: %v", err)
 }
 
 func TestEmptyValue(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "source"), 0o755))
 	src := "package source\n\n" +
-		"// +zonesync:source:name=x\n// +zonesync:source:category=\n" +
-		"// +zonesync:source:description=d\n// +zonesync:source:resources=r\n// +zonesync:source:filters=f\n" +
-		"// +zonesync:source:namespaced=true\n// +zonesync:source:fqdn-template=true\n// +zonesync:source:events=true\n" +
+		"//zonesync:source:name=x\n//zonesync:source:category=\n" +
+		"//zonesync:source:description=d\n//zonesync:source:resources=r\n//zonesync:source:filters=f\n" +
+		"//zonesync:source:namespaced=true\n//zonesync:source:fqdn-template=true\n//zonesync:source:events=true\n" +
 		"type X struct{}\n"
 	require.NoError(t, os.WriteFile(filepath.Join(root, "source", "x.go"), []byte(src), 0o644))
 	_, err := collect(root)
@@ -110,10 +121,10 @@ func TestUnknownConfig(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "source"), 0o755))
 	src := "package source\n\n" +
-		"// +zonesync:source:name=x\n// +zonesync:source:category=c\n" +
-		"// +zonesync:source:description=d\n// +zonesync:source:resources=r\n// +zonesync:source:filters=f\n" +
-		"// +zonesync:source:namespaced=true\n// +zonesync:source:fqdn-template=true\n// +zonesync:source:events=true\n" +
-		"// +zonesync:source:config=XConfig\n" +
+		"//zonesync:source:name=x\n//zonesync:source:category=c\n" +
+		"//zonesync:source:description=d\n//zonesync:source:resources=r\n//zonesync:source:filters=f\n" +
+		"//zonesync:source:namespaced=true\n//zonesync:source:fqdn-template=true\n//zonesync:source:events=true\n" +
+		"//zonesync:source:config=XConfig\n" +
 		"type X struct{}\n"
 	require.NoError(t, os.WriteFile(filepath.Join(root, "source", "x.go"), []byte(src), 0o644))
 	_, err := collect(root)
@@ -122,4 +133,21 @@ func TestUnknownConfig(t *testing.T) {
 
 func TestRenderWithoutSources(t *testing.T) {
 	assert.Contains(t, string(render(nil)), "No source type carries markers yet.")
+}
+
+// TestMarkersHiddenFromGoDoc checks the premise of the marker form: the
+// text go doc and pkg.go.dev show for a marked type (go/ast's
+// CommentGroup.Text, which go/doc uses) holds the prose alone.
+func TestMarkersHiddenFromGoDoc(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join("testdata", "good", "source", "kubernetes", "service.go"), nil, parser.ParseComments)
+	require.NoError(t, err)
+	docs := map[string]string{}
+	for _, decl := range f.Decls {
+		if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			docs[gd.Specs[0].(*ast.TypeSpec).Name.Name] = gd.Doc.Text()
+		}
+	}
+	assert.Equal(t, "Service reads Services.\n", docs["Service"])
+	assert.Equal(t, "Ingress reads Ingresses.\n", docs["Ingress"])
 }

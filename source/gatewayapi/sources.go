@@ -13,75 +13,75 @@ import (
 // the hostnames of the HTTP and HTTPS listeners they attach to, pointing
 // at the addresses of the Gateways that accepted them.
 //
-// +zonesync:source:name=gateway-httproute
-// +zonesync:source:category=gatewayapi
-// +zonesync:source:description=Gateway API HTTPRoutes: route hostnames intersected with the attached listeners, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=httproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
-// +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=Config
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=gateway-httproute
+//zonesync:source:category=gatewayapi
+//zonesync:source:description=Gateway API HTTPRoutes: route hostnames intersected with the attached listeners, pointing at the accepting Gateways' addresses.
+//zonesync:source:resources=httproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
+//zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=Config
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type HTTPRouteSource struct{ *routeSource }
 
 // GRPCRouteSource publishes GRPCRoutes like [HTTPRouteSource].
 //
-// +zonesync:source:name=gateway-grpcroute
-// +zonesync:source:category=gatewayapi
-// +zonesync:source:description=Gateway API GRPCRoutes: route hostnames intersected with the attached listeners, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=grpcroutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
-// +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=Config
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=gateway-grpcroute
+//zonesync:source:category=gatewayapi
+//zonesync:source:description=Gateway API GRPCRoutes: route hostnames intersected with the attached listeners, pointing at the accepting Gateways' addresses.
+//zonesync:source:resources=grpcroutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
+//zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=Config
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type GRPCRouteSource struct{ *routeSource }
 
 // TLSRouteSource publishes TLSRoutes (TLS listeners).
 //
-// +zonesync:source:name=gateway-tlsroute
-// +zonesync:source:category=gatewayapi
-// +zonesync:source:description=Gateway API TLSRoutes: route hostnames intersected with the attached TLS listeners, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=tlsroutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
-// +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=Config
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=gateway-tlsroute
+//zonesync:source:category=gatewayapi
+//zonesync:source:description=Gateway API TLSRoutes: route hostnames intersected with the attached TLS listeners, pointing at the accepting Gateways' addresses.
+//zonesync:source:resources=tlsroutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
+//zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=Config
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type TLSRouteSource struct{ *routeSource }
 
 // TCPRouteSource publishes TCPRoutes (TCP and TLS listeners). TCPRoutes
 // have no hostnames: the names come from the hostname annotation, the
 // FQDN template or the listener hostnames.
 //
-// +zonesync:source:name=gateway-tcproute
-// +zonesync:source:category=gatewayapi
-// +zonesync:source:description=Gateway API TCPRoutes: hostname annotation, template or listener hostnames, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=tcproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
-// +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=Config
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=gateway-tcproute
+//zonesync:source:category=gatewayapi
+//zonesync:source:description=Gateway API TCPRoutes: hostname annotation, template or listener hostnames, pointing at the accepting Gateways' addresses.
+//zonesync:source:resources=tcproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
+//zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=Config
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type TCPRouteSource struct{ *routeSource }
 
 // UDPRouteSource publishes UDPRoutes (UDP listeners), named like
 // [TCPRouteSource].
 //
-// +zonesync:source:name=gateway-udproute
-// +zonesync:source:category=gatewayapi
-// +zonesync:source:description=Gateway API UDPRoutes: hostname annotation, template or listener hostnames, pointing at the accepting Gateways' addresses.
-// +zonesync:source:resources=udproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
-// +zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=Config
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=gateway-udproute
+//zonesync:source:category=gatewayapi
+//zonesync:source:description=Gateway API UDPRoutes: hostname annotation, template or listener hostnames, pointing at the accepting Gateways' addresses.
+//zonesync:source:resources=udproutes.gateway.networking.k8s.io,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io,namespaces
+//zonesync:source:filters=annotation-filter,label-selector,gateway-name,gateway-namespace,gateway-label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=Config
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type UDPRouteSource struct{ *routeSource }
 
 var (

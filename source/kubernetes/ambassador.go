@@ -49,16 +49,16 @@ type AmbassadorHostConfig struct {
 // annotation is not published at all, even with a target annotation; one
 // whose Service does not exist gives no endpoints.
 //
-// +zonesync:source:name=ambassador-host
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Ambassador Hosts: spec.hostname pointing at the load balancer of the Service the external-dns.ambassador-service annotation names.
-// +zonesync:source:resources=hosts.getambassador.io,services
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=AmbassadorHostConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=ambassador-host
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Ambassador Hosts: spec.hostname pointing at the load balancer of the Service the external-dns.ambassador-service annotation names.
+//zonesync:source:resources=hosts.getambassador.io,services
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=AmbassadorHostConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type AmbassadorHostSource struct {
 	cfg      AmbassadorHostConfig
 	res      *dynamicResource

@@ -31,16 +31,16 @@ type HTTPProxyConfig struct {
 // or templated. Endpoints carry the resource label
 // "HTTPProxy/⟨namespace⟩/⟨name⟩", spelled as external-dns writes it.
 //
-// +zonesync:source:name=contour-httpproxy
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Contour HTTPProxies: the virtual host pointing at the load balancer status.
-// +zonesync:source:resources=httpproxies.projectcontour.io
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=HTTPProxyConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=contour-httpproxy
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Contour HTTPProxies: the virtual host pointing at the load balancer status.
+//zonesync:source:resources=httpproxies.projectcontour.io
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=HTTPProxyConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type HTTPProxySource struct {
 	cfg HTTPProxyConfig
 	res *dynamicResource

@@ -54,16 +54,16 @@ type DNSEndpointConfig struct {
 // "crd/⟨namespace⟩/⟨name⟩", the key external-dns writes for these objects,
 // so that records it wrote stay tied to their DNSEndpoint.
 //
-// +zonesync:source:name=dnsendpoint
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=DNSEndpoint custom resources (externaldns.k8s.io/v1alpha1) listing endpoints verbatim.
-// +zonesync:source:resources=dnsendpoints.externaldns.k8s.io
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=true
-// +zonesync:source:config=DNSEndpointConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate,IgnoreHostnameAnnotation
+//zonesync:source:name=dnsendpoint
+//zonesync:source:category=kubernetes
+//zonesync:source:description=DNSEndpoint custom resources (externaldns.k8s.io/v1alpha1) listing endpoints verbatim.
+//zonesync:source:resources=dnsendpoints.externaldns.k8s.io
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=true
+//zonesync:source:config=DNSEndpointConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate,IgnoreHostnameAnnotation
 type DNSEndpointSource struct {
 	client dynamic.Interface
 	res    *dynamicResource

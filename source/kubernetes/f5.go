@@ -45,15 +45,15 @@ type F5TransportServerConfig struct {
 // annotation. Endpoints carry the resource label
 // "f5-virtualserver/⟨namespace⟩/⟨name⟩".
 //
-// +zonesync:source:name=f5-virtualserver
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=F5 CIS VirtualServers: host and host aliases pointing at the virtual server address.
-// +zonesync:source:resources=virtualservers.cis.f5.com
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=F5VirtualServerConfig
+//zonesync:source:name=f5-virtualserver
+//zonesync:source:category=kubernetes
+//zonesync:source:description=F5 CIS VirtualServers: host and host aliases pointing at the virtual server address.
+//zonesync:source:resources=virtualservers.cis.f5.com
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=F5VirtualServerConfig
 type F5VirtualServerSource struct {
 	f5Source
 }
@@ -63,15 +63,15 @@ type F5VirtualServerSource struct {
 // (TransportServers have no host aliases). Endpoints carry the resource
 // label "f5-transportserver/⟨namespace⟩/⟨name⟩".
 //
-// +zonesync:source:name=f5-transportserver
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=F5 CIS TransportServers: the host pointing at the virtual server address.
-// +zonesync:source:resources=transportservers.cis.f5.com
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=F5TransportServerConfig
+//zonesync:source:name=f5-transportserver
+//zonesync:source:category=kubernetes
+//zonesync:source:description=F5 CIS TransportServers: the host pointing at the virtual server address.
+//zonesync:source:resources=transportservers.cis.f5.com
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=F5TransportServerConfig
 type F5TransportServerSource struct {
 	f5Source
 }

@@ -70,15 +70,15 @@ type GlooProxyConfig struct {
 // the hostname annotation is not read. As in external-dns the endpoints
 // carry no resource label.
 //
-// +zonesync:source:name=gloo-proxy
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Gloo Proxies: virtual host domains pointing at the proxy Service's load balancer, with VirtualService annotations.
-// +zonesync:source:resources=proxies.gloo.solo.io,virtualservices.gateway.solo.io,gateways.gateway.solo.io,services,ingresses.networking.k8s.io
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=GlooProxyConfig
+//zonesync:source:name=gloo-proxy
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Gloo Proxies: virtual host domains pointing at the proxy Service's load balancer, with VirtualService annotations.
+//zonesync:source:resources=proxies.gloo.solo.io,virtualservices.gateway.solo.io,gateways.gateway.solo.io,services,ingresses.networking.k8s.io
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=GlooProxyConfig
 type GlooProxySource struct {
 	cfg             GlooProxyConfig
 	namespaces      []string

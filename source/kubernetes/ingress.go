@@ -47,16 +47,16 @@ type IngressConfig struct {
 // Options.TargetTemplate and Options.FQDNTargetTemplate are not used, as
 // external-dns's ingress source does not run them.
 //
-// +zonesync:source:name=ingress
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Ingresses: rule and TLS hosts pointing at the load balancer status.
-// +zonesync:source:resources=ingresses.networking.k8s.io
-// +zonesync:source:filters=annotation-filter,label-selector,ingress-class
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=IngressConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=ingress
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Ingresses: rule and TLS hosts pointing at the load balancer status.
+//zonesync:source:resources=ingresses.networking.k8s.io
+//zonesync:source:filters=annotation-filter,label-selector,ingress-class
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=IngressConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type IngressSource struct {
 	cfg       IngressConfig
 	sel       selection

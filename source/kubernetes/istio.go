@@ -49,16 +49,16 @@ type IstioGatewayConfig struct {
 // Services selected by spec.selector (in any namespace, as the ingress
 // gateway usually runs in istio-system).
 //
-// +zonesync:source:name=istio-gateway
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Istio Gateways: server hosts pointing at the ingress gateway Service's load balancer.
-// +zonesync:source:resources=gateways.networking.istio.io,services,ingresses.networking.k8s.io
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=IstioGatewayConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=istio-gateway
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Istio Gateways: server hosts pointing at the ingress gateway Service's load balancer.
+//zonesync:source:resources=gateways.networking.istio.io,services,ingresses.networking.k8s.io
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=IstioGatewayConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type IstioGatewaySource struct {
 	cfg     IstioGatewayConfig
 	res     *dynamicResource

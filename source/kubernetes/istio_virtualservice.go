@@ -62,16 +62,16 @@ type IstioVirtualServiceConfig struct {
 // Gateways are read in every namespace whatever Options.Namespace says,
 // as are Services and Ingresses.
 //
-// +zonesync:source:name=istio-virtualservice
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Istio VirtualServices: hosts pointing at the load balancer of the Istio Gateways they bind to.
-// +zonesync:source:resources=virtualservices.networking.istio.io,gateways.networking.istio.io,services,ingresses.networking.k8s.io
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=IstioVirtualServiceConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=istio-virtualservice
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Istio VirtualServices: hosts pointing at the load balancer of the Istio Gateways they bind to.
+//zonesync:source:resources=virtualservices.networking.istio.io,gateways.networking.istio.io,services,ingresses.networking.k8s.io
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=IstioVirtualServiceConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type IstioVirtualServiceSource struct {
 	cfg      IstioVirtualServiceConfig
 	res      *dynamicResource

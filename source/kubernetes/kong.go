@@ -33,16 +33,16 @@ type KongTCPIngressConfig struct {
 // addresses and host names of status.loadBalancer.ingress, or at the
 // target annotation.
 //
-// +zonesync:source:name=kong-tcpingress
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Kong TCPIngresses: rule hosts pointing at the load balancer status.
-// +zonesync:source:resources=tcpingresses.configuration.konghq.com
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=KongTCPIngressConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=kong-tcpingress
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Kong TCPIngresses: rule hosts pointing at the load balancer status.
+//zonesync:source:resources=tcpingresses.configuration.konghq.com
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=KongTCPIngressConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type KongTCPIngressSource struct {
 	cfg KongTCPIngressConfig
 	res *dynamicResource

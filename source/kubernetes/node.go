@@ -55,16 +55,16 @@ type NodeConfig struct {
 // merged into one with all their targets, labelled with the first Node by
 // name. Unschedulable Nodes are skipped unless IncludeUnschedulable is set.
 //
-// +zonesync:source:name=node
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Nodes: the node name (or FQDN template names) pointing at its external addresses, or internal ones when it has none.
-// +zonesync:source:resources=nodes
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=NodeConfig
-// +zonesync:source:unused=TargetTemplate,IgnoreHostnameAnnotation
+//zonesync:source:name=node
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Nodes: the node name (or FQDN template names) pointing at its external addresses, or internal ones when it has none.
+//zonesync:source:resources=nodes
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=NodeConfig
+//zonesync:source:unused=TargetTemplate,IgnoreHostnameAnnotation
 type NodeSource struct {
 	cfg   NodeConfig
 	sel   selection

@@ -39,16 +39,16 @@ type OpenShiftRouteConfig struct {
 // annotation. A Route no router admitted yet gives only its annotated or
 // templated names.
 //
-// +zonesync:source:name=openshift-route
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=OpenShift Routes: the admitted host pointing at the router's canonical host name.
-// +zonesync:source:resources=routes.route.openshift.io
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=OpenShiftRouteConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=openshift-route
+//zonesync:source:category=kubernetes
+//zonesync:source:description=OpenShift Routes: the admitted host pointing at the router's canonical host name.
+//zonesync:source:resources=routes.route.openshift.io
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=OpenShiftRouteConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type OpenShiftRouteSource struct {
 	cfg OpenShiftRouteConfig
 	res *dynamicResource

@@ -63,16 +63,16 @@ type PodConfig struct {
 // endpoints carry no resource label, the records of a Pod named in a
 // *source.PartialError are not protected from deletion.
 //
-// +zonesync:source:name=pod
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Pods: hostname annotation to the node's public addresses, internal-hostname, pod-source-domain and template names to the pod IPs.
-// +zonesync:source:resources=pods,nodes
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=PodConfig
-// +zonesync:source:unused=TargetTemplate,IgnoreHostnameAnnotation
+//zonesync:source:name=pod
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Pods: hostname annotation to the node's public addresses, internal-hostname, pod-source-domain and template names to the pod IPs.
+//zonesync:source:resources=pods,nodes
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=PodConfig
+//zonesync:source:unused=TargetTemplate,IgnoreHostnameAnnotation
 type PodSource struct {
 	cfg   PodConfig
 	sel   selection

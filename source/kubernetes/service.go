@@ -109,16 +109,16 @@ type HostResolver interface {
 // Service's targets. Options.TargetTemplate is not used, as in
 // external-dns.
 //
-// +zonesync:source:name=service
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Services: load balancer status, cluster IPs, headless EndpointSlices, node ports and external names.
-// +zonesync:source:resources=services,endpointslices.discovery.k8s.io,pods,nodes
-// +zonesync:source:filters=annotation-filter,label-selector,service-type
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=ServiceConfig
-// +zonesync:source:unused=TargetTemplate
+//zonesync:source:name=service
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Services: load balancer status, cluster IPs, headless EndpointSlices, node ports and external names.
+//zonesync:source:resources=services,endpointslices.discovery.k8s.io,pods,nodes
+//zonesync:source:filters=annotation-filter,label-selector,service-type
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=ServiceConfig
+//zonesync:source:unused=TargetTemplate
 type ServiceSource struct {
 	cfg      ServiceConfig
 	sel      selection

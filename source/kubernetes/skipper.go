@@ -33,16 +33,16 @@ type SkipperRouteGroupConfig struct {
 // addresses and host names of status.loadBalancer.routeGroup, or at the
 // target annotation.
 //
-// +zonesync:source:name=skipper-routegroup
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Skipper RouteGroups: spec.hosts pointing at the route group's load balancer status.
-// +zonesync:source:resources=routegroups.zalando.org
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=SkipperRouteGroupConfig
-// +zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
+//zonesync:source:name=skipper-routegroup
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Skipper RouteGroups: spec.hosts pointing at the route group's load balancer status.
+//zonesync:source:resources=routegroups.zalando.org
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=SkipperRouteGroupConfig
+//zonesync:source:unused=TargetTemplate,FQDNTargetTemplate
 type SkipperRouteGroupSource struct {
 	cfg SkipperRouteGroupConfig
 	res *dynamicResource

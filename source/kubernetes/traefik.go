@@ -53,15 +53,15 @@ type TraefikProxyConfig struct {
 // label "ingressroute/⟨namespace⟩/⟨name⟩" (ingressroutetcp,
 // ingressrouteudp), whatever the API group.
 //
-// +zonesync:source:name=traefik-proxy
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Traefik IngressRoute, IngressRouteTCP and IngressRouteUDP: rule hosts pointing at the target annotation.
-// +zonesync:source:resources=ingressroutes.traefik.io,ingressroutetcps.traefik.io,ingressrouteudps.traefik.io (and traefik.containo.us when enabled)
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=TraefikProxyConfig
+//zonesync:source:name=traefik-proxy
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Traefik IngressRoute, IngressRouteTCP and IngressRouteUDP: rule hosts pointing at the target annotation.
+//zonesync:source:resources=ingressroutes.traefik.io,ingressroutetcps.traefik.io,ingressrouteudps.traefik.io (and traefik.containo.us when enabled)
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=TraefikProxyConfig
 type TraefikProxySource struct {
 	cfg       TraefikProxyConfig
 	resources []traefikResource

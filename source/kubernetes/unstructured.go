@@ -53,15 +53,15 @@ type UnstructuredConfig struct {
 // and targets taken from the object by templates or JSON paths, as
 // external-dns v0.21 added for arbitrary custom resources.
 //
-// +zonesync:source:name=unstructured
-// +zonesync:source:category=kubernetes
-// +zonesync:source:description=Any resource by group/version/resource, with host names and targets from templates or JSON paths.
-// +zonesync:source:resources=any (given by GVR)
-// +zonesync:source:filters=annotation-filter,label-selector
-// +zonesync:source:namespaced=true
-// +zonesync:source:fqdn-template=true
-// +zonesync:source:events=true
-// +zonesync:source:config=UnstructuredConfig
+//zonesync:source:name=unstructured
+//zonesync:source:category=kubernetes
+//zonesync:source:description=Any resource by group/version/resource, with host names and targets from templates or JSON paths.
+//zonesync:source:resources=any (given by GVR)
+//zonesync:source:filters=annotation-filter,label-selector
+//zonesync:source:namespaced=true
+//zonesync:source:fqdn-template=true
+//zonesync:source:events=true
+//zonesync:source:config=UnstructuredConfig
 type UnstructuredSource struct {
 	cfg        UnstructuredConfig
 	res        *dynamicResource

@@ -24,14 +24,14 @@ import (
 // source; the sequence of results is still reproducible from the seed.
 // Handlers are never called. A Fake is safe for concurrent use.
 //
-// +zonesync:source:name=fake
-// +zonesync:source:category=testing
-// +zonesync:source:description=Random A endpoints under a domain, reproducible from a seed; stable or new on each call.
-// +zonesync:source:resources=none
-// +zonesync:source:filters=none
-// +zonesync:source:namespaced=false
-// +zonesync:source:fqdn-template=false
-// +zonesync:source:events=false
+//zonesync:source:name=fake
+//zonesync:source:category=testing
+//zonesync:source:description=Random A endpoints under a domain, reproducible from a seed; stable or new on each call.
+//zonesync:source:resources=none
+//zonesync:source:filters=none
+//zonesync:source:namespaced=false
+//zonesync:source:fqdn-template=false
+//zonesync:source:events=false
 type Fake struct {
 	domain  string
 	n       int

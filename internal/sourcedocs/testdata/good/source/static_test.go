@@ -1,4 +1,4 @@
 package source
 
-// +zonesync:source:name=from-a-test-file
+//zonesync:source:name=from-a-test-file
 type testOnly struct{}

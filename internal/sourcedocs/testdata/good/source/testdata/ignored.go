@@ -1,4 +1,4 @@
 package testdata
 
-// +zonesync:source:name=from-testdata
+//zonesync:source:name=from-testdata
 type ignored struct{}
