@@ -3,7 +3,9 @@
 // the format of the kubernetes-sigs/external-dns TXT registry (the few
 // differences are listed in docs/compatibility.md, "Ownership"), so that
 // zonesync and external-dns can read each other's zones and a team can
-// switch from one to the other without record churn.
+// switch from one to the other: with the same owner id and TXT settings,
+// records both are asked for do not change (docs/from-external-dns.md
+// lists the cases that do).
 //
 // # Usage
 //
