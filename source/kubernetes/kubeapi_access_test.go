@@ -46,12 +46,14 @@ func notSynced(t *testing.T, ctx context.Context, src syncer, want ...string) {
 	assert.True(t, errors.Is(err, provider.SoftError), "%v", err)
 }
 
+// gadgetCRD is a CRD of the test's own, in a group named after its
+// namespace, so that it is not installed yet however often the test runs.
 const gadgetCRD = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: gadgets.later.zonesync.dev}
+metadata: {name: gadgets.{ns}.zonesync.dev}
 spec:
-  group: later.zonesync.dev
+  group: "{ns}.zonesync.dev"
   names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
   scope: Namespaced
   versions:
@@ -62,8 +64,6 @@ spec:
       openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `
 
-var gadgetsGVR = schema.GroupVersionResource{Group: "later.zonesync.dev", Version: "v1", Resource: "gadgets"}
-
 // TestReadinessBeforeCachesSync: a source over a resource the server does
 // not serve yet, or over a server it cannot reach, reports that it has not
 // synced, says why when waited for, and a Reconciler refuses to plan
@@ -73,18 +73,20 @@ func TestReadinessBeforeCachesSync(t *testing.T) {
 		o := kubedrive.New(t, &kube)
 		logger, log := kubedrive.Logger(t)
 		ctx := logr.NewContext(o.Ctx, logger)
+		gadgets := schema.GroupVersionResource{Group: o.Namespace + ".zonesync.dev", Version: "v1", Resource: "gadgets"}
 		src, err := kubernetes.NewUnstructuredSource(ctx, o.Client, kubernetes.UnstructuredConfig{
-			Options: kubernetes.Options{Namespace: o.Namespace}, GVR: gadgetsGVR, HostnameJSONPath: "{.spec.host}", TargetJSONPath: "{.spec.ip}",
+			Options: kubernetes.Options{Namespace: o.Namespace}, GVR: gadgets, HostnameJSONPath: "{.spec.host}", TargetJSONPath: "{.spec.ip}",
 		})
 		require.NoError(t, err)
-		notSynced(t, ctx, src, "gadgets.later.zonesync.dev", "the server could not find the requested resource")
-		assert.True(t, log.Contains("listing or watching failed", `"resource"="gadgets.later.zonesync.dev"`, "the server could not find the requested resource"), log.String())
+		resource := gadgets.GroupResource().String()
+		notSynced(t, ctx, src, "not synced: "+resource+": ", "the server could not find the requested resource")
+		assert.True(t, log.Contains("listing or watching failed", `"resource"="`+resource+`"`, "the server could not find the requested resource"), log.String())
 
-		o.Env.InstallCRDs(t, []byte(gadgetCRD))
+		o.Env.InstallCRDs(t, []byte(o.Expand(gadgetCRD)))
 		wctx, cancel := context.WithTimeout(ctx, kubedrive.Timeout)
 		defer cancel()
 		require.NoError(t, src.WaitForSync(wctx), "the informer lists again and syncs once the resource is served")
-		o.Create(gadgetsGVR, `{apiVersion: later.zonesync.dev/v1, kind: Gadget, metadata: {name: g}, spec: {host: g.example.com, ip: 192.0.2.40}}`)
+		o.Create(gadgets, `{apiVersion: "{ns}.zonesync.dev/v1", kind: Gadget, metadata: {name: g}, spec: {host: g.example.com, ip: 192.0.2.40}}`)
 		kubedrive.Eventually(t, "endpoints", []string{o.Expand("g.example.com 0 IN A  192.0.2.40 gadget/{ns}/g")}, func() []string {
 			eps, _ := src.Endpoints(ctx)
 			return kubedrive.Render(eps)
