@@ -13,6 +13,11 @@
 //  3. event handlers: [AddEventHandlerUntilDone] with [DefaultEventHandler];
 //  4. start the informer (or its factory), then wait with [WaitForCacheSync].
 //
+// To learn why an informer has not synced (a list refused by RBAC, a
+// resource the server does not serve), [Track] it before it starts: its
+// list and watch errors go to a logr logger instead of klog, and
+// [WaitForInformers] names them when it gives up.
+//
 // MustSetTransform panics when called after start, and MustAddIndexers when
 // an index name is taken: programming errors which a test run finds at
 // once. (Indexers added after start work, but they make the informer index

@@ -18,7 +18,10 @@
 // To keep the example self-contained, the DNS zone is zonesync's in-memory
 // provider; a real operator uses a provider for its DNS service (e.g. the
 // webhook client). It needs a cluster (kubeconfig or in-cluster config) to
-// run; its tests use controller-runtime's fake client instead.
+// run. Its tests use client-go's fake clientset, and kubeapi_test.go runs
+// two replicas of the manager against a real kube-apiserver (the root
+// module's internal/kubetest, which this module may import since its path
+// lies below the root's).
 package main
 
 import (
@@ -89,10 +92,13 @@ func newDNSController(src source.Source, p *inmemory.Provider, client k8sclient.
 	}, nil
 }
 
-// setup creates the manager with its DNS controller and the Service
-// source's informers. The source's event handlers live as long as ctx.
-func setup(ctx context.Context, restCfg *rest.Config, cfg config, logger logr.Logger) (manager.Manager, error) {
-	mgr, err := ctrl.NewManager(restCfg, managerOptions(cfg))
+// setup creates the manager (with opts, normally managerOptions(cfg)) with
+// its DNS controller, which keeps zone in step with the Services, and the
+// Service source's informers. The source's event handlers live as long as
+// ctx. The manager logs through logger.
+func setup(ctx context.Context, restCfg *rest.Config, opts manager.Options, cfg config, zone *inmemory.Provider, logger logr.Logger) (manager.Manager, error) {
+	opts.Logger = logger
+	mgr, err := ctrl.NewManager(restCfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
@@ -104,7 +110,7 @@ func setup(ctx context.Context, restCfg *rest.Config, cfg config, logger logr.Lo
 	if err != nil {
 		return nil, err
 	}
-	c, err := newDNSController(src, inmemory.New(inmemory.Options{Zones: []string{cfg.zone}}), clientset, cfg, logger.WithName("dns"))
+	c, err := newDNSController(src, zone, clientset, cfg, logger.WithName("dns"))
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +130,8 @@ func run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	mgr, err := setup(ctx, restCfg, defaultConfig(), logger)
+	cfg := defaultConfig()
+	mgr, err := setup(ctx, restCfg, managerOptions(cfg), cfg, inmemory.New(inmemory.Options{Zones: []string{cfg.zone}}), logger)
 	if err != nil {
 		return err
 	}

@@ -203,7 +203,7 @@ func TestManagerOptionsLeaderElection(t *testing.T) {
 
 func TestSetupBuildsManager(t *testing.T) {
 	// No API server is contacted before Start.
-	mgr, err := setup(t.Context(), &rest.Config{Host: "https://127.0.0.1:1"}, defaultConfig(), testr.New(t))
+	mgr, err := setup(t.Context(), &rest.Config{Host: "https://127.0.0.1:1"}, managerOptions(defaultConfig()), defaultConfig(), inmemory.New(), testr.New(t))
 	require.NoError(t, err)
 	require.NotNil(t, mgr)
 }

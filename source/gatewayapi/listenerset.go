@@ -1,6 +1,7 @@
 package gatewayapi
 
 import (
+	"context"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,7 +66,7 @@ type listenerSetInfo struct {
 // another namespace): with its own factories the source reuses one that
 // watches every namespace, or makes one. It returns the factory to start,
 // nil when there is none.
-func (s *routeSource) watchListenerSets(client dynamic.Interface, routeFactory, gwFactory dynamicinformer.DynamicSharedInformerFactory) (dynamicinformer.DynamicSharedInformerFactory, error) {
+func (s *routeSource) watchListenerSets(ctx context.Context, client dynamic.Interface, routeFactory, gwFactory dynamicinformer.DynamicSharedInformerFactory) (dynamicinformer.DynamicSharedInformerFactory, error) {
 	factory, start := s.cfg.DynamicFactory, dynamicinformer.DynamicSharedInformerFactory(nil)
 	own := factory == nil
 	if own {
@@ -81,6 +82,9 @@ func (s *routeSource) watchListenerSets(client dynamic.Interface, routeFactory, 
 	}
 	s.listenerSets = factory.ForResource(ListenerSetGVR()).Informer()
 	if own {
+		if err := track(ctx, s.name, &s.listenerSets, ListenerSetGVR().GroupResource().String()); err != nil {
+			return nil, err
+		}
 		// Unlike routes and Gateways, ListenerSets are judged by their
 		// status.conditions: keep them.
 		keep := transformOptions(s.cfg)

@@ -200,6 +200,12 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 	s.namespaces = kubeFactory.Core().V1().Namespaces().Informer()
 
 	if own {
+		if err := track(ctx, name, &s.routes, kind.GVR.GroupResource().String()); err != nil {
+			return nil, err
+		}
+		if err := track(ctx, name, &s.gateways, gwGVR.GroupResource().String()); err != nil {
+			return nil, err
+		}
 		keep := transformOptions(cfg)
 		if err := s.routes.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](keep)); err != nil {
 			return nil, fmt.Errorf("%s source: %w", name, err)
@@ -209,6 +215,9 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 		}
 	}
 	if ownKube {
+		if err := track(ctx, name, &s.namespaces, "namespaces"); err != nil {
+			return nil, err
+		}
 		fn := informers.TransformerWithOptions[*corev1.Namespace](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
 		if err := s.namespaces.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("%s source: %w", name, err)
@@ -222,7 +231,7 @@ func newRouteSource(ctx context.Context, kube k8sclient.Interface, client dynami
 	}
 	s.all = []cache.SharedIndexInformer{s.routes, s.gateways, s.namespaces}
 	if cfg.GatewayListenerSets {
-		lsFactory, err := s.watchListenerSets(client, routeFactory, gwFactory)
+		lsFactory, err := s.watchListenerSets(ctx, client, routeFactory, gwFactory)
 		if err != nil {
 			return nil, fmt.Errorf("%s source: listenersets: %w", name, err)
 		}
@@ -311,13 +320,26 @@ func (s *routeSource) HasSynced() bool {
 	return true
 }
 
-// WaitForSync blocks until the informers have synced or ctx is done.
+// WaitForSync blocks until the informers have synced or ctx is done; the
+// error then names the list and watch errors of the informers the source
+// built itself (see track).
 func (s *routeSource) WaitForSync(ctx context.Context) error {
-	synced := make([]cache.InformerSynced, len(s.all))
-	for i, inf := range s.all {
-		synced[i] = inf.HasSynced
+	return informers.WaitForInformers(ctx, s.all...)
+}
+
+// track makes *inf, an informer of a factory the source named name built
+// for itself, report its list and watch errors ([informers.Track]), under
+// resource: they are logged through the logger of ctx (with the key
+// "source") instead of klog, and WaitForSync names them. The informers of
+// a factory the source is given are not tracked: their errors are the
+// program's to handle.
+func track(ctx context.Context, name string, inf *cache.SharedIndexInformer, resource string) error {
+	t, err := informers.Track(*inf, resource, logr.FromContextOrDiscard(ctx).WithValues("source", name))
+	if err != nil {
+		return fmt.Errorf("%s source: %w", name, err)
 	}
-	return informers.WaitForCacheSync(ctx, synced...)
+	*inf = t
+	return nil
 }
 
 // AddEventHandler calls handler on every add, delete and change (not on

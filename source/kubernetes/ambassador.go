@@ -82,7 +82,7 @@ func NewAmbassadorHostSource(ctx context.Context, kube k8sclient.Interface, clie
 	if gvr.Empty() {
 		gvr = AmbassadorHostGVR
 	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "ambassador-host", gvr, AmbassadorServiceAnnotation)
+	res, start, err := newDynamicResource(ctx, client, cfg.DynamicFactory, cfg.Options, "ambassador-host", gvr, AmbassadorServiceAnnotation)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +95,9 @@ func NewAmbassadorHostSource(ctx context.Context, kube k8sclient.Interface, clie
 	}
 	s := &AmbassadorHostSource{cfg: cfg, res: res, services: factory.Core().V1().Services().Informer()}
 	if ownSvc {
+		if err := trackEach(ctx, "ambassador-host", tracked{&s.services, "services"}); err != nil {
+			return nil, err
+		}
 		fn := informers.TransformerWithOptions[*corev1.Service](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true})
 		if err := s.services.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("ambassador-host source: %w", err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
@@ -149,13 +150,44 @@ func (s informerSet) HasSynced() bool {
 	return true
 }
 
-// WaitForSync blocks until every informer has synced or ctx is done.
+// WaitForSync blocks until every informer has synced or ctx is done; the
+// error then names the list and watch errors of the informers the source
+// tracks (see track).
 func (s informerSet) WaitForSync(ctx context.Context) error {
-	synced := make([]cache.InformerSynced, len(s))
-	for i, inf := range s {
-		synced[i] = inf.HasSynced
+	return informers.WaitForInformers(ctx, s...)
+}
+
+// tracked names an informer field of a source and its resource, for
+// trackEach.
+type tracked struct {
+	inf      *cache.SharedIndexInformer
+	resource string
+}
+
+// trackEach tracks each informer (see track), replacing it in its field.
+func trackEach(ctx context.Context, kind string, infs ...tracked) error {
+	for _, t := range infs {
+		inf, err := track(ctx, kind, *t.inf, t.resource)
+		if err != nil {
+			return err
+		}
+		*t.inf = inf
 	}
-	return informers.WaitForCacheSync(ctx, synced...)
+	return nil
+}
+
+// track makes inf, an informer of a factory the source named kind built
+// for itself, report its list and watch errors ([informers.Track]): they
+// are logged through the logger of ctx (with the key "source") instead of
+// klog, and WaitForSync names them, under resource. A source does not
+// track the informers of a factory it is given: their errors are the
+// program's to handle.
+func track(ctx context.Context, kind string, inf cache.SharedIndexInformer, resource string) (cache.SharedIndexInformer, error) {
+	t, err := informers.Track(inf, resource, logr.FromContextOrDiscard(ctx).WithValues("source", kind))
+	if err != nil {
+		return nil, fmt.Errorf("%s source: %w", kind, err)
+	}
+	return t, nil
 }
 
 // AddEventHandler registers handler on every informer until ctx is done.

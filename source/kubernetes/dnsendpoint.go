@@ -86,7 +86,7 @@ func NewDNSEndpointSource(ctx context.Context, client dynamic.Interface, cfg DNS
 	if gvr.Empty() {
 		gvr = DNSEndpointGVR
 	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "dnsendpoint", gvr)
+	res, start, err := newDynamicResource(ctx, client, cfg.DynamicFactory, cfg.Options, "dnsendpoint", gvr)
 	if err != nil {
 		return nil, err
 	}

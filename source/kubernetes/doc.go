@@ -36,10 +36,25 @@
 // HasSynced reports false until they have synced (a Reconciler returns
 // zonesync.ErrSourceNotReady meanwhile), and WaitForSync blocks until then.
 //
+// A list or watch that fails — refused by RBAC, a custom resource whose
+// CRD is not installed — is retried by client-go with a backoff and never
+// ends the source. Its informers report each failure through the logger of
+// the constructor's ctx (with the keys "source" and "resource"; see
+// [informers.Track]), and when WaitForSync gives up it names the
+// resources that have not synced and their last errors, for example
+//
+//	informers: waiting for caches to sync: context deadline exceeded; not synced:
+//	services: failed to list *v1.Service: services is forbidden: User "dns"
+//	cannot list resource "services" in API group "" in the namespace "web"
+//	(the client's user needs the list and watch verbs on services); ...
+//
+// A server that cannot be reached is retried inside client-go without a
+// report: the error then only names the resources.
+//
 // Programs that already have a factory pass it in the config (Factory or
 // DynamicFactory). The source then sets no transform, since the informers
-// are shared with the rest of the program, and does not start the
-// factory. The order is the one of package informers: construct every
+// are shared with the rest of the program, does not start the factory,
+// and leaves the informers' error handlers to the program. The order is the one of package informers: construct every
 // source (they add their indexes), register handlers, then start the
 // factory.
 //

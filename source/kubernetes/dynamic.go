@@ -25,10 +25,11 @@ type dynamicResource struct {
 
 // newDynamicResource sets up the informer of gvr: from factory when given
 // (no transform, not started), else from a factory of its own that is
-// started with ctx after the transform and index are set. keep lists
+// started with ctx after the transform and index are set, and whose
+// informer reports its errors through ctx's logger (see track). keep lists
 // annotation keys to keep besides the source's prefixes. start, when not
 // nil, must be called once all informers of the source are set up.
-func newDynamicResource(client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o Options, kind string, gvr schema.GroupVersionResource, keep ...string) (*dynamicResource, func(ctx context.Context), error) {
+func newDynamicResource(ctx context.Context, client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o Options, kind string, gvr schema.GroupVersionResource, keep ...string) (*dynamicResource, func(ctx context.Context), error) {
 	sel, err := o.parse(kind, informers.IndexerWithOptions[*unstructured.Unstructured])
 	if err != nil {
 		return nil, nil, err
@@ -39,6 +40,9 @@ func newDynamicResource(client dynamic.Interface, factory dynamicinformer.Dynami
 	}
 	r := &dynamicResource{gvr: gvr, sel: sel, informer: factory.ForResource(gvr).Informer()}
 	if own {
+		if r.informer, err = track(ctx, kind, r.informer, gvr.GroupResource().String()); err != nil {
+			return nil, nil, err
+		}
 		opts := o.annotationKeys(keep...)
 		opts.RemoveStatusConditions = true
 		if err := r.informer.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](opts)); err != nil {
@@ -100,7 +104,7 @@ func openResource(ctx context.Context, client dynamic.Interface, factory dynamic
 	if gvr.Empty() {
 		gvr = def
 	}
-	res, start, err := newDynamicResource(client, factory, bound, name, gvr)
+	res, start, err := newDynamicResource(ctx, client, factory, bound, name, gvr)
 	if err != nil {
 		return nil, err
 	}

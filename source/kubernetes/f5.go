@@ -118,7 +118,7 @@ func newF5Source(ctx context.Context, client dynamic.Interface, factory dynamici
 	if err != nil {
 		return f5Source{}, err
 	}
-	res, start, err := newDynamicResource(client, factory, o, name, gvr)
+	res, start, err := newDynamicResource(ctx, client, factory, o, name, gvr)
 	if err != nil {
 		return f5Source{}, err
 	}

@@ -118,7 +118,7 @@ func NewGlooProxySource(ctx context.Context, kube k8sclient.Interface, client dy
 	if proxyOpts.Namespace == "" && len(namespaces) == 1 {
 		proxyOpts.Namespace = namespaces[0]
 	}
-	proxies, startProxies, err := newDynamicResource(client, cfg.DynamicFactory, proxyOpts, "gloo-proxy", GlooProxyGVR)
+	proxies, startProxies, err := newDynamicResource(ctx, client, cfg.DynamicFactory, proxyOpts, "gloo-proxy", GlooProxyGVR)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +139,10 @@ func NewGlooProxySource(ctx context.Context, kube k8sclient.Interface, client dy
 	s.services = factory.Core().V1().Services().Informer()
 	s.ingresses = factory.Networking().V1().Ingresses().Informer()
 	if ownDyn {
+		if err := trackEach(ctx, "gloo-proxy", tracked{&s.virtualServices, GlooVirtualServiceGVR.GroupResource().String()},
+			tracked{&s.gateways, GlooGatewayGVR.GroupResource().String()}); err != nil {
+			return nil, err
+		}
 		// Only the annotations of these objects are read.
 		fn := informers.TransformerWithOptions[*unstructured.Unstructured](cfg.annotationKeys())
 		for _, inf := range []cache.SharedIndexInformer{s.virtualServices, s.gateways} {
@@ -148,6 +152,9 @@ func NewGlooProxySource(ctx context.Context, kube k8sclient.Interface, client dy
 		}
 	}
 	if ownKube {
+		if err := trackEach(ctx, "gloo-proxy", tracked{&s.services, "services"}, tracked{&s.ingresses, "ingresses.networking.k8s.io"}); err != nil {
+			return nil, err
+		}
 		drop := informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true, RemoveStatusConditions: true}
 		if err := s.services.SetTransform(informers.TransformerWithOptions[*corev1.Service](drop)); err != nil {
 			return nil, fmt.Errorf("gloo-proxy source: %w", err)

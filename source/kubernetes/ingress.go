@@ -86,13 +86,16 @@ func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg Ingre
 		factory = k8sinformers.NewSharedInformerFactoryWithOptions(client, cfg.ResyncPeriod, k8sinformers.WithNamespace(cfg.Namespace))
 	}
 	s := &IngressSource{cfg: cfg, sel: sel, ingresses: factory.Networking().V1().Ingresses().Informer()}
-	s.inf = informerSet{s.ingresses}
 	if own {
+		if err := trackEach(ctx, "ingress", tracked{&s.ingresses, "ingresses.networking.k8s.io"}); err != nil {
+			return nil, err
+		}
 		fn := informers.TransformerWithOptions[*networkingv1.Ingress](cfg.annotationKeys(IngressClassAnnotation))
 		if err := s.ingresses.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("ingress source: %w", err)
 		}
 	}
+	s.inf = informerSet{s.ingresses}
 	if err := sel.addTo(s.ingresses); err != nil {
 		return nil, fmt.Errorf("ingress source: %w", err)
 	}

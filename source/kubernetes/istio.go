@@ -82,11 +82,11 @@ func NewIstioGatewaySource(ctx context.Context, kube k8sclient.Interface, client
 	if cfg.Options, err = cfg.WithSource("istio-gateway"); err != nil {
 		return nil, err
 	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "istio-gateway", gvr)
+	res, start, err := newDynamicResource(ctx, client, cfg.DynamicFactory, cfg.Options, "istio-gateway", gvr)
 	if err != nil {
 		return nil, err
 	}
-	targets, startTargets, err := newIstioTargets(kube, cfg.Factory, cfg.ResyncPeriod, "istio-gateway")
+	targets, startTargets, err := newIstioTargets(ctx, kube, cfg.Factory, cfg.ResyncPeriod, "istio-gateway")
 	if err != nil {
 		return nil, err
 	}
@@ -225,9 +225,10 @@ type istioTargets struct {
 // newIstioTargets sets up the Services and Ingresses informers, from
 // factory when given (no transform, not started), else from a cluster-wide
 // factory of its own (gateway Services and the Ingresses a Gateway names
-// live outside the Gateway's namespace) that start starts. start is nil
-// with a given factory.
-func newIstioTargets(kube k8sclient.Interface, factory k8sinformers.SharedInformerFactory, resync time.Duration, kind string) (istioTargets, func(ctx context.Context), error) {
+// live outside the Gateway's namespace) that start starts, whose
+// informers report their errors through ctx's logger. start is nil with a
+// given factory.
+func newIstioTargets(ctx context.Context, kube k8sclient.Interface, factory k8sinformers.SharedInformerFactory, resync time.Duration, kind string) (istioTargets, func(ctx context.Context), error) {
 	own := factory == nil
 	if own {
 		factory = k8sinformers.NewSharedInformerFactory(kube, resync)
@@ -238,6 +239,9 @@ func newIstioTargets(kube k8sclient.Interface, factory k8sinformers.SharedInform
 	}
 	if !own {
 		return t, nil, nil
+	}
+	if err := trackEach(ctx, kind, tracked{&t.services, "services"}, tracked{&t.ingresses, "ingresses.networking.k8s.io"}); err != nil {
+		return istioTargets{}, nil, err
 	}
 	// Only specs and statuses are read: every annotation goes.
 	opts := informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true, DropAnnotations: true}

@@ -101,7 +101,7 @@ func NewIstioVirtualServiceSource(ctx context.Context, kube k8sclient.Interface,
 	if gwGVR.Empty() {
 		gwGVR = IstioGatewayGVR
 	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, kind, gvr)
+	res, start, err := newDynamicResource(ctx, client, cfg.DynamicFactory, cfg.Options, kind, gvr)
 	if err != nil {
 		return nil, err
 	}
@@ -113,13 +113,16 @@ func NewIstioVirtualServiceSource(ctx context.Context, kube k8sclient.Interface,
 	}
 	gateways := gwFactory.ForResource(gwGVR).Informer()
 	if ownGw {
+		if err := trackEach(ctx, kind, tracked{&gateways, gwGVR.GroupResource().String()}); err != nil {
+			return nil, err
+		}
 		opts := cfg.annotationKeys()
 		opts.RemoveStatusConditions = true
 		if err := gateways.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](opts)); err != nil {
 			return nil, fmt.Errorf("%s source: %w", kind, err)
 		}
 	}
-	targets, startTargets, err := newIstioTargets(kube, cfg.Factory, cfg.ResyncPeriod, kind)
+	targets, startTargets, err := newIstioTargets(ctx, kube, cfg.Factory, cfg.ResyncPeriod, kind)
 	if err != nil {
 		return nil, err
 	}

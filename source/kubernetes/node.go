@@ -94,8 +94,10 @@ func NewNodeSource(ctx context.Context, kube k8sclient.Interface, cfg NodeConfig
 		factory = k8sinformers.NewSharedInformerFactory(kube, cfg.ResyncPeriod)
 	}
 	s := &NodeSource{cfg: cfg, sel: sel, nodes: factory.Core().V1().Nodes().Informer()}
-	s.inf = informerSet{s.nodes}
 	if own {
+		if err := trackEach(ctx, "node", tracked{&s.nodes, "nodes"}); err != nil {
+			return nil, err
+		}
 		opts := cfg.annotationKeys()
 		opts.RemoveStatusConditions = true
 		opts.RemoveBulkyFields = true
@@ -103,6 +105,7 @@ func NewNodeSource(ctx context.Context, kube k8sclient.Interface, cfg NodeConfig
 			return nil, fmt.Errorf("node source: %w", err)
 		}
 	}
+	s.inf = informerSet{s.nodes}
 	if err := sel.addTo(s.nodes); err != nil {
 		return nil, fmt.Errorf("node source: %w", err)
 	}

@@ -108,8 +108,10 @@ func NewPodSource(ctx context.Context, kube k8sclient.Interface, cfg PodConfig) 
 		pods:  factory.Core().V1().Pods().Informer(),
 		nodes: factory.Core().V1().Nodes().Informer(),
 	}
-	s.inf = informerSet{s.pods, s.nodes}
 	if own {
+		if err := trackEach(ctx, "pod", tracked{&s.pods, "pods"}, tracked{&s.nodes, "nodes"}); err != nil {
+			return nil, err
+		}
 		podOpts := cfg.annotationKeys()
 		podOpts.RemoveStatusConditions = true
 		podOpts.RemoveBulkyFields = true
@@ -125,6 +127,7 @@ func NewPodSource(ctx context.Context, kube k8sclient.Interface, cfg PodConfig) 
 			}
 		}
 	}
+	s.inf = informerSet{s.pods, s.nodes}
 	if err := sel.addTo(s.pods); err != nil {
 		return nil, fmt.Errorf("pod source: %w", err)
 	}

@@ -167,10 +167,21 @@ func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg Servi
 	if s.resolver == nil {
 		s.resolver = net.DefaultResolver
 	}
-	s.inf = informerSet{s.services, s.slices, s.nodes}
 	filter := cfg.ServiceTypeFilter
 	if len(filter) == 0 || slices.Contains(filter, corev1.ServiceTypeClusterIP) || slices.Contains(filter, corev1.ServiceTypeNodePort) {
 		s.pods = factory.Core().V1().Pods().Informer()
+	}
+	if own {
+		infs := []tracked{{&s.services, "services"}, {&s.slices, "endpointslices.discovery.k8s.io"}, {&s.nodes, "nodes"}}
+		if s.pods != nil {
+			infs = append(infs, tracked{&s.pods, "pods"})
+		}
+		if err := trackEach(ctx, "service", infs...); err != nil {
+			return nil, err
+		}
+	}
+	s.inf = informerSet{s.services, s.slices, s.nodes}
+	if s.pods != nil {
 		s.inf = append(s.inf, s.pods)
 		if own {
 			if err := s.pods.SetTransform(slimPod); err != nil {

@@ -112,7 +112,7 @@ func NewTraefikProxySource(ctx context.Context, client dynamic.Interface, cfg Tr
 		if !w.on {
 			continue
 		}
-		res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "traefik-proxy", w.gvr)
+		res, start, err := newDynamicResource(ctx, client, cfg.DynamicFactory, cfg.Options, "traefik-proxy", w.gvr)
 		if err != nil {
 			return nil, err
 		}

@@ -109,7 +109,7 @@ func NewUnstructuredSource(ctx context.Context, client dynamic.Interface, cfg Un
 	if cfg.Options, err = cfg.WithSource("unstructured"); err != nil {
 		return nil, err
 	}
-	res, start, err := newDynamicResource(client, cfg.DynamicFactory, cfg.Options, "unstructured", cfg.GVR)
+	res, start, err := newDynamicResource(ctx, client, cfg.DynamicFactory, cfg.Options, "unstructured", cfg.GVR)
 	if err != nil {
 		return nil, err
 	}
