@@ -241,9 +241,9 @@ func (c *recordCache) waitFor(ctx context.Context, pending map[string]*pendingWr
 
 // names joins up to a few names for a log line.
 func names(list []string) string {
-	const max = 5
-	if len(list) <= max {
+	const shown = 5
+	if len(list) <= shown {
 		return strings.Join(list, ", ")
 	}
-	return strings.Join(list[:max], ", ") + fmt.Sprintf(" and %d more", len(list)-max)
+	return strings.Join(list[:shown], ", ") + fmt.Sprintf(" and %d more", len(list)-shown)
 }

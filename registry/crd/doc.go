@@ -46,7 +46,7 @@
 //
 // One DNSRecord per record set, named by [ObjectName] (the name with runs of
 // other characters than a-z and 0-9 as "-", and 8 hex digits of a hash of
-// name, type and set identifier), labelled [OwnerLabel]=OwnerID; its
+// name, type and set identifier), with the owner id in its [OwnerLabel] label; its
 // spec.endpoint is the record set in the endpoint JSON external-dns and
 // zonesync share, with the owner label among its labels. Its status holds
 // one condition, Ready: False with reason Accepted once a change is
