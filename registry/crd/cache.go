@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/zonesync/zonesync/informers"
 )
 
 // ErrNotStarted is matched by the error of Records and ApplyChanges on a
@@ -124,35 +126,21 @@ func (c *recordCache) objects(owner string) map[string]*object {
 	return out
 }
 
-// start runs the informer until ctx ends and waits, at most timeout (see
-// Config.CacheTimeout), for its first list. A list or watch the API server
+// errCacheTimeout ends the wait of start after Config.CacheTimeout.
+var errCacheTimeout = errors.New("timed out")
+
+// start runs the informer until ctx ends and waits, at most
+// Config.CacheTimeout, for its first list. A list or watch the API server
 // forbids, or a resource it does not serve, ends the wait at once with an
-// error saying what to do.
+// error saying what to do. The informer's list and watch errors are
+// tracked and logged by informers.Track.
 func (c *recordCache) start(ctx context.Context, cfg Config) error {
-	log := logr.FromContextOrDiscard(ctx)
+	tracked, err := informers.Track(c.informer, Resource+"."+Group, logr.FromContextOrDiscard(ctx))
+	if err != nil {
+		return fmt.Errorf("crd registry: %w", err)
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	c.stop = cancel
-	fatal := make(chan error, 1)
-	var last struct {
-		sync.Mutex
-		err error
-	}
-	if err := c.informer.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
-		last.Lock()
-		last.err = err
-		last.Unlock()
-		if e := accessError(err, "listing and watching", c.ns); e != nil {
-			select {
-			case fatal <- e:
-			default:
-			}
-			return
-		}
-		log.Error(err, "listing or watching DNSRecord objects failed; retrying", "namespace", c.ns)
-	}); err != nil {
-		cancel()
-		return err
-	}
 	done := make(chan struct{})
 	c.done = done
 	go func() {
@@ -160,29 +148,47 @@ func (c *recordCache) start(ctx context.Context, cfg Config) error {
 		c.informer.RunWithContext(runCtx)
 	}()
 
-	synced := make(chan struct{})
-	waitCtx, stopWait := context.WithCancel(runCtx)
-	defer stopWait()
-	go func() {
-		if cache.WaitForCacheSync(waitCtx.Done(), c.informer.HasSynced) {
-			close(synced)
-		}
-	}()
+	waitCtx, stopWait := context.WithCancelCause(runCtx)
+	defer stopWait(nil)
 	timer := cfg.Clock.NewTimer(cfg.CacheTimeout)
 	defer timer.Stop()
-	var err error
-	select {
-	case <-synced:
+	go func() {
+		select {
+		case <-timer.C():
+			stopWait(errCacheTimeout)
+		case <-waitCtx.Done():
+		}
+	}()
+	var fatal struct {
+		sync.Mutex
+		err error
+	}
+	ready := func() bool {
+		if c.informer.HasSynced() {
+			return true
+		}
+		if e := accessError(tracked.LastError(), "listing and watching", c.ns); e != nil {
+			fatal.Lock()
+			fatal.err = e
+			fatal.Unlock()
+			return true
+		}
+		return false
+	}
+	err = informers.WaitForCacheSync(waitCtx, ready)
+	fatal.Lock()
+	if fatal.err != nil {
+		err = fatal.err
+	}
+	fatal.Unlock()
+	switch {
+	case err == nil:
 		return nil
-	case err = <-fatal:
-	case <-ctx.Done():
-		err = fmt.Errorf("crd registry: waiting for the first list of %s in namespace %q: %w", Resource, c.ns, ctx.Err())
-	case <-timer.C():
-		last.Lock()
-		cause := last.err
-		last.Unlock()
+	case errors.Is(context.Cause(waitCtx), errCacheTimeout):
 		err = fmt.Errorf("crd registry: the first list of %s in namespace %q did not complete within %v (Config.CacheTimeout); last error: %v",
-			Resource, c.ns, cfg.CacheTimeout, cause)
+			Resource, c.ns, cfg.CacheTimeout, tracked.LastError())
+	case ctx.Err() != nil:
+		err = fmt.Errorf("crd registry: waiting for the first list of %s in namespace %q: %w", Resource, c.ns, ctx.Err())
 	}
 	cancel()
 	<-done
