@@ -16,7 +16,8 @@ import (
 // TestMain sets external-dns's process-wide settings once, before any
 // test: both annotation prefixes read (zonesync reads both by default;
 // external-dns needs --legacy-annotation-prefix for the alpha one), and
-// its logs silenced.
+// its logs silenced. It stops the API server of the CRD registry tests
+// (crd_registry_test.go) when they started one.
 func TestMain(m *testing.M) {
 	xannotations.SetLegacyAnnotationPrefix(xannotations.LegacyAnnotationPrefix)
 	logrus.SetOutput(io.Discard)
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
 		panic(err)
 	}
-	os.Exit(m.Run())
+	os.Exit(apiServer.Main(m))
 }
 
 // sourceSeeds are the seeds of the random differential runs: each run

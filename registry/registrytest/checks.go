@@ -207,7 +207,9 @@ func checkOwnershipTravelsWithRecord(s *session) {
 	switch added := len(hidden) - len(hiddenBefore); {
 	case s.opts.NoOwnership && added != 0:
 		s.fail("ApplyChanges(create)", keyOf(created), fmt.Sprintf("wrote %d record(s) beside it that Records does not report; a registry without ownership writes none", added), nil)
-	case !s.opts.NoOwnership && added <= 0:
+	case s.opts.OwnershipOutsideProvider && added != 0:
+		s.fail("ApplyChanges(create)", keyOf(created), fmt.Sprintf("wrote %d record(s) beside it that Records does not report; a registry that keeps its ownership data outside the provider writes none", added), nil)
+	case !s.opts.NoOwnership && !s.opts.OwnershipOutsideProvider && added <= 0:
 		s.fail("ApplyChanges(create)", keyOf(created), "wrote no ownership data to the provider (no record beside it that Records does not report)", nil)
 	}
 	s.expectOwnedByNewRegistry(created, "create")

@@ -57,4 +57,14 @@
 // with no ownership data beside it. A registry that hands each change set
 // to the provider in a single call sets [Options.OneApplyCall]:
 // PerZoneErrors then only requires that the provider's error is returned.
+//
+// # Registries that keep ownership outside the provider
+//
+// A registry whose ownership data lives elsewhere (registry/crd keeps it in
+// DNSRecord objects of a Kubernetes API server) sets
+// [Options.OwnershipOutsideProvider]: OwnershipTravelsWithRecord then
+// requires that a create writes the record alone to the provider, and still
+// that a new registry (built by NewRegistry over the same provider, and so
+// over the same store) reports it as owned. Its NewRegistry keeps one store
+// per provider: the checker gives every rule a fresh provider.
 package registrytest

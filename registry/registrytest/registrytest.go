@@ -62,6 +62,13 @@ type Options struct {
 	// provider in a single call, whatever its zones: PerZoneErrors then
 	// only requires that the provider's error is returned.
 	OneApplyCall bool
+	// OwnershipOutsideProvider declares a registry that keeps its
+	// ownership data somewhere else than in the provider (registry/crd
+	// keeps it in Kubernetes objects): OwnershipTravelsWithRecord then
+	// requires that a create writes nothing to the provider beside the
+	// record, instead of ownership data. The NewRegistry function gives
+	// every registry of one provider the same store.
+	OwnershipOutsideProvider bool
 }
 
 func mergeOptions(opts []Options) Options {
@@ -72,6 +79,7 @@ func mergeOptions(opts []Options) Options {
 		}
 		o.NoOwnership = o.NoOwnership || x.NoOwnership
 		o.OneApplyCall = o.OneApplyCall || x.OneApplyCall
+		o.OwnershipOutsideProvider = o.OwnershipOutsideProvider || x.OwnershipOutsideProvider
 	}
 	return o
 }

@@ -2,6 +2,7 @@ package registrytest_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -48,4 +49,20 @@ func TestNoopBreaksOwnershipRules(t *testing.T) {
 		return noop.New(p), nil
 	})
 	require.Error(t, err)
+}
+
+// A registry declared to keep its ownership data outside the provider must
+// write nothing beside its records there: the TXT registry does.
+func TestOwnershipOutsideProviderFlagsDataInProvider(t *testing.T) {
+	err := registrytest.CheckRegistry(context.Background(), txtRegistry(txt.Config{}),
+		registrytest.Options{OwnershipOutsideProvider: true})
+	var rules []string
+	for _, e := range provider.ErrorParts(err) {
+		var v *registrytest.Violation
+		if errors.As(e, &v) {
+			rules = append(rules, v.Rule+": "+v.Msg)
+		}
+	}
+	require.Equal(t, []string{registrytest.RuleOwnershipTravelsWithRecord +
+		": wrote 1 record(s) beside it that Records does not report; a registry that keeps its ownership data outside the provider writes none"}, rules)
 }
