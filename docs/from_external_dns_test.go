@@ -47,6 +47,7 @@ import (
 	"github.com/zonesync/zonesync/provider/ratelimit"
 	"github.com/zonesync/zonesync/provider/rfc2136"
 	"github.com/zonesync/zonesync/provider/webhook"
+	"github.com/zonesync/zonesync/registry/crd"
 	"github.com/zonesync/zonesync/registry/noop"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -315,6 +316,11 @@ func TestRows(t *testing.T) {
 		assert.ErrorIs(t, err, txt.ErrInvalidConfig, "prefix and suffix are exclusive, as in external-dns")
 		r := zonesync.Reconciler{Registry: noop.New(zone), ManagedRecordTypes: []string{"A", "CNAME"}, ExcludeRecordTypes: []string{"CNAME"}} // --registry=noop
 		assert.NotNil(t, r.Registry)
+		reg, err := crd.New(zone, dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()), crd.Config{OwnerID: "default", Namespace: "dns"}) // --registry=crd --crd-registry-namespace=dns
+		require.NoError(t, err)
+		start := reg.Start // then reg.Start(ctx); needs the DNSRecord CRD, served by a real API server
+		assert.NotNil(t, start)
+		assert.NotEmpty(t, crd.CustomResourceDefinitionYAML())
 	})
 
 	t.Run("sources", func(t *testing.T) {

@@ -87,7 +87,7 @@ func withoutDescriptions(v any) any {
 func TestCRDRegistryDefinitionMatchesExternalDNS(t *testing.T) {
 	theirs, err := os.ReadFile(filepath.Join(externalDNSDir(t), "config", "crd", "standard", "dnsrecords.externaldns.k8s.io.yaml"))
 	require.NoError(t, err)
-	x, z := decodeYAML(t, theirs), decodeYAML(t, crd.CustomResourceDefinitionYAML)
+	x, z := decodeYAML(t, theirs), decodeYAML(t, crd.CustomResourceDefinitionYAML())
 	assert.Equal(t, x["apiVersion"], z["apiVersion"])
 	assert.Equal(t, x["kind"], z["kind"])
 	xm, zm := x["metadata"].(map[string]any), z["metadata"].(map[string]any)
@@ -133,7 +133,7 @@ current-context: kubetest
 func crdEnv(t *testing.T) *kubetest.Env {
 	t.Helper()
 	env := apiServer.Env(t)
-	env.InstallCRDs(t, crd.CustomResourceDefinitionYAML)
+	env.InstallCRDs(t, crd.CustomResourceDefinitionYAML())
 	return env
 }
 

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) { os.Exit(apiServer.Main(m)) }
 func apiEnv(t *testing.T) *kubetest.Env {
 	t.Helper()
 	env := apiServer.Env(t)
-	env.InstallCRDs(t, crd.CustomResourceDefinitionYAML)
+	env.InstallCRDs(t, crd.CustomResourceDefinitionYAML())
 	return env
 }
 

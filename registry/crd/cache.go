@@ -41,7 +41,7 @@ func accessError(err error, verb, ns string) error {
 		return fmt.Errorf("crd registry: the API server forbids %s %s.%s in namespace %q: %s: %w",
 			verb, Resource, Group, ns, requiredAccess, err)
 	case apierrors.IsNotFound(err) && verb == "listing and watching":
-		return fmt.Errorf("crd registry: the API server does not serve %s.%s/%s: install the CustomResourceDefinition (crd.CustomResourceDefinitionYAML): %w",
+		return fmt.Errorf("crd registry: the API server does not serve %s.%s/%s: install the CustomResourceDefinition (crd.CustomResourceDefinitionYAML()): %w",
 			Resource, Group, Version, err)
 	}
 	return nil

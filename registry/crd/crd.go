@@ -49,15 +49,19 @@ const (
 // package documentation. external-dns ignores it.
 const PreviousEndpointAnnotation = "zonesync.dev/previous-endpoint"
 
-// CustomResourceDefinitionYAML is the CustomResourceDefinition of
+// crdYAML is the file CustomResourceDefinitionYAML returns. A string, so
+// that nothing can change it.
+//
+//go:embed dnsrecords.externaldns.k8s.io.yaml
+var crdYAML string
+
+// CustomResourceDefinitionYAML returns the CustomResourceDefinition of
 // DNSRecord (dnsrecords.externaldns.k8s.io), in YAML: apply it to a
 // cluster (kubectl apply -f, or a client) before the registry starts. It is
 // equivalent to the file external-dns ships (group, names, scope, version,
 // schema, status subresource, printer columns); only the descriptions are
-// zonesync's. Do not modify the slice.
-//
-//go:embed dnsrecords.externaldns.k8s.io.yaml
-var CustomResourceDefinitionYAML []byte
+// zonesync's. Each call returns a new slice.
+func CustomResourceDefinitionYAML() []byte { return []byte(crdYAML) }
 
 // GroupVersionResource returns the resource of DNSRecord objects, for a
 // dynamic client.

@@ -96,7 +96,7 @@ func TestStartAccessErrors(t *testing.T) {
 			"cannot list resource",
 		}},
 		{"not served", apierrors.NewNotFound(gr, ""), []string{
-			"crd registry: the API server does not serve dnsrecords.externaldns.k8s.io/v1alpha1: install the CustomResourceDefinition (crd.CustomResourceDefinitionYAML)",
+			"crd registry: the API server does not serve dnsrecords.externaldns.k8s.io/v1alpha1: install the CustomResourceDefinition (crd.CustomResourceDefinitionYAML())",
 		}},
 	}
 	for _, tt := range tests {
