@@ -113,7 +113,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
 }
 
 func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock, set settings, c *Cycle) (*plan.Changes, error) {
-	calc, err := r.calculate(ctx, clk, set, c, false)
+	calc, err := r.calculate(ctx, clk, set, c)
 	if err != nil {
 		return nil, err
 	}
@@ -176,10 +176,10 @@ type calculation struct {
 }
 
 // calculate reads the registry and the source and calculates the plan,
-// filling in the counts and phase durations of c. countOwned forces the
-// count of owned records. Its error is that of a step that failed; a
-// source's partial error is not one: it is in the result (srcErr).
-func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set settings, c *Cycle, countOwned bool) (calculation, error) {
+// filling in the counts and phase durations of c. Its error is that of a
+// step that failed; a source's partial error is not one: it is in the
+// result (srcErr).
+func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set settings, c *Cycle) (calculation, error) {
 	in, err := r.read(ctx, clk, c)
 	if err != nil {
 		return calculation{}, err
@@ -191,15 +191,12 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 		p.Changes = &plan.Changes{}
 	}
 	out := calculation{plan: p, srcErr: in.srcErr}
-	// Counting owned records costs a domain-filter match per record; do it
-	// only when the safety threshold or an observer needs the number.
-	c.Owned = -1
-	if countOwned || r.Observer != nil || r.mayRefuse(p.Changes) {
-		if out.tally, err = r.tally(ctx, in.current, set.ownership, filter, p.Changes); err != nil {
-			return calculation{}, err
-		}
-		c.Owned = out.tally.Total
+	// The planner counted the records it may change; the zones are
+	// listed, for the counts per zone, only when the threshold may refuse.
+	if out.tally, err = r.tally(ctx, p); err != nil {
+		return calculation{}, err
 	}
+	c.Owned = out.tally.Total
 	if w, ok := registry.As[registry.SettingsWarner](r.Registry); ok {
 		out.warnings = w.SettingsWarnings()
 		c.Warnings = out.warnings
@@ -264,6 +261,9 @@ func (r *Reconciler) read(ctx context.Context, clk clock.Clock, c *Cycle) (input
 		}
 	}
 	canonicalNames(desired)
+	if dc, ok := registry.As[registry.DesiredChecker](r.Registry); ok {
+		in.invalid.registry = dc.CheckDesired
+	}
 	desired = in.invalid.split(desired, nil)
 	// AdjustEndpoints copies the endpoints it changes: those it returns
 	// unchanged, at their place, were validated already.
@@ -314,6 +314,9 @@ func (r *Reconciler) newPlan(own registry.Ownership, filter endpoint.DomainFilte
 	if oc, ok := registry.As[registry.OwnabilityChecker](r.Registry); ok {
 		pl.Ownable = oc.CheckOwnable
 	}
+	// What the provider cannot store as asked (a set identifier it would
+	// drop, say) is never sent: the one rule is its guarantees' Check.
+	pl.Supported = provider.GuaranteesOf(r.Registry).Check
 	return pl
 }
 
@@ -323,20 +326,20 @@ func (r *Reconciler) mayRefuse(changes *plan.Changes) bool {
 	return !r.Safety.Disabled && len(changes.Delete)+len(changes.UpdateNew) > 0
 }
 
-// tally counts the owned records of current (see [tallyOwned]); per zone
-// when the threshold may refuse changes and the registry lists its zones,
-// which only then are listed.
-func (r *Reconciler) tally(ctx context.Context, current []*endpoint.Endpoint, own registry.Ownership,
-	filter endpoint.DomainFilterInterface, changes *plan.Changes) (plan.Owned, error) {
-	var matcher *provider.ZoneMatcher
-	if r.mayRefuse(changes) {
-		zones, ok, err := provider.ZonesOf(ctx, r.Registry)
-		if err != nil {
-			return plan.Owned{}, fmt.Errorf("zonesync: listing zones for the safety threshold: %w", err)
-		}
-		if ok {
-			matcher = provider.NewZoneMatcher(zones...)
-		}
+// tally returns the planner's count of the records it may change
+// ([plan.Plan.Owned]), per zone too ([plan.Plan.OwnedIn]) when the
+// threshold may refuse the changes and the registry lists its zones, which
+// only then are listed.
+func (r *Reconciler) tally(ctx context.Context, p *plan.Plan) (plan.Owned, error) {
+	if !r.mayRefuse(p.Changes) {
+		return p.Owned, nil
 	}
-	return tallyOwned(current, own, filter, matcher), nil
+	zones, ok, err := provider.ZonesOf(ctx, r.Registry)
+	if err != nil {
+		return plan.Owned{}, fmt.Errorf("zonesync: listing zones for the safety threshold: %w", err)
+	}
+	if !ok {
+		return p.Owned, nil
+	}
+	return p.OwnedIn(provider.NewZoneMatcher(zones...).Zone), nil
 }

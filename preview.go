@@ -92,7 +92,7 @@ func (r *Reconciler) Preview(ctx context.Context) (*Preview, error) {
 	log := r.logger(ctx).WithName("zonesync").WithValues("ownerID", set.ownership.OwnerID, "preview", true)
 	ctx = logr.NewContext(ctx, log)
 	c := Cycle{Owned: -1}
-	calc, err := r.calculate(ctx, r.clock(), set, &c, true)
+	calc, err := r.calculate(ctx, r.clock(), set, &c)
 	if err != nil {
 		return nil, err
 	}

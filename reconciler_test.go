@@ -386,7 +386,7 @@ func TestLogging(t *testing.T) {
 		{
 			name: "V(0): one line per cycle",
 			want: []string{
-				`zonesync "level"=0 "msg"="reconcile cycle finished" "ownerID"="me" "dryRun"=false "records"=0 "desired"=2 "create"=2 "update"=0 "delete"=0 "skipped"=0 "applied"=true`,
+				`zonesync "level"=0 "msg"="reconcile cycle finished" "ownerID"="me" "dryRun"=false "records"=0 "desired"=2 "owned"=0 "create"=2 "update"=0 "delete"=0 "skipped"=0 "applied"=true`,
 			},
 		},
 		{
@@ -395,7 +395,7 @@ func TestLogging(t *testing.T) {
 			want: []string{
 				`zonesync "level"=1 "msg"="create" "ownerID"="me" "dryRun"=false "record"="a.example.com/A" "targets"="192.0.2.1" "ttl"=0`,
 				`zonesync "level"=1 "msg"="create" "ownerID"="me" "dryRun"=false "record"="b.example.com/A" "targets"="192.0.2.2" "ttl"=0`,
-				`zonesync "level"=0 "msg"="reconcile cycle finished" "ownerID"="me" "dryRun"=false "records"=0 "desired"=2 "create"=2 "update"=0 "delete"=0 "skipped"=0 "applied"=true`,
+				`zonesync "level"=0 "msg"="reconcile cycle finished" "ownerID"="me" "dryRun"=false "records"=0 "desired"=2 "owned"=0 "create"=2 "update"=0 "delete"=0 "skipped"=0 "applied"=true`,
 			},
 		},
 	}

@@ -12,6 +12,21 @@ import (
 type invalidEndpoints struct {
 	eps  []*endpoint.Endpoint
 	errs []error // errs[i] is the validation error of eps[i]
+	// registry is the registry's own check of desired endpoints
+	// ([registry.DesiredChecker]); nil when it has none.
+	registry func(*endpoint.Endpoint) error
+}
+
+// validate returns the validation error of the desired endpoint ep:
+// [endpoint.Endpoint.ValidateDesired], then the registry's check.
+func (v *invalidEndpoints) validate(ep *endpoint.Endpoint) error {
+	if err := ep.ValidateDesired(); err != nil {
+		return err
+	}
+	if v.registry != nil {
+		return v.registry(ep)
+	}
+	return nil
 }
 
 // split returns the valid endpoints of eps and keeps the others. An
@@ -23,7 +38,7 @@ func (v *invalidEndpoints) split(eps, checked []*endpoint.Endpoint) []*endpoint.
 	for i, ep := range eps {
 		var err error
 		if i >= len(checked) || checked[i] != ep || ep == nil {
-			err = ep.Validate()
+			err = v.validate(ep)
 		}
 		if err == nil {
 			if valid != nil {

@@ -134,7 +134,28 @@ type Endpoint struct {
 	Labels Labels `json:"labels,omitempty,omitzero"`
 	// ProviderSpecific carries properties only some providers understand.
 	ProviderSpecific ProviderSpecific `json:"providerSpecific,omitempty"`
+
+	// ownership is the verdict a registry attached to a current record
+	// ([Endpoint.SetOwnership]). It is not record data: it is not in the
+	// JSON form and [Endpoint.Equal] ignores it; copies keep it.
+	ownership Ownership
 }
+
+// Ownership returns the verdict a registry attached to e when it read it
+// ([Endpoint.SetOwnership]), or [OwnershipUndecided] when none did (every
+// desired endpoint, and records built by hand). Use [Owners.Of] to read the
+// verdict of a current record with the labels' rule as the fallback.
+func (e *Endpoint) Ownership() Ownership { return e.ownership }
+
+// SetOwnership attaches a registry's verdict to the current record e.
+// Registries call it once for every record their Records returns, with
+// [Owners.Verdict] of the labels their ownership data gave the record; the
+// planner and everything after it read the verdict instead of deciding
+// again. It is not record data: providers, the JSON form and
+// [Endpoint.Equal] ignore it, while copies ([Endpoint.DeepCopy],
+// [DeepCopyAll]) keep it. reflect.DeepEqual does see it: compare endpoints
+// with Equal.
+func (e *Endpoint) SetOwnership(o Ownership) { e.ownership = o }
 
 // NewEndpoint returns an endpoint with the given name, type and targets and no
 // TTL. See [NewEndpointWithTTL].
@@ -223,7 +244,8 @@ func (e *Endpoint) DeleteProviderSpecificProperty(name string) {
 }
 
 // IsOwnedBy reports whether the endpoint's owner label equals ownerID. An
-// empty ownerID owns nothing.
+// empty ownerID owns nothing. It reads the label only: whether a current
+// record may be changed is its ownership verdict ([Owners.Of]).
 func (e *Endpoint) IsOwnedBy(ownerID string) bool {
 	if ownerID == "" {
 		return false
@@ -321,7 +343,7 @@ func (e *Endpoint) DeepCopy() *Endpoint {
 // Equal reports whether e and o describe the same record set with the same
 // data: name and set identifier compared exactly, the type exactly, targets
 // with [Targets.Same], TTL, labels and provider-specific properties (in any
-// order).
+// order). The ownership verdict ([Endpoint.Ownership]) is not compared.
 func (e *Endpoint) Equal(o *Endpoint) bool {
 	if e == nil || o == nil {
 		return e == o
@@ -337,23 +359,32 @@ func (e *Endpoint) Equal(o *Endpoint) bool {
 }
 
 // String renders the endpoint for logs: name, TTL, class, type, set
-// identifier, targets, and provider-specific properties.
+// identifier, targets, and provider-specific properties. Text holding
+// control characters, other unprintable characters or invalid UTF-8 is
+// quoted ([Printable]).
 func (e *Endpoint) String() string {
 	if e == nil {
 		return "<nil>"
 	}
 	var b strings.Builder
-	b.WriteString(e.DNSName)
+	b.WriteString(Printable(e.DNSName))
 	b.WriteByte(' ')
 	b.WriteString(strconv.FormatInt(int64(e.RecordTTL), 10))
 	b.WriteString(" IN ")
-	b.WriteString(e.RecordType)
+	b.WriteString(Printable(e.RecordType))
 	b.WriteByte(' ')
-	b.WriteString(e.SetIdentifier)
+	b.WriteString(Printable(e.SetIdentifier))
 	b.WriteByte(' ')
 	b.WriteString(e.Targets.String())
 	if len(e.ProviderSpecific) > 0 {
-		fmt.Fprintf(&b, " %v", []ProviderSpecificProperty(e.ProviderSpecific))
+		b.WriteString(" [")
+		for i, p := range e.ProviderSpecific {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "{%s %s}", Printable(p.Name), Printable(p.Value))
+		}
+		b.WriteByte(']')
 	}
 	return b.String()
 }
@@ -366,11 +397,16 @@ type Key struct {
 }
 
 // String renders the key as "name/type" or "name/type/set-identifier".
+//
+// A part holding control characters, other unprintable characters or
+// invalid UTF-8 is quoted ([Printable]), so that a key in an error or a log
+// line cannot forge another line.
 func (k Key) String() string {
+	name, rtype := Printable(k.DNSName), Printable(k.RecordType)
 	if k.SetIdentifier == "" {
-		return k.DNSName + "/" + k.RecordType
+		return name + "/" + rtype
 	}
-	return k.DNSName + "/" + k.RecordType + "/" + k.SetIdentifier
+	return name + "/" + rtype + "/" + Printable(k.SetIdentifier)
 }
 
 // Compare orders endpoints by (DNSName, SetIdentifier, RecordType), the

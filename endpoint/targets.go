@@ -16,7 +16,22 @@ type Targets []string
 const smallTargets = 8
 
 // String joins the targets with ";".
-func (t Targets) String() string { return strings.Join(t, ";") }
+//
+// A target holding control characters, other unprintable characters or
+// invalid UTF-8 is quoted ([Printable]), so that the text is safe in errors
+// and log lines.
+func (t Targets) String() string {
+	for _, v := range t {
+		if Printable(v) != v {
+			quoted := make([]string, len(t))
+			for i, w := range t {
+				quoted[i] = Printable(w)
+			}
+			return strings.Join(quoted, ";")
+		}
+	}
+	return strings.Join(t, ";")
+}
 
 // Same reports whether t and o hold the same targets, ignoring order and case
 // (Unicode simple case folding, as [strings.EqualFold]). IPv6 addresses are

@@ -19,6 +19,25 @@ import (
 // together; the error names the record and the offending field ("dnsName",
 // "targets[i]", "labels[\"key\"]", ...).
 func (e *Endpoint) Validate() error {
+	return e.validate(false)
+}
+
+// ValidateDesired reports what is wrong with e as a desired endpoint, one a
+// source asks for: everything [Endpoint.Validate] reports and, for a TXT
+// record, a target that reads as the text of an ownership record
+// ([CheckNotOwnershipText]). A registry reads such a TXT record as
+// ownership data: created at a free name, it would make the records that
+// later appear there (by hand, or from anyone) pass for ours, and be
+// updated or deleted. Ownership TXT records are written by registries
+// alone, never asked for. The Reconciler validates every desired endpoint
+// with it, and the sources of this module check their objects with it.
+func (e *Endpoint) ValidateDesired() error {
+	return e.validate(true)
+}
+
+// validate implements [Endpoint.Validate] and, with desired,
+// [Endpoint.ValidateDesired].
+func (e *Endpoint) validate(desired bool) error {
 	if e == nil {
 		return errors.New("endpoint is nil")
 	}
@@ -35,6 +54,11 @@ func (e *Endpoint) Validate() error {
 	for i, t := range e.Targets {
 		if err := ValidateTarget(e.RecordType, t); err != nil {
 			errs = append(errs, fmt.Errorf("targets[%d]: %w", i, err))
+		}
+		if desired && e.RecordType == RecordTypeTXT {
+			if err := CheckNotOwnershipText(t, nil); err != nil {
+				errs = append(errs, fmt.Errorf("targets[%d]: %w", i, err))
+			}
 		}
 	}
 	if e.RecordTTL < 0 {
@@ -230,4 +254,24 @@ func validateNAPTR(target string) error {
 		}
 	}
 	return nil
+}
+
+// ErrOwnershipText is wrapped by the error of [CheckNotOwnershipText]: a
+// desired TXT value that reads as an ownership record.
+var ErrOwnershipText = errors.New("TXT value reads as an ownership record")
+
+// CheckNotOwnershipText returns an error wrapping [ErrOwnershipText] when
+// text, the value of a TXT record a source asks for, reads as the text of an
+// ownership TXT record: [ParseLabelsWithKey] accepts it with aesKey (nil: as
+// plain text only, which every registry reads whatever its key). It is the
+// one rule that keeps ownership data out of desired records:
+// [Endpoint.ValidateDesired] applies it without a key, and a registry that
+// decrypts ownership records applies it with its key, so that a copy of an
+// encrypted ownership value is refused too.
+func CheckNotOwnershipText(text string, aesKey []byte) error {
+	if _, err := ParseLabelsWithKey(text, aesKey); err != nil {
+		return nil
+	}
+	return fmt.Errorf("%w (%s=%s): a registry would take the record for ownership data and could then claim the records at the name it reads as owning; "+
+		"ownership records are written by registries only, never asked for", ErrOwnershipText, heritageKey, heritage)
 }

@@ -35,8 +35,12 @@ func (f PolicyFunc) Apply(changes *Changes) *Changes { return f(changes) }
 // in scope, A, AAAA and CNAME managed, no ownership checks (empty OwnerID,
 // as with the no-op registry) and the [PerResource] resolver.
 type Plan struct {
-	// Current holds the records in DNS, as the registry returns them (with
-	// owner labels when a registry tracks ownership).
+	// Current holds the records in DNS, as the registry returns them: each
+	// with the ownership verdict the registry attached when it read it
+	// ([endpoint.Endpoint.Ownership]), which decides whether the plan may
+	// change it. A record without one (built by hand, or from a registry
+	// that attaches none) is judged by the rule of [endpoint.Owners.Verdict]
+	// with OwnerID and OldOwnerID.
 	Current []*endpoint.Endpoint
 	// Desired holds the records sources ask for.
 	Desired []*endpoint.Endpoint
@@ -50,14 +54,18 @@ type Plan struct {
 	// ExcludeRecords lists record types removed from ManagedRecords,
 	// compared case-insensitively.
 	ExcludeRecords []string
-	// OwnerID is the registry's owner id. When set, only records whose owner
-	// label equals it are updated or deleted, and no record is created at a
-	// name that holds a record of somebody else (or of nobody). When empty,
-	// every record counts as ours.
+	// OwnerID is the registry's owner id, written as the owner label of
+	// every update. Only current records that are ours (see Current) are
+	// updated or deleted, and no record is created at a name that holds a
+	// record of somebody else (or of nobody). For current records without
+	// a verdict, OwnerID and OldOwnerID are the rule's settings: when
+	// OwnerID is empty, every such record counts as ours.
 	OwnerID string
-	// OldOwnerID, when set together with OwnerID, names a previous owner
-	// whose records are taken over: they count as ours and get an update
-	// that relabels them with OwnerID.
+	// OldOwnerID names a previous owner whose records are taken over. A
+	// current record ours under the old owner id (the registry's verdict
+	// [endpoint.OwnedByOldOwner], or, without a verdict, an owner label
+	// equal to OldOwnerID while OwnerID is set) gets an update that
+	// relabels it with OwnerID, even when its data are right.
 	OldOwnerID string
 	// Resolver chooses between several desired endpoints for one record
 	// set; nil means [PerResource].
@@ -86,6 +94,16 @@ type Plan struct {
 	// an apex record without a templated prefix). It must not modify the
 	// endpoint.
 	Ownable func(ep *endpoint.Endpoint) error
+	// Supported, when set, is asked about every valid desired endpoint
+	// that enters the plan: an endpoint it refuses (non-nil error) is not
+	// planned and is reported with [SkipUnsupported], the error's text as
+	// detail, and, as for an invalid endpoint, the records at its name and
+	// set identifier are neither updated nor deleted in that cycle. A
+	// Reconciler sets it from the guarantees of its provider
+	// (provider.Guarantees.Check), so that an endpoint with a set
+	// identifier never reaches a provider that drops set identifiers. It
+	// must not modify the endpoint.
+	Supported func(ep *endpoint.Endpoint) error
 	// Validated, when set, is the caller's verdict on the desired
 	// endpoints, which it validated already ([endpoint.Endpoint.Validate]):
 	// it returns the validation error of a desired endpoint, nil for a
@@ -96,6 +114,14 @@ type Plan struct {
 	Validated func(ep *endpoint.Endpoint) error
 	// Changes is set by Calculate: the changes to apply, after policies.
 	Changes *Changes
+	// Owned is set by Calculate: the number of current records the plan
+	// may change — of a managed type, matched by the domain filter, not an
+	// ownership record, and ours by their ownership verdict — in Total
+	// (Zone and PerZone are nil: see [Plan.OwnedIn] for counts per zone).
+	// It is what a [SafetyThreshold] judges the changes against.
+	Owned Owned
+	// owned marks, by index in Current, the records counted in Owned.
+	owned []uint64
 	// Skipped is set by Calculate: every change not made, with its reason,
 	// sorted by (DNSName, SetIdentifier, RecordType).
 	Skipped []Skip
@@ -158,6 +184,9 @@ type planner struct {
 	extra   []slot   // slots beyond inlineSlots: row r has extra[r*(n-inlineSlots):]
 	curInfo []curInfo
 	desInfo []desInfo
+	// owned marks the current records counted in nOwned (Plan.Owned).
+	owned  []uint64
+	nOwned int
 
 	// holdDeletes, when not empty, is the detail of every delete held
 	// back because a key of Plan.Protected names no current record.
@@ -205,6 +234,8 @@ func (p *Plan) Calculate() *Plan {
 	out := *p
 	out.Changes = changes
 	out.Skipped = pl.skipped
+	out.Owned = Owned{Total: pl.nOwned}
+	out.owned = pl.owned
 	return &out
 }
 
@@ -240,6 +271,7 @@ func newPlanner(p *Plan) *planner {
 		seed:     maphash.MakeSeed(),
 		rows:     make([]row, 0, expected+min(len(p.Current), len(p.Desired))/8),
 		curInfo:  make([]curInfo, len(p.Current)),
+		owned:    make([]uint64, (len(p.Current)+63)/64),
 		desInfo:  make([]desInfo, len(p.Desired)),
 	}
 }
@@ -402,7 +434,8 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 			continue
 		}
 		if !desired {
-			k.owned, k.relabel = pl.owners.Check(e)
+			v := pl.owners.Of(e)
+			k.owned, k.relabel = v.Mine(), v == endpoint.OwnedByOldOwner
 		}
 	}
 	for j, e := range eps {
@@ -458,6 +491,10 @@ func (pl *planner) indexCurrent() {
 			if rw := &pl.rows[r]; rw.foreign == 0 && !k.owned {
 				rw.foreign = int32(i + 1)
 			}
+			if k.owned {
+				pl.owned[i/64] |= 1 << (i % 64)
+				pl.nOwned++
+			}
 			s := pl.slot(r, k.t)
 			pl.curInfo[i] = curInfo{next: s.cur, owned: k.owned, relabel: k.relabel}
 			s.cur = int32(i + 1)
@@ -481,11 +518,11 @@ func (pl *planner) indexDesired() {
 			i := start + j
 			r := pl.rowFor(k.name, e.SetIdentifier)
 			s := pl.slot(r, k.t)
-			if err := pl.validate(e); err != nil {
+			if reason, err := pl.refusal(e); err != nil {
 				if pl.rows[r].invalid == 0 {
 					pl.rows[r].invalid = int32(i + 1)
 				}
-				pl.skip(actionFor(s.cur != 0), e, SkipInvalid, err.Error())
+				pl.skip(actionFor(s.cur != 0), e, reason, err.Error())
 				continue
 			}
 			pl.desInfo[i] = desInfo{next: s.cand}
@@ -495,12 +532,28 @@ func (pl *planner) indexDesired() {
 }
 
 // validate returns the validation error of the desired endpoint e: the
-// caller's verdict when it gave one (Plan.Validated), else e.Validate().
+// caller's verdict when it gave one (Plan.Validated), else
+// e.ValidateDesired().
 func (pl *planner) validate(e *endpoint.Endpoint) error {
 	if pl.p.Validated != nil {
 		return pl.p.Validated(e)
 	}
-	return e.Validate()
+	return e.ValidateDesired()
+}
+
+// refusal returns why the desired endpoint e is not planned, if it is
+// not: it is invalid ([SkipInvalid]), or the provider cannot store it
+// (Plan.Supported, [SkipUnsupported]).
+func (pl *planner) refusal(e *endpoint.Endpoint) (SkipReason, error) {
+	if err := pl.validate(e); err != nil {
+		return SkipInvalid, err
+	}
+	if pl.p.Supported != nil {
+		if err := pl.p.Supported(e); err != nil {
+			return SkipUnsupported, err
+		}
+	}
+	return "", nil
 }
 
 func (pl *planner) unmanagedDetail(recordType string) string {
@@ -632,7 +685,8 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 		}
 		switch {
 		case protected:
-			pl.skip(ActionCreate, win, SkipInvalid, pl.invalidDetail(rw))
+			reason, detail := pl.held(rw)
+			pl.skip(ActionCreate, win, reason, detail)
 		case rw.foreign != 0:
 			reason, detail := pl.foreignDetail(pl.p.Current[rw.foreign-1], "the name holds ")
 			pl.skip(ActionCreate, win, reason, detail)
@@ -646,7 +700,8 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 		switch {
 		case !info.owned:
 		case protected:
-			pl.skip(ActionDelete, cur, SkipInvalid, pl.invalidDetail(rw))
+			reason, detail := pl.held(rw)
+			pl.skip(ActionDelete, cur, reason, detail)
 		case pl.sourceFailed(cur):
 			pl.skip(ActionDelete, cur, SkipSourceError, pl.sourceErrorDetail(cur))
 		case pl.holdDeletes != "":
@@ -666,7 +721,8 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 		reason, detail := pl.foreignDetail(cur, "")
 		pl.skip(ActionUpdate, win, reason, detail)
 	case protected:
-		pl.skip(ActionUpdate, win, SkipInvalid, pl.invalidDetail(rw))
+		reason, detail := pl.held(rw)
+		pl.skip(ActionUpdate, win, reason, detail)
 	case pl.sourceFailed(cur):
 		pl.skip(ActionUpdate, win, SkipSourceError, pl.sourceErrorDetail(cur))
 	default:
@@ -674,9 +730,15 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 	}
 }
 
-func (pl *planner) invalidDetail(rw *row) string {
+// held returns the reason and detail of a change held back because the
+// desired endpoint rw.invalid is refused (see refusal).
+func (pl *planner) held(rw *row) (SkipReason, string) {
 	bad := pl.p.Desired[rw.invalid-1]
-	return "held back: an invalid desired endpoint at this name protects its records: " + pl.validate(bad).Error()
+	reason, err := pl.refusal(bad)
+	if reason == SkipUnsupported {
+		return reason, "held back: a desired endpoint at this name that the provider cannot store protects its records: " + err.Error()
+	}
+	return SkipInvalid, "held back: an invalid desired endpoint at this name protects its records: " + err.Error()
 }
 
 // foreignDetail classifies a record that is not ours.
@@ -685,7 +747,8 @@ func (pl *planner) foreignDetail(e *endpoint.Endpoint, prefix string) (SkipReaso
 	if prefix == "" {
 		what = "the record is "
 	}
-	if owner, ok := e.Labels.Get(endpoint.OwnerLabelKey); ok && owner != "" {
+	if pl.owners.Of(e) == endpoint.OwnedByOther {
+		owner, _ := e.Labels.Get(endpoint.OwnerLabelKey)
 		return SkipForeignOwner, fmt.Sprintf("%sowned by %q, not %q", what, owner, pl.p.OwnerID)
 	}
 	if prefix == "" {
@@ -741,7 +804,7 @@ func unattributedDetail(p *Plan) string {
 		if _, failed := p.Protected[res]; !failed || carried[res] {
 			continue
 		}
-		if !owners.Owns(cur) {
+		if !owners.Of(cur).Mine() {
 			continue
 		}
 		carried[res] = true
@@ -907,4 +970,31 @@ func (pl *planner) policyNames() string {
 		return "policy " + names[0]
 	}
 	return "policies " + strings.Join(names, ", ")
+}
+
+// OwnedIn returns the counts of [Plan.Owned] with the records also counted
+// per zone: zone returns the zone holding a DNS name and whether there is
+// one (provider.ZoneMatcher's Zone, for instance); records outside every
+// zone count in the total only. The result is what
+// [SafetyThreshold.Check] needs to judge each zone on its own. It needs a
+// plan returned by [Plan.Calculate]; with a nil zone it returns Owned.
+func (p *Plan) OwnedIn(zone func(name string) (string, bool)) Owned {
+	out := p.Owned
+	if zone == nil {
+		return out
+	}
+	out.Zone, out.PerZone = zone, map[string]int{}
+	for w, word := range p.owned {
+		for word != 0 {
+			i := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			if i >= len(p.Current) {
+				break
+			}
+			if z, ok := zone(p.Current[i].DNSName); ok {
+				out.PerZone[z]++
+			}
+		}
+	}
+	return out
 }

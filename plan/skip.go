@@ -51,6 +51,13 @@ const (
 	// record, so it is not created (see [Plan.Ownable]); the detail says
 	// what to change, such as the TXT prefix of an apex record.
 	SkipUnownable SkipReason = "unownable"
+	// SkipUnsupported: the provider does not guarantee to store the
+	// desired endpoint as asked (see [Plan.Supported]): a set identifier
+	// on a provider that drops set identifiers, a record type or a
+	// provider-specific property it does not keep. The change is not sent,
+	// and the records at the endpoint's name and set identifier are held as
+	// they are; the detail says what the provider lacks.
+	SkipUnsupported SkipReason = "unsupported"
 )
 
 // Action is the kind of a change: create, update or delete.

@@ -71,6 +71,21 @@ type OwnabilityChecker interface {
 	CheckOwnable(ep *endpoint.Endpoint) error
 }
 
+// DesiredChecker is implemented by registries that refuse some desired
+// endpoints as input, for reasons only they can judge: the TXT registry
+// refuses a TXT value it would read back as one of its ownership records
+// (a copy of an encrypted ownership value, which only its key reveals). A
+// Reconciler asks it about every desired endpoint that passed
+// [endpoint.Endpoint.ValidateDesired]; an endpoint it refuses is handled
+// like an invalid one: not planned ([plan.SkipInvalid]), its records held,
+// and its object reported as failed in the cycle's partial error.
+type DesiredChecker interface {
+	// CheckDesired returns nil for an acceptable desired endpoint, or an
+	// error naming it and saying why it is refused. It must not modify
+	// ep.
+	CheckDesired(ep *endpoint.Endpoint) error
+}
+
 // SettingsWarner is implemented by registries that can tell, from what
 // they last read, that their settings (owner id, TXT prefix or suffix, ...)
 // leave records that are owned today without an owner. A Reconciler's

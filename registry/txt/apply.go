@@ -108,10 +108,15 @@ func (r *Registry) applyByZone(ctx context.Context, out *plan.Changes) error {
 	return errors.Join(errs...)
 }
 
-// owns reports whether ep is ours to update or delete: owned by OwnerID, or
-// by OldOwnerID (taken over).
+// owns reports whether ep is ours to update or delete: its ownership
+// verdict ([endpoint.Owners.Of]) is ours, or ours under the old owner id.
 func (r *Registry) owns(ep *endpoint.Endpoint) bool {
-	return endpoint.Owners{OwnerID: r.ownerID, OldOwnerID: r.oldOwnerID}.Owns(ep)
+	return r.owners().Of(ep).Mine()
+}
+
+// owners returns the registry's ownership rule.
+func (r *Registry) owners() endpoint.Owners {
+	return endpoint.Owners{OwnerID: r.ownerID, OldOwnerID: r.oldOwnerID}
 }
 
 // checkOwned refuses changes that update or delete records the registry

@@ -1,0 +1,223 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
+)
+
+// Guarantees is what a provider promises about the records it stores,
+// beyond the [Provider] contract. A provider declares them by implementing
+// [GuaranteeDeclarer]; callers read them with [GuaranteesOf], which walks
+// wrappers like [As] does. Every field's zero value is the safe
+// assumption, so a provider that declares nothing is treated with the most
+// care: its creates are assumed to overwrite, its set identifiers to be
+// dropped.
+//
+// The core enforces them, not each provider: a Reconciler never sends an
+// endpoint that [Guarantees.Check] refuses (the plan skips it with
+// plan.SkipUnsupported and holds the records at its name), and the
+// registries re-read the records a create would replace just before
+// applying when creates may overwrite ([RecheckCreates]). Whether a
+// provider lists its zones is declared by implementing [ZoneLister].
+type Guarantees struct {
+	// CreateFailsIfExists: creating a record set (name, type, set
+	// identifier) that exists fails and changes nothing. False: a create
+	// may replace an existing record set (an upsert, as external-dns's
+	// pdns and Route 53 providers do), so a record that appeared between
+	// a read and a create would be overwritten.
+	CreateFailsIfExists bool
+	// KeepsSetIdentifiers: record sets that differ only in their set
+	// identifier are stored apart and read back with it. False: the set
+	// identifier may be dropped, so a record set with one would be written
+	// over the record set of the same name and type without one (which may
+	// be somebody else's); endpoints with a set identifier are never sent.
+	KeepsSetIdentifiers bool
+	// RecordTypes lists the record types the provider stores, in upper
+	// case. Nil: not declared, every type is sent and the provider
+	// refuses what it cannot store.
+	RecordTypes []string
+	// ProviderSpecific lists the provider-specific properties the provider
+	// keeps: a property name, or a prefix ending in "/" that covers every
+	// name it starts ("aws/"). Nil: not declared, every property is sent.
+	// Properties a registry sets for itself
+	// ([endpoint.ProviderSpecificForceUpdate]) are never checked.
+	ProviderSpecific []string
+}
+
+// GuaranteeDeclarer is the optional capability of a provider that declares
+// its [Guarantees]. Wrappers pass it through ([As]); registries, which
+// hold their provider without unwrapping to it, implement it by returning
+// [GuaranteesOf] their provider.
+type GuaranteeDeclarer interface {
+	// Guarantees returns what the provider guarantees. The slices are new
+	// on every call.
+	Guarantees() Guarantees
+}
+
+// GuaranteesOf returns the guarantees p declares ([GuaranteeDeclarer],
+// found with [As] through any wrappers), or the zero Guarantees, the safe
+// assumptions, when it declares none.
+func GuaranteesOf(p Provider) Guarantees {
+	if d, ok := As[GuaranteeDeclarer](p); ok {
+		return d.Guarantees()
+	}
+	return Guarantees{}
+}
+
+// ErrUnsupported is wrapped by the error of [Guarantees.Check]: the
+// provider does not guarantee to store the endpoint as asked.
+var ErrUnsupported = errors.New("not supported by the provider")
+
+// Check returns nil when the provider can store ep as asked, and otherwise
+// an error wrapping [ErrUnsupported] that names the endpoint and what the
+// provider does not guarantee: a set identifier without
+// KeepsSetIdentifiers, a record type outside a declared RecordTypes, a
+// provider-specific property outside a declared ProviderSpecific. It is
+// the one rule of what the core refuses to send to a provider; a
+// Reconciler asks it about every desired endpoint.
+func (g Guarantees) Check(ep *endpoint.Endpoint) error {
+	if ep == nil {
+		return fmt.Errorf("%w: nil endpoint", ErrUnsupported)
+	}
+	var errs []error
+	if ep.SetIdentifier != "" && !g.KeepsSetIdentifiers {
+		errs = append(errs, fmt.Errorf("set identifier %q: the provider does not keep set identifiers, and the record would be written over "+
+			"the record set of the same name and type without one, which may be somebody else's", endpoint.Printable(ep.SetIdentifier)))
+	}
+	if g.RecordTypes != nil && !slices.ContainsFunc(g.RecordTypes, func(t string) bool { return strings.EqualFold(t, ep.RecordType) }) {
+		errs = append(errs, fmt.Errorf("record type %q: the provider stores only %s", ep.RecordType, strings.Join(g.RecordTypes, ", ")))
+	}
+	if g.ProviderSpecific != nil {
+		for _, p := range ep.ProviderSpecific {
+			if p.Name == endpoint.ProviderSpecificForceUpdate || g.keepsProperty(p.Name) {
+				continue
+			}
+			errs = append(errs, fmt.Errorf("provider-specific property %q: the provider does not keep it (it keeps %s), so the record would be changed again at every cycle",
+				p.Name, strings.Join(g.ProviderSpecific, ", ")))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: %w", ep.Key(), ErrUnsupported, errors.Join(errs...))
+}
+
+// keepsProperty reports whether the property called name is among
+// ProviderSpecific.
+func (g Guarantees) keepsProperty(name string) bool {
+	for _, k := range g.ProviderSpecific {
+		if k == name || strings.HasSuffix(k, "/") && strings.HasPrefix(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// Clone returns a copy of g whose slices share nothing with g's.
+func (g Guarantees) Clone() Guarantees {
+	g.RecordTypes = slices.Clone(g.RecordTypes)
+	g.ProviderSpecific = slices.Clone(g.ProviderSpecific)
+	return g
+}
+
+// RecheckCreates narrows the window in which a create could replace a
+// record that appeared after the caller read the zone, on a provider whose
+// creates may overwrite (Guarantees.CreateFailsIfExists false): just before
+// the caller applies changes, it reads p's records again and leaves out of
+// changes every group of changes ([GroupKey]: a record with its ownership
+// TXT) holding a create whose record set (name, type, set identifier) now
+// exists. It returns the changes to apply (changes itself when nothing is
+// left out) and the creates left out, which the caller reports; a later
+// cycle plans them again from what it reads then. changes is not
+// modified.
+//
+// What remains is the time between this read and the provider's write of
+// each create: a record written by somebody else in that time is still
+// replaced. A caller that applies several zones one after the other calls
+// it once before the first.
+//
+// When the read fails, nothing is left to apply safely: the error is
+// returned (marked soft, [NewSoftError]) with nil changes.
+func RecheckCreates(ctx context.Context, p Provider, changes *plan.Changes) (*plan.Changes, []*endpoint.Endpoint, error) {
+	if changes == nil || len(changes.Create) == 0 {
+		return changes, nil, nil
+	}
+	recs, err := p.Records(ctx)
+	if err != nil {
+		return nil, nil, NewSoftError(fmt.Errorf("reading the records again before creating %d record(s) on a provider whose creates may overwrite: %w",
+			len(changes.Create), err))
+	}
+	type groupKey struct{ name, setID string }
+	present := make(map[endpoint.Key]bool, len(recs))
+	for _, r := range recs {
+		if r != nil {
+			present[recordKey(r)] = true
+		}
+	}
+	var blocked map[groupKey]bool
+	var dropped []*endpoint.Endpoint
+	for _, ep := range changes.Create {
+		if ep == nil || !present[recordKey(ep)] {
+			continue
+		}
+		if blocked == nil {
+			blocked = map[groupKey]bool{}
+		}
+		name, setID := GroupKey(ep)
+		blocked[groupKey{name, setID}] = true
+	}
+	if len(blocked) == 0 {
+		return changes, nil, nil
+	}
+	keep := func(list []*endpoint.Endpoint, report bool) []*endpoint.Endpoint {
+		var out []*endpoint.Endpoint
+		for _, ep := range list {
+			if ep != nil {
+				if name, setID := GroupKey(ep); blocked[groupKey{name, setID}] {
+					if report {
+						dropped = append(dropped, ep)
+					}
+					continue
+				}
+			}
+			out = append(out, ep)
+		}
+		return out
+	}
+	out := &plan.Changes{Create: keep(changes.Create, true), Delete: keep(changes.Delete, false)}
+	for i, newEp := range changes.UpdateNew {
+		var oldEp *endpoint.Endpoint
+		if i < len(changes.UpdateOld) {
+			oldEp = changes.UpdateOld[i]
+		}
+		ref := newEp
+		if ref == nil {
+			ref = oldEp
+		}
+		if ref != nil {
+			if name, setID := GroupKey(ref); blocked[groupKey{name, setID}] {
+				continue
+			}
+		}
+		out.UpdateOld = append(out.UpdateOld, oldEp)
+		out.UpdateNew = append(out.UpdateNew, newEp)
+	}
+	return out, dropped, nil
+}
+
+// recordKey is the identity of a record set in the form names have in
+// memory.
+func recordKey(ep *endpoint.Endpoint) endpoint.Key {
+	return endpoint.Key{DNSName: canonicalName(ep.DNSName), RecordType: strings.ToUpper(ep.RecordType), SetIdentifier: ep.SetIdentifier}
+}
+
+// ErrCreateWouldOverwrite is wrapped by the error a registry returns for
+// the creates [RecheckCreates] left out: the record set appeared after the
+// zone was read, and the provider's create would have replaced it.
+var ErrCreateWouldOverwrite = errors.New("record appeared after the zone was read; a create would overwrite it")
