@@ -142,13 +142,14 @@ func (g Guarantees) Clone() Guarantees {
 // replaced. A caller that applies several zones one after the other calls
 // it once before the first.
 //
-// When the read fails, nothing is left to apply safely: the error is
-// returned (marked soft, [NewSoftError]) with nil changes.
+// The records are read with [FreshRecords], past any cache. When the read
+// fails, nothing is left to apply safely: the error is returned (marked
+// soft, [NewSoftError]) with nil changes.
 func RecheckCreates(ctx context.Context, p Provider, changes *plan.Changes) (*plan.Changes, []*endpoint.Endpoint, error) {
 	if changes == nil || len(changes.Create) == 0 {
 		return changes, nil, nil
 	}
-	recs, err := p.Records(ctx)
+	recs, err := FreshRecords(ctx, p)
 	if err != nil {
 		return nil, nil, NewSoftError(fmt.Errorf("reading the records again before creating %d record(s) on a provider whose creates may overwrite: %w",
 			len(changes.Create), err))
@@ -209,6 +210,27 @@ func RecheckCreates(ctx context.Context, p Provider, changes *plan.Changes) (*pl
 		out.UpdateNew = append(out.UpdateNew, newEp)
 	}
 	return out, dropped, nil
+}
+
+// FreshReader is the optional capability of a wrapper that answers Records
+// from a cache (provider/cache): FreshRecords reads the provider it wraps
+// whatever the cache holds. Use [FreshRecords] rather than a type
+// assertion.
+type FreshReader interface {
+	FreshRecords(ctx context.Context) ([]*endpoint.Endpoint, error)
+}
+
+// FreshRecords returns p's records as the DNS service holds them now: read
+// through the outermost layer of p that implements [FreshReader] (found by
+// following Unwrap, as [As] does), so that a records cache does not answer,
+// or with p.Records when no layer caches.
+func FreshRecords(ctx context.Context, p Provider) ([]*endpoint.Endpoint, error) {
+	for layer := p; layer != nil; layer = unwrap(layer) {
+		if f, ok := layer.(FreshReader); ok {
+			return f.FreshRecords(ctx)
+		}
+	}
+	return p.Records(ctx)
 }
 
 // recordKey is the identity of a record set in the form names have in

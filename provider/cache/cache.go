@@ -111,8 +111,23 @@ func (p *Provider) Unwrap() provider.Provider { return p.next }
 // Records returns a copy of the cached records while they are fresh, and
 // otherwise reads the wrapped provider (and caches a copy).
 func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	return p.read(ctx, true)
+}
+
+var _ provider.FreshReader = (*Provider)(nil)
+
+// FreshRecords reads the wrapped provider whatever the cache holds, and
+// caches a copy of what it read ([provider.FreshReader]): callers that
+// must see the zone as it is now, such as [provider.RecheckCreates], read
+// through it.
+func (p *Provider) FreshRecords(ctx context.Context) ([]*endpoint.Endpoint, error) {
+	return p.read(ctx, false)
+}
+
+// read implements Records and, without useCache, FreshRecords.
+func (p *Provider) read(ctx context.Context, useCache bool) ([]*endpoint.Endpoint, error) {
 	p.mu.Lock()
-	if p.valid && p.clock.Now().Before(p.expires) {
+	if useCache && p.valid && p.clock.Now().Before(p.expires) {
 		out := endpoint.DeepCopyAll(p.records)
 		p.mu.Unlock()
 		p.obs.RecordsCalled(true)

@@ -185,6 +185,16 @@ func (p *Provider) zoneList() []string {
 
 var _ provider.ZoneLister = (*Provider)(nil)
 
+var _ provider.GuaranteeDeclarer = (*Provider)(nil)
+
+// Guarantees implements [provider.GuaranteeDeclarer]: a create of a record
+// set that exists fails (the whole change set is refused), set identifiers
+// are kept, and every record type and provider-specific property is stored
+// as given.
+func (p *Provider) Guarantees() provider.Guarantees {
+	return provider.Guarantees{CreateFailsIfExists: true, KeepsSetIdentifiers: true}
+}
+
 // ListZones implements [provider.ZoneLister]: it returns the normalised
 // zone names, sorted (the root zone as "."), or the error of invalid
 // options (see [New]).

@@ -172,6 +172,25 @@ func (p *Provider) Zones() []string { return append([]string(nil), p.zoneList...
 
 var _ provider.ZoneLister = (*Provider)(nil)
 
+var _ provider.GuaranteeDeclarer = (*Provider)(nil)
+
+// Guarantees implements [provider.GuaranteeDeclarer]: a create carries the
+// prerequisite that its RRset (and any CNAME at its name) does not exist,
+// so creating an existing record set fails; set identifiers have no place
+// in DNS and are not kept (the core never sends them); the record types
+// are those the provider converts (A, AAAA, CNAME, TXT, MX, SRV, NS, PTR,
+// NAPTR). Provider-specific properties are not declared: they are not
+// stored, and the provider refuses nothing because of them.
+func (p *Provider) Guarantees() provider.Guarantees {
+	return provider.Guarantees{
+		CreateFailsIfExists: true,
+		RecordTypes: []string{
+			endpoint.RecordTypeA, endpoint.RecordTypeAAAA, endpoint.RecordTypeCNAME, endpoint.RecordTypeTXT,
+			endpoint.RecordTypeMX, endpoint.RecordTypeSRV, endpoint.RecordTypeNS, endpoint.RecordTypePTR, endpoint.RecordTypeNAPTR,
+		},
+	}
+}
+
 // ListZones implements [provider.ZoneLister]: it returns the configured
 // zones ([Provider.Zones]) without asking the server, so that callers
 // apply one zone per call.

@@ -5,10 +5,11 @@
 // # Usage
 //
 // Use it when zonesync is the only writer of a zone, or to drive a provider
-// directly. Beware: records read through it carry no owner label, so a plan
-// with an owner id set never updates or deletes them; plan with an empty
-// owner id (as [Registry.OwnerID] returns) to manage every record the domain
-// filter lets through — including records somebody else created.
+// directly. Beware: without ownership data every record is ours — the
+// verdict Records attaches to each is [endpoint.OwnedByUs], the rule of a
+// registry without owner id — so a plan manages every record the domain
+// filter and the managed record types let through, including records
+// somebody else created.
 //
 // # Ownership settings
 //

@@ -23,9 +23,29 @@ func New(p provider.Provider) *Registry {
 	return &Registry{provider: p}
 }
 
-// Records returns the provider's records unchanged.
+// Records returns the provider's records, each with the ownership verdict
+// of a registry without an owner id: [endpoint.OwnedByUs] (the rule of
+// [endpoint.Owners.Verdict] with no OwnerID). Nothing else is changed.
 func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
-	return r.provider.Records(ctx)
+	recs, err := r.provider.Records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var owners endpoint.Owners // no owner id: every record is ours
+	for _, rec := range recs {
+		if rec != nil {
+			rec.SetOwnership(owners.Verdict(rec))
+		}
+	}
+	return recs, nil
+}
+
+var _ provider.GuaranteeDeclarer = (*Registry)(nil)
+
+// Guarantees implements [provider.GuaranteeDeclarer]: the guarantees of the
+// provider ([provider.GuaranteesOf]).
+func (r *Registry) Guarantees() provider.Guarantees {
+	return provider.GuaranteesOf(r.provider)
 }
 
 // ApplyChanges passes changes to the provider unchanged.

@@ -1,6 +1,7 @@
 package registrytest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -73,27 +74,89 @@ func (s *session) readForeign() (reg registry.Registry, seen []*endpoint.Endpoin
 	return reg, seen, true
 }
 
-// expectNotOurs fails when r carries the registry's owner label (or, for a
-// registry without ownership, any owner label).
+// expectNotOurs fails when r carries the registry's owner label or an
+// ownership verdict that makes it ours (or, for a registry without
+// ownership, any owner label, or a verdict other than ours: every record
+// is the caller's there).
 func (s *session) expectNotOurs(r *endpoint.Endpoint, op, what string) {
 	owner, has := ownerOf(r)
-	switch {
+	switch v := r.Ownership(); {
 	case s.opts.NoOwnership && has:
 		s.fail(op, keyOf(r), fmt.Sprintf("reports %s with owner label %q; a registry without ownership reports none", what, owner), nil)
-	case !s.opts.NoOwnership && has && owner == s.opts.OwnerID:
+	case s.opts.NoOwnership && v != endpoint.OwnedByUs:
+		s.fail(op, keyOf(r), fmt.Sprintf("reports %s with the ownership verdict %q; a registry without ownership reports every record as %q", what, v, endpoint.OwnedByUs), nil)
+	case s.opts.NoOwnership:
+	case has && owner == s.opts.OwnerID:
 		s.fail(op, keyOf(r), fmt.Sprintf("lends its owner label %q to %s", owner, what), nil)
+	case v == endpoint.OwnershipUndecided:
+		s.fail(op, keyOf(r), fmt.Sprintf("reports %s without an ownership verdict (endpoint.Endpoint.SetOwnership)", what), nil)
+	case v.Mine():
+		s.fail(op, keyOf(r), fmt.Sprintf("reports %s with the ownership verdict %q", what, v), nil)
 	}
 }
 
-// expectOurs fails when r does not carry the registry's owner label (or,
-// for a registry without ownership, carries one).
+// expectOurs fails when r does not carry the registry's owner label and the
+// verdict ours (or, for a registry without ownership, carries an owner
+// label, or another verdict).
 func (s *session) expectOurs(r *endpoint.Endpoint, op, what string) {
 	owner, has := ownerOf(r)
-	switch {
+	switch v := r.Ownership(); {
 	case s.opts.NoOwnership && has:
 		s.fail(op, keyOf(r), fmt.Sprintf("reports %s with owner label %q; a registry without ownership reports none", what, owner), nil)
 	case !s.opts.NoOwnership && owner != s.opts.OwnerID:
 		s.fail(op, keyOf(r), fmt.Sprintf("reports %s with owner label %q (set: %t), want %q", what, owner, has, s.opts.OwnerID), nil)
+	case v != endpoint.OwnedByUs:
+		s.fail(op, keyOf(r), fmt.Sprintf("reports %s with the ownership verdict %q, want %q", what, v, endpoint.OwnedByUs), nil)
+	}
+}
+
+func checkOwnershipVerdict(s *session) {
+	// A provider that returns its own owner label with a record (as
+	// external-dns's coredns provider does) claims nothing by it (without
+	// ownership, every record is the caller's anyway).
+	const claimed = "claimed." + zoneA
+	if !s.write(&plan.Changes{Create: []*endpoint.Endpoint{ep(claimed, "192.0.2.70")}}) {
+		return
+	}
+	labelling := providertest.Intercept(s.p, providertest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			recs, err := next.Records(ctx)
+			for _, r := range recs {
+				if r != nil && r.DNSName == claimed {
+					r.Labels.Set(endpoint.OwnerLabelKey, s.opts.OwnerID)
+				}
+			}
+			return recs, err
+		},
+	})
+	sp := s.p
+	s.p = labelling
+	reg, ok := s.seededRegistry()
+	s.p = sp
+	if !ok {
+		return
+	}
+	recs, ok := s.records(reg, "seeding, with a provider that returns an owner label")
+	if !ok {
+		return
+	}
+	owners := endpoint.Owners{OwnerID: reg.OwnerID()}
+	for _, r := range recs {
+		v := r.Ownership()
+		switch {
+		case v == endpoint.OwnershipUndecided:
+			s.fail("Records", keyOf(r), "returns a record without an ownership verdict (endpoint.Endpoint.SetOwnership)", nil)
+		case v != owners.Verdict(r):
+			owner, _ := ownerOf(r)
+			s.fail("Records", keyOf(r), fmt.Sprintf("returns a record whose verdict %q contradicts the owner label %q it reports (the rule gives %q)",
+				v, owner, owners.Verdict(r)), nil)
+		}
+		if r.DNSName == claimed && !s.opts.NoOwnership {
+			s.expectNotOurs(r, "Records", "a record whose provider returned the registry's own owner label")
+		}
+	}
+	if _, found := find(recs, ep(claimed)); !found {
+		s.fail("Records", claimed+"/A", "does not report a record that exists in the provider", nil)
 	}
 }
 

@@ -20,7 +20,9 @@
 //     with, the same before and after reading and writing.
 //   - ForeignRecordsNotOwned: records the registry did not create (written
 //     to the provider directly, or created through another owner's
-//     registry) are never reported with the registry's owner label.
+//     registry) are never reported with the registry's owner label, nor
+//     with an ownership verdict ([endpoint.Endpoint.Ownership]) that makes
+//     them ours; every record it reports carries a verdict.
 //   - OrphanOwnershipNotLent: when a record the registry created is
 //     deleted behind its back, leaving the ownership data alone, and
 //     somebody else writes a record of the same name and type later, the
@@ -45,13 +47,23 @@
 //     endpoints it is given.
 //   - DeterministicRecords: two Records calls without a write in between
 //     return the same records in the same order.
+//   - OwnershipVerdict: every record Records returns carries the ownership
+//     verdict the registry decided when it read it, and that verdict is the
+//     one rule ([endpoint.Owners.Verdict], with the registry's owner id)
+//     applied to the owner label the record is reported with: records it
+//     created are [endpoint.OwnedByUs], others' records
+//     [endpoint.OwnedByOther], records of nobody [endpoint.OwnedByNobody].
+//     An owner label that the provider itself returns with a record (as
+//     external-dns's coredns provider stores one), even the registry's own
+//     owner id, claims nothing.
 //
 // # Registries that keep no ownership
 //
 // A registry that records no ownership at all (registry/noop: owner id "",
 // every record counts as the caller's) sets [Options.NoOwnership]. The
 // ownership rules then check what such a registry promises instead:
-// OwnerID is "", no record is reported with an owner label, changes of any
+// OwnerID is "", no record is reported with an owner label, every record's
+// verdict is [endpoint.OwnedByUs], changes of any
 // record are applied (ForeignChangesRefused and OrphanOwnershipNotLent
 // have nothing to check and pass), and a create writes the record alone,
 // with no ownership data beside it. A registry that hands each change set

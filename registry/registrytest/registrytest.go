@@ -26,6 +26,7 @@ const (
 	RuleRecordsAreCopies           = "RecordsAreCopies"
 	RuleAdjustEndpointsKeepsInput  = "AdjustEndpointsKeepsInput"
 	RuleDeterministicRecords       = "DeterministicRecords"
+	RuleOwnershipVerdict           = "OwnershipVerdict"
 )
 
 // The zones of the in-memory provider every rule runs over. Records are
@@ -139,6 +140,7 @@ func rules() []rule {
 		{RuleRecordsAreCopies, checkRecordsAreCopies},
 		{RuleAdjustEndpointsKeepsInput, checkAdjustEndpointsKeepsInput},
 		{RuleDeterministicRecords, checkDeterministicRecords},
+		{RuleOwnershipVerdict, checkOwnershipVerdict},
 	}
 }
 

@@ -70,15 +70,67 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	if !hasAny(out) {
 		return b.skippedError(nil) // nothing reached the provider: state unchanged
 	}
-	err := r.applyByZone(ctx, out)
+	out, recheck, err := b.recheckCreates(ctx, out)
+	if err != nil {
+		r.invalidate(b, false)
+		return b.skippedError(fmt.Errorf("txt registry: %w", err))
+	}
+	if !hasAny(out) {
+		r.forget()
+		return b.skippedError(nil)
+	}
+	err = r.applyByZone(ctx, out)
 	if err != nil {
 		r.invalidate(b, false)
 		return b.skippedError(fmt.Errorf("txt registry: applying changes: %w", err))
 	}
 	r.invalidate(b, true)
+	if recheck {
+		// Some creates were left out: what the call wrote is not what
+		// it planned, so the next call reads again.
+		r.forget()
+	}
 	b.log.V(1).Info("applied changes", "create", len(out.Create), "updateOld", len(out.UpdateOld),
 		"updateNew", len(out.UpdateNew), "delete", len(out.Delete), "repairs", len(b.repaired))
 	return b.skippedError(nil)
+}
+
+// recheckCreates narrows the window in which a create could overwrite a
+// record written since the last read, on a provider whose creates may
+// overwrite ([provider.Guarantees].CreateFailsIfExists false): it reads the
+// records again ([provider.RecheckCreates]) and leaves out each record
+// whose record set, or whose ownership TXT's, appeared meanwhile, together
+// with its ownership TXT — a TXT of ours must never be written next to a
+// record it did not create. Each record left out is reported as skipped
+// (wrapping [provider.ErrCreateWouldOverwrite]). recheck reports whether
+// anything was left out.
+func (b *changeBuilder) recheckCreates(ctx context.Context, out *plan.Changes) (kept *plan.Changes, recheck bool, err error) {
+	if len(out.Create) == 0 || provider.GuaranteesOf(b.r.provider).CreateFailsIfExists {
+		return out, false, nil
+	}
+	kept, dropped, err := provider.RecheckCreates(ctx, b.r.provider, out)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, ep := range dropped {
+		if _, ok := ep.Labels.Get(endpoint.OwnedRecordLabelKey); ok && ep.RecordType == endpoint.RecordTypeTXT {
+			continue // reported with its record
+		}
+		err := fmt.Errorf("create %s skipped: %w (the provider's creates replace existing records); the next cycle plans it from what it reads then",
+			ep.Key(), provider.ErrCreateWouldOverwrite)
+		b.skipped = append(b.skipped, err)
+		b.log.Info("not creating a record that appeared after the zone was read", "record", ep.Key().String())
+	}
+	return kept, len(dropped) > 0, nil
+}
+
+// forget drops what the registry remembers of the last read: the next
+// ApplyChanges works from a new one.
+func (r *Registry) forget() {
+	r.mu.Lock()
+	r.gen++
+	r.state = nil
+	r.mu.Unlock()
 }
 
 // applyByZone hands out to the provider: in one call, or, when the provider
@@ -308,7 +360,16 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		b.createTXT(rec, txt)
 		out.Create = append(out.Create, b.txtCreate[before:]...)
 		b.txtCreate = b.txtCreate[:before]
-		out.Create = append(out.Create, rec)
+		if old := b.replacesRepair(rec); old != nil {
+			// A TXT record is created where an ownership TXT of ours
+			// waits to be deleted as a repair: the repair and the create
+			// become one update, so that the change set never both
+			// creates and deletes one record set.
+			out.UpdateOld = append(out.UpdateOld, old)
+			out.UpdateNew = append(out.UpdateNew, rec)
+		} else {
+			out.Create = append(out.Create, rec)
+		}
 		b.attempts = append(b.attempts, attempt{key: keyOf(txt), targets: rec.Targets, create: true})
 	}
 	for i, oldEp := range changes.UpdateOld {
@@ -570,9 +631,10 @@ func (b *changeBuilder) consulted(rec *endpoint.Endpoint) (txts [4]int32, n int)
 				continue
 			}
 			// A name can read back as owning another record (a bare
-			// "%{record_type}" prefix reads "aaaafoo" as A "aaafoo"): such a
-			// TXT does not belong to rec.
-			if gotName, gotType, ok := r.namer.parseTXTName(name); ok && gotName == owned && gotType == t {
+			// "%{record_type}" prefix reads "aaaafoo" as A "aaafoo" as
+			// well as AAAA "foo"): the TXT belongs to rec only when one of
+			// its readings is rec's.
+			if r.namer.readsAs(name, owned, t) {
 				txts[n] = i
 				n++
 			}
@@ -648,6 +710,53 @@ func (b *changeBuilder) recordKey(rec *endpoint.Endpoint) string {
 	return txtKey(lowerASCII(b.r.txtName(rec)), rec.SetIdentifier)
 }
 
+// replacesRepair returns, when rec (a record to create) is a TXT record
+// whose record set is an ownership TXT of ours that the last read found to
+// delete as a repair (see repair), that ownership TXT as read, and takes
+// the repair over: the caller replaces it by rec in one update. It returns
+// nil for every other record.
+func (b *changeBuilder) replacesRepair(rec *endpoint.Endpoint) *endpoint.Endpoint {
+	if b.st == nil || rec.RecordType != endpoint.RecordTypeTXT || len(b.st.repairs) == 0 {
+		return nil
+	}
+	key := txtKey(lowerASCII(rec.DNSName), rec.SetIdentifier)
+	if b.touched[key] {
+		return nil
+	}
+	for _, rp := range b.st.repairs {
+		if rp.key != key {
+			continue
+		}
+		i, ok := b.st.index()[key]
+		if !ok {
+			return nil
+		}
+		b.touched[key] = true
+		if b.removed == nil {
+			b.removed = map[int32]bool{}
+		}
+		b.removed[i] = true
+		b.repaired = append(b.repaired, b.st.txts[i].name)
+		b.log.V(1).Info("replacing an ownership TXT of ours that was to be deleted as a repair by the TXT record created at its name",
+			"txt", b.st.txts[i].name, "record", rec.Key().String())
+		return b.readTXT(i, rp.owned)
+	}
+	return nil
+}
+
+// readTXT returns the ownership TXT at index i of the zone state as read,
+// owning the record named owned, for a change that replaces or deletes it.
+func (b *changeBuilder) readTXT(i int32, owned string) *endpoint.Endpoint {
+	info := b.st.txts[i]
+	return &endpoint.Endpoint{
+		DNSName:       info.name,
+		Targets:       endpoint.Targets{info.value},
+		RecordType:    endpoint.RecordTypeTXT,
+		SetIdentifier: info.setID,
+		Labels:        endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: owned}),
+	}
+}
+
 // repair deletes, with the value read, the ownership TXT records that the
 // last read found to repair (see Registry.PendingRepairs) and that this
 // call does not write: orphans whose record it does not create, and TXT
@@ -671,13 +780,7 @@ func (b *changeBuilder) repair() {
 		}
 		b.removed[i] = true
 		b.repaired = append(b.repaired, info.name)
-		b.txtDelete = append(b.txtDelete, &endpoint.Endpoint{
-			DNSName:       info.name,
-			Targets:       endpoint.Targets{info.value},
-			RecordType:    endpoint.RecordTypeTXT,
-			SetIdentifier: info.setID,
-			Labels:        endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: rp.owned}),
-		})
+		b.txtDelete = append(b.txtDelete, b.readTXT(i, rp.owned))
 		reason := "its record is missing"
 		if rp.foreign {
 			reason = "the record at its name was not created by this registry"

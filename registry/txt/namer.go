@@ -37,6 +37,17 @@ type txtNamer struct {
 	// expanded holds the affix (prefix in prefix mode, suffix in suffix
 	// mode) expanded for every type of types, when templated.
 	expanded []string
+	// ambiguous: one expansion is a prefix (prefix mode) or a suffix
+	// (suffix mode) of another, so that one TXT name can read as owning
+	// two records (a bare "%{record_type}" prefix reads "aaaafoo" as
+	// "aaafoo"/A and as "foo"/AAAA; see readings).
+	ambiguous bool
+}
+
+// txtReading is one way to read a TXT name: the record name and type it
+// owns.
+type txtReading struct {
+	name, recordType string
 }
 
 // newTXTNamer returns a txtNamer for the given prefix, suffix and wildcard
@@ -65,8 +76,84 @@ func newTXTNamer(prefix, suffix, wildcardReplacement string) (txtNamer, error) {
 		for i, t := range n.types {
 			n.expanded[i] = strings.ReplaceAll(affix, RecordTypeTemplate, strings.ToLower(t))
 		}
+		for i, a := range n.expanded {
+			for j, b := range n.expanded {
+				if i != j && (n.suffix == "" && strings.HasPrefix(b, a) || n.suffix != "" && strings.HasSuffix(b, a)) {
+					n.ambiguous = true
+				}
+			}
+		}
 	}
 	return n, nil
+}
+
+// readings returns every typed reading of the lower-case TXT name txtName
+// under a templated affix: one per expansion the name carries, each a
+// (name, type) whose TXT name is txtName, in the order of
+// [endpoint.KnownRecordTypes] — so the first is [txtNamer.parseTXTName]'s
+// (external-dns's). It returns nil when the namer is not ambiguous or the
+// name has fewer than two readings, which is nearly always: only then does
+// a TXT name read as owning two records, and the registry then decides by
+// the records that exist (see Registry.resolveAmbiguous).
+func (n txtNamer) readings(txtName string) []txtReading {
+	if !n.ambiguous {
+		return nil
+	}
+	head, tail := txtName, ""
+	if n.suffix != "" {
+		// The suffix sits at the end of the first d+1 labels.
+		d := strings.Count(n.suffix, ".")
+		end, dots := -1, 0
+		for i := 0; i < len(txtName); i++ {
+			if txtName[i] == '.' {
+				if dots == d {
+					end = i
+					break
+				}
+				dots++
+			}
+		}
+		if end >= 0 {
+			head, tail = txtName[:end], txtName[end:]
+		}
+	}
+	var out []txtReading
+	for i, exp := range n.expanded {
+		var rest string
+		var ok bool
+		if n.suffix != "" {
+			rest, ok = strings.CutSuffix(head, exp)
+		} else {
+			rest, ok = strings.CutPrefix(head, exp)
+		}
+		if !ok || rest == "" {
+			continue
+		}
+		r := txtReading{name: rest + tail, recordType: n.types[i]}
+		if n.txtName(r.name, r.recordType) != txtName {
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// readsAs reports whether the lower-case TXT name txtName reads as the TXT
+// of (owned, recordType): its reading by [txtNamer.parseTXTName], or, for
+// an ambiguous name, any of its [txtNamer.readings].
+func (n txtNamer) readsAs(txtName, owned, recordType string) bool {
+	if name, t, ok := n.parseTXTName(txtName); ok && name == owned && t == recordType {
+		return true
+	}
+	for _, r := range n.readings(txtName) {
+		if r.name == owned && r.recordType == recordType {
+			return true
+		}
+	}
+	return false
 }
 
 // txtName returns the name of the ownership TXT record of a record called

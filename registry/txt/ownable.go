@@ -11,8 +11,37 @@ import (
 
 var (
 	_ registry.OwnabilityChecker = (*Registry)(nil)
+	_ registry.DesiredChecker    = (*Registry)(nil)
 	_ provider.ZoneLister        = (*Registry)(nil)
+	_ provider.GuaranteeDeclarer = (*Registry)(nil)
 )
+
+// CheckDesired implements [registry.DesiredChecker]: it refuses a desired
+// TXT record with a target this registry would read as one of its
+// ownership records ([endpoint.CheckNotOwnershipText] with the registry's
+// encryption key). [endpoint.Endpoint.ValidateDesired] refuses plain
+// ownership text already; the key adds values encrypted with it, such as a
+// copy of an ownership TXT value read from the zone, which would otherwise
+// lend ownership to the records at the name it was copied to. ep is not
+// modified.
+func (r *Registry) CheckDesired(ep *endpoint.Endpoint) error {
+	if ep == nil || ep.RecordType != endpoint.RecordTypeTXT || len(r.key) == 0 {
+		return nil
+	}
+	for i, t := range ep.Targets {
+		if err := endpoint.CheckNotOwnershipText(t, r.key); err != nil {
+			return fmt.Errorf("txt registry: invalid endpoint %s: targets[%d]: %w", ep.Key(), i, err)
+		}
+	}
+	return nil
+}
+
+// Guarantees implements [provider.GuaranteeDeclarer]: the guarantees of the
+// provider under the registry ([provider.GuaranteesOf]), so that a
+// Reconciler holding only the registry enforces them.
+func (r *Registry) Guarantees() provider.Guarantees {
+	return provider.GuaranteesOf(r.provider)
+}
 
 // CheckOwnable reports whether the registry could write the ownership TXT
 // record of ep if it were created: nil when it could, otherwise the error

@@ -29,8 +29,9 @@ func staticRecords(eps ...*endpoint.Endpoint) provider.Provider {
 }
 
 type readResult struct {
-	labels endpoint.Labels
-	forced bool
+	labels  endpoint.Labels
+	forced  bool
+	verdict endpoint.Ownership
 }
 
 func TestRecordsOwnership(t *testing.T) {
@@ -38,6 +39,7 @@ func TestRecordsOwnership(t *testing.T) {
 	legacy := `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/legacy"`
 	owned := endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/app"})
 	legacyLabels := endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/legacy"})
+	ours, nobody := endpoint.OwnedByUs, endpoint.OwnedByNobody
 	tests := []struct {
 		name    string
 		cfg     txt.Config
@@ -49,34 +51,34 @@ func TestRecordsOwnership(t *testing.T) {
 		{
 			name:    "typed",
 			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1)},
-			want:    map[string]readResult{"app.example.com/A": {labels: owned}},
+			want:    map[string]readResult{"app.example.com/A": {labels: owned, verdict: ours}},
 		},
 		{
 			name:    "unquoted value",
 			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1[1:len(v1)-1])},
-			want:    map[string]readResult{"app.example.com/A": {labels: owned}},
+			want:    map[string]readResult{"app.example.com/A": {labels: owned, verdict: ours}},
 		},
 		{
 			name:    "first target only",
 			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1, `"heritage=external-dns,external-dns/owner=intruder"`)},
-			want:    map[string]readResult{"app.example.com/A": {labels: owned}},
+			want:    map[string]readResult{"app.example.com/A": {labels: owned, verdict: ours}},
 		},
 		{
 			name:    "no TXT at all: no owner, nothing forced",
 			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1")},
-			want:    map[string]readResult{"app.example.com/A": {}},
+			want:    map[string]readResult{"app.example.com/A": {verdict: nobody}},
 		},
 		{
 			name:    "other owner: labels attached, nothing forced",
 			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", other)},
-			want:    map[string]readResult{"app.example.com/A": {labels: endpoint.LabelsFromMap(map[string]string{"owner": "other", "resource": "service/x/y"})}},
+			want:    map[string]readResult{"app.example.com/A": {labels: endpoint.LabelsFromMap(map[string]string{"owner": "other", "resource": "service/x/y"}), verdict: endpoint.OwnedByOther}},
 		},
 		{
 			name: "legacy untyped A: owned, typed TXT forced",
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1"), txtRecord("app.example.com", legacy),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: legacyLabels, forced: true}},
+			want: map[string]readResult{"app.example.com/A": {labels: legacyLabels, forced: true, verdict: ours}},
 		},
 		{
 			name: "legacy untyped with prefix, shared by A and MX",
@@ -86,8 +88,8 @@ func TestRecordsOwnership(t *testing.T) {
 				txtRecord("txt-app.example.com", legacy),
 			},
 			want: map[string]readResult{
-				"app.example.com/A":  {labels: legacyLabels, forced: true},
-				"app.example.com/MX": {labels: legacyLabels, forced: true},
+				"app.example.com/A":  {labels: legacyLabels, forced: true, verdict: ours},
+				"app.example.com/MX": {labels: legacyLabels, forced: true, verdict: ours},
 			},
 		},
 		{
@@ -95,35 +97,35 @@ func TestRecordsOwnership(t *testing.T) {
 			records: []*endpoint.Endpoint{
 				endpoint.NewEndpoint("app.example.com", "AAAA", "2001:db8::1"), txtRecord("app.example.com", legacy),
 			},
-			want: map[string]readResult{"app.example.com/AAAA": {}},
+			want: map[string]readResult{"app.example.com/AAAA": {verdict: nobody}},
 		},
 		{
 			name: "typed preferred over untyped",
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1"), txtRecord("app.example.com", legacy), txtRecord("a-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: owned}},
+			want: map[string]readResult{"app.example.com/A": {labels: owned, verdict: ours}},
 		},
 		{
 			name: "unmanaged type owned via legacy is not forced",
 			records: []*endpoint.Endpoint{
 				endpoint.NewEndpoint("app.example.com", "MX", "10 mail.example.com"), txtRecord("app.example.com", legacy),
 			},
-			want: map[string]readResult{"app.example.com/MX": {labels: legacyLabels}},
+			want: map[string]readResult{"app.example.com/MX": {labels: legacyLabels, verdict: ours}},
 		},
 		{
 			name: "A alias owned through legacy cname TXT, a- forced",
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"), txtRecord("cname-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: owned, forced: true}},
+			want: map[string]readResult{"app.example.com/A": {labels: owned, forced: true, verdict: ours}},
 		},
 		{
 			name: "A alias value A uses the fallback too",
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "A"), txtRecord("cname-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: owned, forced: true}},
+			want: map[string]readResult{"app.example.com/A": {labels: owned, forced: true, verdict: ours}},
 		},
 		{
 			name: "A alias, cname naming chosen: not forced",
@@ -131,7 +133,7 @@ func TestRecordsOwnership(t *testing.T) {
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"), txtRecord("cname-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: owned}},
+			want: map[string]readResult{"app.example.com/A": {labels: owned, verdict: ours}},
 		},
 		{
 			name: "A alias: typed a- preferred over cname-",
@@ -139,14 +141,14 @@ func TestRecordsOwnership(t *testing.T) {
 				a("app.example.com", "192.0.2.1").WithProviderSpecific("alias", "true"),
 				txtRecord("cname-app.example.com", other), txtRecord("a-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: owned}},
+			want: map[string]readResult{"app.example.com/A": {labels: owned, verdict: ours}},
 		},
 		{
 			name: "no cname fallback without alias",
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1"), txtRecord("cname-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {}},
+			want: map[string]readResult{"app.example.com/A": {verdict: nobody}},
 		},
 		{
 			name: "wildcard replacement: *.x and any.x share the TXT",
@@ -155,7 +157,7 @@ func TestRecordsOwnership(t *testing.T) {
 				a("*.apps.example.com", "192.0.2.1"), a("any.apps.example.com", "192.0.2.2"),
 				txtRecord("txt-a-any.apps.example.com", v1),
 			},
-			want: map[string]readResult{"*.apps.example.com/A": {labels: owned}, "any.apps.example.com/A": {labels: owned}},
+			want: map[string]readResult{"*.apps.example.com/A": {labels: owned, verdict: ours}, "any.apps.example.com/A": {labels: owned, verdict: ours}},
 		},
 		{
 			name: "set identifiers are matched",
@@ -163,7 +165,7 @@ func TestRecordsOwnership(t *testing.T) {
 				a("app.example.com", "192.0.2.1").WithSetIdentifier("eu"), a("app.example.com", "192.0.2.2").WithSetIdentifier("us"),
 				txtRecord("a-app.example.com", v1).WithSetIdentifier("eu"),
 			},
-			want: map[string]readResult{"app.example.com/A/eu": {labels: owned}, "app.example.com/A/us": {}},
+			want: map[string]readResult{"app.example.com/A/eu": {labels: owned, verdict: ours}, "app.example.com/A/us": {verdict: nobody}},
 		},
 		{
 			name: "foreign and plain TXT records are ordinary records",
@@ -172,7 +174,7 @@ func TestRecordsOwnership(t *testing.T) {
 				txtRecord("app.example.com", "v=spf1 -all"),
 				txtRecord("b.example.com", `"external-dns/owner=default"`),
 			},
-			want: map[string]readResult{"a-app.example.com/TXT": {}, "app.example.com/TXT": {}, "b.example.com/TXT": {}},
+			want: map[string]readResult{"a-app.example.com/TXT": {verdict: nobody}, "app.example.com/TXT": {verdict: nobody}, "b.example.com/TXT": {verdict: nobody}},
 		},
 		{
 			name: "managed TXT record owned by txt- TXT",
@@ -180,7 +182,7 @@ func TestRecordsOwnership(t *testing.T) {
 			records: []*endpoint.Endpoint{
 				txtRecord("app.example.com", "hello"), txtRecord("txt-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/TXT": {labels: owned}},
+			want: map[string]readResult{"app.example.com/TXT": {labels: owned, verdict: ours}},
 		},
 		{
 			name: "ownership TXT outside the prefix is hidden and matches nothing",
@@ -188,7 +190,7 @@ func TestRecordsOwnership(t *testing.T) {
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {}},
+			want: map[string]readResult{"app.example.com/A": {verdict: nobody}},
 		},
 		{
 			name: "templated prefix for apex",
@@ -196,15 +198,15 @@ func TestRecordsOwnership(t *testing.T) {
 			records: []*endpoint.Endpoint{
 				a("example.com", "192.0.2.1"), txtRecord("extdns-a.example.com", v1),
 			},
-			want: map[string]readResult{"example.com/A": {labels: owned}},
+			want: map[string]readResult{"example.com/A": {labels: owned, verdict: ours}},
 		},
 		{
-			name: "owner migration relabels and forces the rewrite",
+			name: "owner migration: the old owner's record is ours under the old owner id, labels as read, nothing forced",
 			cfg:  txt.Config{OwnerID: "new", OldOwnerID: "default"},
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: endpoint.LabelsFromMap(map[string]string{"owner": "new", "resource": "service/default/app"}), forced: true}},
+			want: map[string]readResult{"app.example.com/A": {labels: endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/app"}), verdict: endpoint.OwnedByOldOwner}},
 		},
 		{
 			name: "excluded types are not forced",
@@ -212,7 +214,7 @@ func TestRecordsOwnership(t *testing.T) {
 			records: []*endpoint.Endpoint{
 				a("app.example.com", "192.0.2.1"), txtRecord("app.example.com", legacy),
 			},
-			want: map[string]readResult{"app.example.com/A": {labels: legacyLabels}},
+			want: map[string]readResult{"app.example.com/A": {labels: legacyLabels, verdict: ours}},
 		},
 	}
 	for _, tt := range tests {
@@ -224,7 +226,7 @@ func TestRecordsOwnership(t *testing.T) {
 			for _, r := range recs {
 				_, forced := r.GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 				labels := r.Labels
-				got[r.Key().String()] = readResult{labels: labels, forced: forced}
+				got[r.Key().String()] = readResult{labels: labels, forced: forced, verdict: r.Ownership()}
 			}
 			assert.Equal(t, tt.want, got)
 			assert.IsNonDecreasing(t, keysOf(recs))
@@ -264,11 +266,11 @@ func TestRecordsKeepsProviderLabels(t *testing.T) {
 func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
 	legacy := `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"`
 	tests := []struct {
-		name      string
-		cfg       txt.Config
-		records   []*endpoint.Endpoint
-		wantOwner string
-		wantForce bool
+		name        string
+		cfg         txt.Config
+		records     []*endpoint.Endpoint
+		wantForce   bool
+		wantVerdict endpoint.Ownership
 	}{
 		{
 			name:    "identical values",
@@ -284,25 +286,25 @@ func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
 			cfg:  txt.Config{OwnerID: "new", OldOwnerID: "default", ManagedRecordTypes: []string{"A", "MX"}},
 			records: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1"), endpoint.NewEndpoint("app.example.com", "MX", "10 mail.example.com"),
 				txtRecord("app.example.com", legacy)},
-			wantOwner: "new", wantForce: true,
+			wantForce: true, wantVerdict: endpoint.OwnedByOldOwner,
 		},
 		{
-			name:      "one wildcard TXT owns two records, migrated",
-			cfg:       txt.Config{OwnerID: "new", OldOwnerID: "default", WildcardReplacement: "any"},
-			records:   []*endpoint.Endpoint{a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2"), txtRecord("a-any.example.com", v1)},
-			wantOwner: "new", wantForce: true,
+			name:        "one wildcard TXT owns two records, migrated",
+			cfg:         txt.Config{OwnerID: "new", OldOwnerID: "default", WildcardReplacement: "any"},
+			records:     []*endpoint.Endpoint{a("*.example.com", "192.0.2.1"), a("any.example.com", "192.0.2.2"), txtRecord("a-any.example.com", v1)},
+			wantVerdict: endpoint.OwnedByOldOwner,
 		},
 		{
-			name:      "identical values, migrated",
-			cfg:       txt.Config{OwnerID: "new", OldOwnerID: "default"},
-			records:   []*endpoint.Endpoint{a("x.example.com", "192.0.2.1"), txtRecord("a-x.example.com", v1), a("y.example.com", "192.0.2.2"), txtRecord("a-y.example.com", v1)},
-			wantOwner: "new", wantForce: true,
+			name:        "identical values, migrated",
+			cfg:         txt.Config{OwnerID: "new", OldOwnerID: "default"},
+			records:     []*endpoint.Endpoint{a("x.example.com", "192.0.2.1"), txtRecord("a-x.example.com", v1), a("y.example.com", "192.0.2.2"), txtRecord("a-y.example.com", v1)},
+			wantVerdict: endpoint.OwnedByOldOwner,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.wantOwner == "" {
-				tt.wantOwner = "default"
+			if tt.wantVerdict == endpoint.OwnershipUndecided {
+				tt.wantVerdict = endpoint.OwnedByUs
 			}
 			for _, cache := range []time.Duration{0, time.Hour} {
 				reg := newRegistry(t, withCache(staticRecords(tt.records...), cache), tt.cfg)
@@ -310,9 +312,10 @@ func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
 				require.NoError(t, err)
 				require.Len(t, recs, 2)
 				for _, rec := range recs {
-					assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": tt.wantOwner, "resource": "service/default/app"}), rec.Labels, rec.DNSName)
+					assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/app"}), rec.Labels, rec.DNSName)
 					_, forced := rec.GetProviderSpecificProperty(endpoint.ProviderSpecificForceUpdate)
 					assert.Equal(t, tt.wantForce, forced, rec.DNSName)
+					assert.Equal(t, tt.wantVerdict, rec.Ownership(), rec.DNSName)
 				}
 				recs[0].Labels.Set("resource", "changed")
 				assert.Equal(t, "service/default/app", labelValue(recs[1].Labels, "resource"), "maps are not shared")
@@ -320,7 +323,7 @@ func TestRecordsLabelsBelongToTheCaller(t *testing.T) {
 				again, err := reg.Records(context.Background())
 				require.NoError(t, err)
 				for _, rec := range again {
-					assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": tt.wantOwner, "resource": "service/default/app"}), rec.Labels, rec.DNSName)
+					assert.Equal(t, endpoint.LabelsFromMap(map[string]string{"owner": "default", "resource": "service/default/app"}), rec.Labels, rec.DNSName)
 				}
 			}
 		})

@@ -401,6 +401,9 @@ type parsedTXT struct {
 	mine bool
 	// taken: a record took the labels (is owned through the TXT).
 	taken bool
+	// alts are the readings of a TXT name that reads as owning several
+	// records (see txtNamer.readings); nil for all others.
+	alts []txtReading
 }
 
 // readResult is what attach found besides the records and the zone state.
@@ -419,6 +422,7 @@ type readResult struct {
 // suspects) too.
 func (r *Registry) attach(log logr.Logger, rd *reading, sus map[string]*suspect) ([]*endpoint.Endpoint, *zoneState, readResult) {
 	st, parsed, out := rd.st, rd.parsed, rd.out
+	owners := r.owners()
 	for _, rec := range out {
 		i, typed, ok := r.findOwner(log, rd.owners, st.txts, rec)
 		if ok && len(sus) > 0 && parsed[i].mine {
@@ -432,18 +436,16 @@ func (r *Registry) attach(log logr.Logger, rd *reading, sus map[string]*suspect)
 			// provider stores one with each record) claims nothing.
 			rec.Labels.Delete(endpoint.OwnerLabelKey)
 		}
-		migrated := false
-		if r.oldOwnerID != "" {
-			if owner, _ := rec.Labels.Get(endpoint.OwnerLabelKey); owner == r.oldOwnerID {
-				rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
-				migrated = true
-			}
-		}
-		if len(st.txts) > 0 && r.manages(rec.RecordType) && rec.IsOwnedBy(r.ownerID) {
-			r.forceRewrite(log, rd, rec, migrated, ok && typed && parsed[i].canonical)
+		// The verdict, decided once here by the one rule and carried with
+		// the record: a record of OldOwnerID keeps its owner label and is
+		// ours under the old owner id, which the planner relabels.
+		v := owners.Verdict(rec)
+		rec.SetOwnership(v)
+		if v.Mine() && len(st.txts) > 0 && r.manages(rec.RecordType) {
+			r.forceRewrite(log, rd, rec, ok && typed && parsed[i].canonical)
 		}
 		if ok {
-			rd.check.owned(r, rec)
+			rd.check.owned(rec)
 		}
 	}
 	st.unclaimed = unclaimedLabels(st, parsed)
@@ -471,6 +473,7 @@ type reading struct {
 
 	foreign   []int32  // TXT records lending ownership to a foreign record
 	confirmed []string // suspects whose record proved ours
+	ambiguous []int32  // TXT records whose names read as owning several records
 }
 
 // readSizes is the size of a read: how many records it returned, how
@@ -515,6 +518,7 @@ func (r *Registry) read(ctx context.Context, log logr.Logger, hint readSizes) (*
 	if !slices.IsSortedFunc(rd.out, endpoint.Compare) {
 		slices.SortStableFunc(rd.out, endpoint.Compare)
 	}
+	r.resolveAmbiguous(rd)
 	rd.owners.finish(rd.st.txts)
 	rd.sizes = readSizes{records: len(rd.out), txts: len(rd.st.txts)}
 	for _, rec := range rd.out {
@@ -618,8 +622,8 @@ func (r *Registry) take(log logr.Logger, rd *reading, rec *endpoint.Endpoint) bo
 func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, labels endpoint.Labels) {
 	lower := lowerASCII(rec.DNSName)
 	i := int32(len(rd.st.txts))
-	owner, _ := labels.Get(endpoint.OwnerLabelKey)
-	mine := owner == r.ownerID || (r.oldOwnerID != "" && owner == r.oldOwnerID)
+	// The one rule, applied to the labels the TXT would give a record.
+	mine := r.owners().Verdict(&endpoint.Endpoint{Labels: labels}).Mine()
 	rd.st.txts = append(rd.st.txts, txtInfo{name: rec.DNSName, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
 	if rec.Labels.Len() > 0 {
 		if rd.st.kept == nil {
@@ -646,8 +650,55 @@ func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, 
 			canonical = ok && alt == lower
 		}
 		rd.parsed[i].canonical = canonical
+		if alts := r.namer.readings(lower); alts != nil {
+			// Read as owning two records: which one is decided once every
+			// record is read (resolveAmbiguous).
+			rd.parsed[i].alts = alts
+			rd.ambiguous = append(rd.ambiguous, i)
+			return
+		}
 	}
 	rd.owners.add(name, rtype, i)
+}
+
+// resolveAmbiguous indexes the ownership TXT records whose names read as
+// owning more than one record (see txtNamer.readings). A bare
+// "%{record_type}" prefix names the TXT of "foo"/AAAA and that of
+// "aaafoo"/A alike, "aaaafoo"; external-dns reads it as the latter. Such a
+// TXT owns the record of the one reading whose record exists — keeping it
+// under that reading is what stops the orphan repair from deleting the TXT
+// of a record this registry created — or, when none exists, stands under
+// external-dns's reading (and is an orphan). When the records of several
+// readings exist, nothing in the zone tells which one the TXT was written
+// for: it owns none of them (each stays as it is, never updated or
+// deleted), is not repaired, and SettingsWarnings says why.
+func (r *Registry) resolveAmbiguous(rd *reading) {
+	if len(rd.ambiguous) == 0 {
+		return
+	}
+	set := r.newRecordSet(rd.out)
+	for _, i := range rd.ambiguous {
+		p := &rd.parsed[i]
+		setID := rd.st.txts[i].setID
+		found := -1
+		n := 0
+		for k, alt := range p.alts {
+			if set.keys[r.lookupName(alt.name)+"\x00"+alt.recordType+"\x00"+setID] {
+				found = k
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+			rd.owners.add(p.alts[0].name, p.alts[0].recordType, i)
+		case n == 1:
+			rd.owners.add(p.alts[found].name, p.alts[found].recordType, i)
+		default:
+			if p.mine {
+				rd.check.ambiguousTXT(rd.st.txts[i].name)
+			}
+		}
+	}
 }
 
 // vouch decides whether rec, found through TXT i of ours, is ours when that
@@ -697,21 +748,20 @@ func (p *parsedTXT) giveLabels(rec *endpoint.Endpoint) {
 	}
 }
 
-// forceRewrite handles format upgrade and owner migration for rec, a record
-// of a managed type that we own: when its typed TXT is missing (hasTyped
-// false and no TXT under its typed key), or its labels were migrated from
-// the old owner, it gets txt/force-update, so that the planner emits an
-// update and ApplyChanges rewrites the TXT — unless that TXT cannot be
-// written, which would be asked for at every cycle in vain and is logged
-// instead.
-func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endpoint, migrated, hasTyped bool) {
-	force := migrated
-	if !force && !hasTyped {
-		rd.buf = r.appendTXTKey(rd.buf[:0], rec)
-		_, seen := rd.st.index()[string(rd.buf)]
-		force = !seen
+// forceRewrite handles the format upgrade of rec, a record of a managed
+// type that is ours: when its typed TXT is missing (hasTyped false and no
+// TXT under its typed key), it gets txt/force-update, so that the planner
+// emits an update and ApplyChanges writes the typed TXT — unless that TXT
+// cannot be written, which would be asked for at every cycle in vain and
+// is logged instead. (A record of the old owner id of a migration needs
+// nothing here: its verdict, endpoint.OwnedByOldOwner, makes the planner
+// relabel it, which rewrites its TXT.)
+func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endpoint, hasTyped bool) {
+	if hasTyped {
+		return
 	}
-	if !force {
+	rd.buf = r.appendTXTKey(rd.buf[:0], rec)
+	if _, seen := rd.st.index()[string(rd.buf)]; seen {
 		return
 	}
 	if err := r.usableTXTName(rd.filter, rec, r.txtName(rec)); err != nil {
@@ -720,7 +770,7 @@ func (r *Registry) forceRewrite(log logr.Logger, rd *reading, rec *endpoint.Endp
 	}
 	rec.ProviderSpecific = append(slices.Clip(rec.ProviderSpecific),
 		endpoint.ProviderSpecificProperty{Name: endpoint.ProviderSpecificForceUpdate, Value: "true"})
-	log.V(1).Info("forcing an update to rewrite the ownership TXT", "record", rec.Key().String(), "migrated", migrated)
+	log.V(1).Info("forcing an update to write the typed ownership TXT", "record", rec.Key().String())
 }
 
 // unclaimedLabels returns, by txtKey, the labels of the TXT records no
@@ -791,6 +841,11 @@ func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zo
 		}
 		if !set.orphan(owned, rtype, t.setID, lower) {
 			continue
+		}
+		if slices.ContainsFunc(p.alts, func(alt txtReading) bool {
+			return r.manages(alt.recordType) && !set.orphan(alt.name, alt.recordType, t.setID, lower)
+		}) {
+			continue // another reading's record exists: the TXT is its
 		}
 		repairs = append(repairs, repair{key: key, owned: owned})
 		log.V(1).Info("ownership TXT of ours without its record", "txt", t.name, "record", owned, "type", rtype)

@@ -19,6 +19,10 @@ var _ registry.SettingsWarner = (*Registry)(nil)
 //   - ownership TXT records of OwnerID or OldOwnerID whose names do not read
 //     under the configured Prefix, Suffix and WildcardReplacement (a setting
 //     changed since they were written: the records they own are unowned);
+//   - ownership TXT records of ours whose names read as owning the records
+//     of two types that both exist (a Prefix or Suffix that is a bare
+//     RecordTypeTemplate: "aaaafoo" is the TXT of "foo"/AAAA and of
+//     "aaafoo"/A), which therefore own neither;
 //   - records owned by a single other owner while none is owned by OwnerID
 //     (an owner id changed?).
 func (r *Registry) SettingsWarnings() []string {
@@ -29,11 +33,13 @@ func (r *Registry) SettingsWarnings() []string {
 
 // settingsCheck collects, during a read, what SettingsWarnings reports.
 type settingsCheck struct {
-	unparsed   int    // ownership TXT records of ours whose name does not parse
-	unparsedEx string // the smallest of their names
-	ours       int    // records owned by OwnerID (after migration)
-	others     map[string]int
-	othersEx   map[string]string // owner -> smallest record name
+	unparsed    int    // ownership TXT records of ours whose name does not parse
+	unparsedEx  string // the smallest of their names
+	ambiguous   int    // ownership TXT records of ours owning nothing for their ambiguous names
+	ambiguousEx string // the smallest of their names
+	ours        int    // records ours by their verdict (OwnerID or OldOwnerID)
+	others      map[string]int
+	othersEx    map[string]string // owner -> smallest record name
 }
 
 func (c *settingsCheck) unparsedTXT(name string) {
@@ -43,13 +49,22 @@ func (c *settingsCheck) unparsedTXT(name string) {
 	}
 }
 
-// owned counts a record that has an owner label.
-func (c *settingsCheck) owned(r *Registry, rec *endpoint.Endpoint) {
-	owner, _ := rec.Labels.Get(endpoint.OwnerLabelKey)
-	switch {
-	case owner == r.ownerID:
+// ambiguousTXT counts an ownership TXT of ours whose name reads as owning
+// several records that all exist (see Registry.resolveAmbiguous).
+func (c *settingsCheck) ambiguousTXT(name string) {
+	c.ambiguous++
+	if c.ambiguousEx == "" || name < c.ambiguousEx {
+		c.ambiguousEx = name
+	}
+}
+
+// owned counts a record owned through an ownership TXT, by its verdict.
+func (c *settingsCheck) owned(rec *endpoint.Endpoint) {
+	switch rec.Ownership() {
+	case endpoint.OwnedByUs, endpoint.OwnedByOldOwner:
 		c.ours++
-	case owner != "":
+	case endpoint.OwnedByOther:
+		owner, _ := rec.Labels.Get(endpoint.OwnerLabelKey)
 		if c.others == nil {
 			c.others, c.othersEx = map[string]int{}, map[string]string{}
 		}
@@ -71,6 +86,12 @@ func (c *settingsCheck) warnings(r *Registry) []string {
 			"(Prefix %q, Suffix %q, WildcardReplacement %q): the records they own are unowned and will not be updated or deleted; "+
 			"set Prefix, Suffix and WildcardReplacement back to the values that wrote them, or rename those TXT records to the new naming by hand",
 			c.unparsed, owners, c.unparsedEx, r.namer.prefix, r.namer.suffix, r.namer.wildcard))
+	}
+	if c.ambiguous > 0 {
+		out = append(out, fmt.Sprintf("%d ownership TXT record(s) of ours (e.g. %q) have a name that the configured Prefix %q or Suffix %q "+
+			"gives the records of two types, and both records exist: they are treated as owning neither (left as they are, never updated or deleted); "+
+			"use a prefix or suffix that separates the type from the name, such as %q",
+			c.ambiguous, c.ambiguousEx, r.namer.prefix, r.namer.suffix, RecordTypeTemplate+"-"))
 	}
 	if c.ours == 0 && len(c.others) == 1 {
 		owner := slices.Collect(maps.Keys(c.others))[0]
