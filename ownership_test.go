@@ -83,7 +83,9 @@ func (p *upsertProvider) GetDomainFilter() endpoint.DomainFilterInterface {
 	return p.next.GetDomainFilter()
 }
 
-func (p *upsertProvider) ListZones(ctx context.Context) ([]string, error) { return p.next.ListZones(ctx) }
+func (p *upsertProvider) ListZones(ctx context.Context) ([]string, error) {
+	return p.next.ListZones(ctx)
+}
 
 func newUpsertZone(t *testing.T, seed ...*endpoint.Endpoint) (*inmemory.Provider, *upsertProvider) {
 	t.Helper()
@@ -158,9 +160,11 @@ func TestOwnershipTextInDesiredTXTIsRefused(t *testing.T) {
 		value func(t *testing.T, zone *inmemory.Provider) string
 	}{
 		{
-			name:  "plain text",
-			cfg:   txt.Config{OwnerID: "me", ManagedRecordTypes: []string{"A", "TXT"}},
-			value: func(*testing.T, *inmemory.Provider) string { return `"heritage=external-dns,external-dns/owner=me,external-dns/resource=x"` },
+			name: "plain text",
+			cfg:  txt.Config{OwnerID: "me", ManagedRecordTypes: []string{"A", "TXT"}},
+			value: func(*testing.T, *inmemory.Provider) string {
+				return `"heritage=external-dns,external-dns/owner=me,external-dns/resource=x"`
+			},
 		},
 		{
 			name:  "unquoted plain text",
