@@ -26,7 +26,7 @@ func TestOnlyOptionalBehavioursCanBeSkipped(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{BehaviourSetIdentifier}, skipped)
-	assert.Len(t, seen, 22)
+	assert.Len(t, seen, 23)
 }
 
 func TestSuiteConfigDefaults(t *testing.T) {

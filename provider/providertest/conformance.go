@@ -42,6 +42,7 @@ const (
 	BehaviourConcurrentApply         = "ConcurrentApply"
 	BehaviourZones                   = "Zones"
 	BehaviourVisitRecords            = "VisitRecords"
+	BehaviourGuarantees              = "Guarantees"
 )
 
 // NamePrefix starts the name of every record the conformance suite creates.
@@ -206,6 +207,7 @@ func behaviours() []behaviour {
 		{name: BehaviourConcurrentApply, run: checkConcurrentApply},
 		{name: BehaviourZones, run: checkZones},
 		{name: BehaviourVisitRecords, run: checkVisitRecords},
+		{name: BehaviourGuarantees, run: checkGuarantees},
 	}
 }
 

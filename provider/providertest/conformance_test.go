@@ -888,3 +888,82 @@ func TestLacks(t *testing.T) {
 	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return unsorted(newReference()) },
 		providertest.Options{Lacks: map[string]string{providertest.BehaviourSortedRecords: "the API lists records in its own order"}})
 }
+
+// declaring gives a provider declared guarantees, whatever it does.
+type declaring struct {
+	provider.Provider
+	g provider.Guarantees
+}
+
+func (d declaring) Guarantees() provider.Guarantees { return d.g }
+
+// dropSetIDs loses the set identifier of every change, as external-dns's
+// pdns provider does.
+func dropSetIDs(p provider.Provider) provider.Provider {
+	strip := func(list []*endpoint.Endpoint) []*endpoint.Endpoint {
+		out := make([]*endpoint.Endpoint, len(list))
+		for i, e := range list {
+			out[i] = e.DeepCopy()
+			out[i].SetIdentifier = ""
+		}
+		return out
+	}
+	return providertest.Intercept(p, providertest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			return next.ApplyChanges(ctx, &plan.Changes{Create: strip(c.Create), UpdateOld: strip(c.UpdateOld), UpdateNew: strip(c.UpdateNew), Delete: strip(c.Delete)})
+		},
+	})
+}
+
+// TestGuaranteesBehaviour: declared guarantees are checked against what the
+// provider does and against the options; providers that declare nothing,
+// or tell the truth, pass it.
+func TestGuaranteesBehaviour(t *testing.T) {
+	strict := provider.Guarantees{CreateFailsIfExists: true, KeepsSetIdentifiers: true}
+	tests := []struct {
+		name  string
+		p     func() provider.Provider
+		opts  []providertest.Options
+		wants []string
+		also  string
+	}{
+		{name: "declares nothing", p: newReference},
+		{name: "true declaration", p: func() provider.Provider { return declaring{newReference(), strict} }},
+		{
+			name:  "upsert provider that declares CreateFailsIfExists",
+			p:     func() provider.Provider { return declaring{newRef("example.org", refFlaws{upsert: true}), strict} },
+			opts:  []providertest.Options{{Upsert: true}},
+			wants: []string{providertest.BehaviourGuarantees},
+			also:  "the provider declares CreateFailsIfExists, but creating an existing record succeeded",
+		},
+		{
+			name: "provider that drops set identifiers but declares KeepsSetIdentifiers",
+			p: func() provider.Provider {
+				return declaring{dropSetIDs(newReference()), provider.Guarantees{KeepsSetIdentifiers: true}}
+			},
+			opts:  []providertest.Options{{NoSetIdentifier: true}},
+			wants: []string{providertest.BehaviourGuarantees},
+			also:  "the provider declares KeepsSetIdentifiers while Options.NoSetIdentifier says it has none",
+		},
+		{
+			name: "lower-case declared type",
+			p: func() provider.Provider {
+				return declaring{newReference(), provider.Guarantees{RecordTypes: []string{"a"}}}
+			},
+			wants: []string{providertest.BehaviourGuarantees},
+			also:  `declared record type "a" is not an upper-case type name`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := providertest.CheckProvider(t.Context(), tt.p(), tt.opts...)
+			if tt.wants == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, behaviours(err), tt.wants[0], "violations: %v", err)
+			assert.Contains(t, err.Error(), tt.also)
+		})
+	}
+}

@@ -97,6 +97,15 @@
 //     ([provider.RecordVisitor]) shows exactly what Records returns, in the
 //     same order, and stops at the first error of the visitor, returning
 //     it. Providers without the capability pass.
+//   - Guarantees: what the provider declares ([provider.GuaranteesOf]) holds
+//     and agrees with the options: a provider that declares
+//     CreateFailsIfExists fails a create of an existing record and keeps
+//     it (and must not be run with Options.Upsert); one that declares
+//     KeepsSetIdentifiers keeps records that differ only in set identifier
+//     apart (and must not be run with Options.NoSetIdentifier). Declared
+//     record types are upper-case type names. The core trusts these
+//     declarations, so a false one fails. Providers that declare nothing
+//     pass.
 //
 // The suite only creates records whose name has a label starting with
 // "zs-conformance-<random>-", under the zone given with [Options.Zone] (default

@@ -280,3 +280,19 @@ func TestTXTDataDepartsFromExternalDNS(t *testing.T) {
 		assert.Equal(t, target, back, "%q reads back as itself", target)
 	}
 }
+
+// TestGuaranteedTypesAreConverted: the record types the provider declares
+// ([Provider.Guarantees]) are exactly those it converts to RRs, so that the
+// core sends it nothing it would refuse and refuses nothing it stores.
+func TestGuaranteedTypesAreConverted(t *testing.T) {
+	declared := (&Provider{}).Guarantees().RecordTypes
+	var converted []string
+	for _, rt := range append(endpoint.KnownRecordTypes(), "CAA", "SOA", "HTTPS") {
+		if _, ok := rrType(rt); ok {
+			converted = append(converted, rt)
+		}
+	}
+	assert.ElementsMatch(t, converted, declared)
+	assert.True(t, (&Provider{}).Guarantees().CreateFailsIfExists)
+	assert.False(t, (&Provider{}).Guarantees().KeepsSetIdentifiers)
+}
