@@ -260,7 +260,7 @@ func (r *Reconciler) read(ctx context.Context, clk clock.Clock, c *Cycle) (input
 			return in, fmt.Errorf("zonesync: reading endpoints from the source: %w", srcErr)
 		}
 	}
-	canonicalNames(desired)
+	canonicalNames(desired, nil)
 	if dc, ok := registry.As[registry.DesiredChecker](r.Registry); ok {
 		in.invalid.registry = dc.CheckDesired
 	}
@@ -272,7 +272,7 @@ func (r *Reconciler) read(ctx context.Context, clk clock.Clock, c *Cycle) (input
 	if err != nil {
 		return in, fmt.Errorf("zonesync: adjusting endpoints: %w", err)
 	}
-	canonicalNames(desired)
+	canonicalNames(desired, checked)
 	desired = in.invalid.split(desired, checked)
 	c.Desired = len(desired) + len(in.invalid.eps)
 	c.Invalid = len(in.invalid.eps)

@@ -120,10 +120,14 @@ func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoi
 // canonicalNames puts the DNS names of eps in the form written to DNS
 // ([endpoint.ToALabel]: lower-case A-labels, no trailing dot), so
 // that the planner, the registry's ownership records and the provider all
-// see one spelling.
-func canonicalNames(eps []*endpoint.Endpoint) {
-	for _, ep := range eps {
-		if ep != nil {
+// see one spelling. It is one of the two places where names are put in that
+// form (the other: providers, for the records they return); everything
+// after it takes them as they are. An endpoint that is done[i] itself (the
+// same pointer at the same index: one AdjustEndpoints returned unchanged)
+// was converted already and is skipped.
+func canonicalNames(eps, done []*endpoint.Endpoint) {
+	for i, ep := range eps {
+		if ep != nil && (i >= len(done) || done[i] != ep) {
 			ep.DNSName = endpoint.ToALabel(ep.DNSName)
 		}
 	}

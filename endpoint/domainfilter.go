@@ -112,8 +112,9 @@ func (df *DomainFilter) usesRegex() bool {
 
 // Match reports whether domain, a name in the form of [ToALabel], is in
 // scope. A nil filter matches everything. Another spelling of a name (upper
-// case, a trailing dot, Unicode) is converted with [ToALabel] first, which
-// returns a name already in that form as it is; unlike the filter entries,
+// case, a trailing dot, Unicode) is converted with [ToALabel] first
+// ([CanonicalName]: a name already in that form is used as it is); unlike
+// the filter entries,
 // domain is not trimmed of white space (as in external-dns): " a.example"
 // does not match "a.example".
 func (df *DomainFilter) Match(domain string) bool {
@@ -130,7 +131,7 @@ func (df *DomainFilter) Match(domain string) bool {
 		}
 		return true
 	}
-	name := ToALabel(domain)
+	name := CanonicalName(domain)
 	return matchList(df.include, name, true) && !matchList(df.exclude, name, false)
 }
 
@@ -167,7 +168,7 @@ func (df *DomainFilter) MatchParent(domain string) bool {
 	if df == nil {
 		return true
 	}
-	name := ToALabel(domain)
+	name := CanonicalName(domain)
 	if matchList(df.exclude, name, false) {
 		return false
 	}

@@ -148,6 +148,7 @@ func hasASCIIOnlyACELabel(a string) bool {
 //
 // For every name IDNA accepts, ToUnicode(ToALabel(x)) equals ToUnicode(x).
 func ToALabel(name string) string {
+	countConversion()
 	trimmed := strings.TrimSuffix(name, ".")
 	switch asciiClass(trimmed) {
 	case asciiCanonical:
@@ -163,6 +164,25 @@ func ToALabel(name string) string {
 		a = canonicalLabelByLabel(name)
 	}
 	return strings.TrimSuffix(a, ".")
+}
+
+// CanonicalName returns name in the form of [ToALabel]: name itself,
+// without converting it, when its bytes show that it is in that form
+// already — lower-case ASCII, no trailing dot, no label starting with
+// "xn--" — and ToALabel(name) otherwise. It is the key function of the code
+// between the two places where names are put in canonical form (desired
+// endpoints when a cycle takes them, records when a provider returns
+// them): the planner's rows, domain filters, zone matching, the TXT
+// registry's names and the in-memory provider's keys call it, so that a
+// name that passed those places is never converted again, and a name from
+// a caller that did not canonicalise still lands where it belongs. A name
+// with an A-label is converted every time: only ToALabel can tell whether
+// it is canonical. It does not allocate for a canonical name.
+func CanonicalName(name string) string {
+	if name != "" && name[len(name)-1] != '.' && asciiClass(name) == asciiCanonical {
+		return name
+	}
+	return ToALabel(name)
 }
 
 // replaceInvalidUTF8 reads every byte of name that is not part of valid

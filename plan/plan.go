@@ -209,8 +209,9 @@ type updatePair struct {
 // endpoints in Create and Delete may be the input endpoints themselves,
 // while every UpdateNew endpoint is a new one.
 //
-// Records are grouped into rows by name in A-label form ([endpoint.ToALabel])
-// and set identifier, then by record type; see the package documentation
+// Records are grouped into rows by name in A-label form
+// ([endpoint.CanonicalName]: names that are in that form already, as the
+// Reconciler gives them, are used as they are) and set identifier, then by record type; see the package documentation
 // for the rules applied to each row. Every list in the result is sorted by
 // (DNSName, SetIdentifier, RecordType). Calculate runs in time linear in the
 // number of records (plus sorting the changes) and allocates little beyond
@@ -450,7 +451,7 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 			k.t = -1
 			continue
 		}
-		k.name = endpoint.ToALabel(trimSpace(e.DNSName))
+		k.name = endpoint.CanonicalName(trimSpace(e.DNSName))
 	}
 }
 

@@ -124,8 +124,8 @@ func (m *ZoneMatcher) Zones() []string {
 }
 
 // canonicalName returns name in the form names have in memory:
-// [endpoint.ToALabel] without any trailing dot. It does not
-// allocate for lower-case ASCII names.
+// [endpoint.CanonicalName] without any trailing dot. It does not
+// convert, nor allocate, a name already in that form.
 func canonicalName(name string) string {
-	return endpoint.ToALabel(strings.TrimRight(name, "."))
+	return endpoint.CanonicalName(strings.TrimRight(name, "."))
 }

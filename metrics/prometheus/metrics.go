@@ -264,7 +264,7 @@ func (m *Metrics) observePlan(p *plan.Plan) {
 	current := make(map[nameType]*endpoint.Endpoint, len(p.Current))
 	for _, e := range p.Current {
 		if e != nil {
-			current[nameType{endpoint.ToALabel(e.DNSName), e.RecordType}] = e
+			current[nameType{endpoint.CanonicalName(e.DNSName), e.RecordType}] = e
 		}
 	}
 	verified := map[string]int{}
@@ -272,7 +272,7 @@ func (m *Metrics) observePlan(p *plan.Plan) {
 		if e == nil {
 			continue
 		}
-		if _, ok := current[nameType{endpoint.ToALabel(e.DNSName), e.RecordType}]; ok {
+		if _, ok := current[nameType{endpoint.CanonicalName(e.DNSName), e.RecordType}]; ok {
 			verified[e.RecordType]++
 		}
 	}
@@ -291,7 +291,7 @@ func (m *Metrics) observePlan(p *plan.Plan) {
 			// The skip names the desired endpoint; the owner is on the
 			// current record it would have changed.
 			owner, _ := s.Endpoint.Labels.Get(endpoint.OwnerLabelKey)
-			if cur := current[nameType{endpoint.ToALabel(s.Endpoint.DNSName), s.Endpoint.RecordType}]; cur != nil && s.Action != plan.ActionDelete {
+			if cur := current[nameType{endpoint.CanonicalName(s.Endpoint.DNSName), s.Endpoint.RecordType}]; cur != nil && s.Action != plan.ActionDelete {
 				owner, _ = cur.Labels.Get(endpoint.OwnerLabelKey)
 			}
 			m.ownerMismatch.WithLabelValues(s.Endpoint.RecordType, p.OwnerID, owner, parentDomain(s.Endpoint.DNSName)).Inc()

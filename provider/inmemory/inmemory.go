@@ -441,7 +441,7 @@ func (v *validation) deletes(eps []*endpoint.Endpoint) {
 
 // storedKey returns the key ep is stored under.
 func storedKey(ep *endpoint.Endpoint) key {
-	return key{name: endpoint.ToALabel(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
+	return key{name: endpoint.CanonicalName(ep.DNSName), recordType: ep.RecordType, setID: ep.SetIdentifier}
 }
 
 // validateKey checks the parts of an endpoint that identify a stored record

@@ -145,7 +145,7 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 		}
 		key, _ := provider.GroupKey(ep)
 		items = append(items, item{kind: kind, ep: ep, old: old,
-			name: endpoint.ToALabel(ep.DNSName), groupKey: endpoint.ToALabel(key)})
+			name: endpoint.CanonicalName(ep.DNSName), groupKey: key})
 	}
 	for _, ep := range changes.Delete {
 		add(kindDelete, ep, nil)
@@ -307,7 +307,7 @@ func (p *Provider) buildItem(it item, zone string, ok bool) (change, error) {
 }
 
 func describe(verb string, ep *endpoint.Endpoint) string {
-	name := endpoint.ToALabel(ep.DNSName)
+	name := endpoint.CanonicalName(ep.DNSName)
 	if checkName(name, true) != nil {
 		name = strconv.Quote(name) // escapes, control bytes: shown as they are
 	}
@@ -339,7 +339,7 @@ func (p *Provider) updateChange(oldEp, newEp *endpoint.Endpoint) (change, error)
 		return change{}, errors.New("nil endpoint in an update pair")
 	}
 	c := change{op: describe("update", newEp)}
-	if endpoint.ToALabel(oldEp.DNSName) != endpoint.ToALabel(newEp.DNSName) || oldEp.RecordType != newEp.RecordType {
+	if endpoint.CanonicalName(oldEp.DNSName) != endpoint.CanonicalName(newEp.DNSName) || oldEp.RecordType != newEp.RecordType {
 		return c, fmt.Errorf("%s: UpdateOld is %s: an update cannot change the name or type", c.op, oldEp.Key())
 	}
 	if oldEp.SetIdentifier != "" {

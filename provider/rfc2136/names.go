@@ -45,10 +45,10 @@ func checkName(name string, ownershipTXT bool) error {
 }
 
 // ownerName returns the wire form of an endpoint name, fully qualified:
-// canonical (lower-case A-labels, [endpoint.ToALabel]) and checked
+// canonical (lower-case A-labels, [endpoint.CanonicalName]) and checked
 // by checkName; ownershipTXT is set for the ownership TXT of a record.
 func ownerName(name string, ownershipTXT bool) (string, error) {
-	c := endpoint.ToALabel(name)
+	c := endpoint.CanonicalName(name)
 	if err := checkName(c, ownershipTXT); err != nil {
 		return "", err
 	}

@@ -340,8 +340,9 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		rec := ep.DeepCopy()
 		// One spelling on the wire: the record and the TXT named after it
 		// use the canonical form (a trailing dot or upper case from a caller
-		// that did not canonicalise would otherwise give a second TXT).
-		rec.DNSName = endpoint.ToALabel(rec.DNSName)
+		// that did not canonicalise would otherwise give a second TXT); a
+		// name from the planner is in that form already.
+		rec.DNSName = endpoint.CanonicalName(rec.DNSName)
 		rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 		txt, err := r.ownershipTXT(rec)
 		if err == nil {
@@ -438,7 +439,7 @@ func (r *Registry) usableTXTName(filter endpoint.DomainFilterInterface, rec *end
 		"under the current naming become unowned (left as they are, never updated or deleted; Registry.SettingsWarnings, "+
 		"shown by a Reconciler's Preview, lists them) until their TXT records are renamed by hand",
 		ErrTXTName, txtName, rec.DNSName, fix, RecordTypeTemplate, apexPrefix,
-		suggested.txtName(endpoint.ToALabel(rec.DNSName), r.txtType(rec)))
+		suggested.txtName(endpoint.CanonicalName(rec.DNSName), r.txtType(rec)))
 }
 
 func keyOf(txt *endpoint.Endpoint) string {

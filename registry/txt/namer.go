@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/net/idna"
-
 	"github.com/zonesync/zonesync/endpoint"
 )
 
@@ -317,47 +315,28 @@ func (n txtNamer) parseLower(name string) (dnsName, recordType string, ok bool) 
 	return head + name[end:], rtype, true
 }
 
-// unicodeForm returns name with its A-labels decoded to Unicode (no
-// mapping or validation: [idna.Punycode]) and whether any label changed;
-// a name that does not encode back to itself is left as it is.
-// Names without "xn--" cost one substring search.
+// unicodeForm returns name with its A-labels decoded to Unicode
+// ([endpoint.ToUnicode], the one set of IDNA rules of zonesync) and whether
+// any label changed; a name whose Unicode form does not convert back to it
+// ([endpoint.ToALabel]) is left as it is. Names without "xn--" cost one
+// substring search.
 func unicodeForm(name string) (string, bool) {
 	if !strings.Contains(name, "xn--") {
 		return name, false
 	}
-	u, err := idna.Punycode.ToUnicode(name)
-	if err != nil || u == name {
-		return name, false
-	}
-	// Only a faithful decoding counts ("xn--" alone decodes to an empty
-	// label, for one).
-	if back, err := idna.Punycode.ToASCII(u); err != nil || back != name {
+	u := endpoint.ToUnicode(name)
+	if u == name || endpoint.ToALabel(u) != name {
 		return name, false
 	}
 	return u, true
 }
 
-// encodeUnicodeLabels returns name with each label that is not ASCII
-// encoded as an A-label ([idna.Punycode], no mapping); ASCII labels are
-// kept as they are. ok is false when a label cannot be encoded.
+// encodeUnicodeLabels returns name in A-label form ([endpoint.ToALabel]);
+// ok is false when that form is not ASCII (a label that cannot be
+// encoded).
 func encodeUnicodeLabels(name string) (string, bool) {
-	var b strings.Builder
-	b.Grow(len(name) + 8)
-	for i, label := range strings.Split(name, ".") {
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		if isASCII(label) {
-			b.WriteString(label)
-			continue
-		}
-		a, err := idna.Punycode.ToASCII(label)
-		if err != nil || !isASCII(a) {
-			return "", false
-		}
-		b.WriteString(a)
-	}
-	return b.String(), true
+	a := endpoint.ToALabel(name)
+	return a, isASCII(a)
 }
 
 func isASCII(s string) bool {

@@ -59,7 +59,7 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	}
 	// The record as ApplyChanges would write it: canonical name, our owner.
 	rec := ep.DeepCopy()
-	rec.DNSName = endpoint.ToALabel(rec.DNSName)
+	rec.DNSName = endpoint.CanonicalName(rec.DNSName)
 	rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
 	txt, err := r.ownershipTXT(rec)
 	if err == nil {

@@ -252,7 +252,7 @@ func (r *Registry) txtType(ep *endpoint.Endpoint) string {
 // txtName returns the name of the ownership TXT record that the registry
 // writes for ep (see txtNamer.txtName and [Config.AliasTXTType]).
 func (r *Registry) txtName(ep *endpoint.Endpoint) string {
-	return r.namer.txtName(endpoint.ToALabel(ep.DNSName), r.txtType(ep))
+	return r.namer.txtName(endpoint.CanonicalName(ep.DNSName), r.txtType(ep))
 }
 
 // ownershipTXT returns the ownership TXT endpoint the registry writes for
