@@ -120,17 +120,26 @@
 // ours (a connector endpoint without a resource label, an object never
 // applied), no record is deleted at all.
 //
-// Every desired endpoint is validated ([endpoint.Endpoint.Validate]) after
-// the source and after the registry adjusted it; an invalid one is not
-// planned and is reported like an object the source could not read. A
+// Every desired endpoint is validated ([endpoint.Endpoint.ValidateDesired],
+// then the registry's own check, [registry.DesiredChecker]) after the
+// source and after the registry adjusted it; an invalid one — a TXT value
+// that reads as an ownership record among them — is not planned and is
+// reported like an object the source could not read. A
 // create whose ownership the registry could not record (an apex record with
 // a TXT prefix that is not templated) is skipped with
 // [plan.SkipUnownable]; the rest is applied and the cycle does not fail.
 //
 // # Safety
 //
-// Ownership is enforced by the plan: with a TXT registry, records owned by
-// another owner id or by nobody are never updated or deleted. On top of
+// Ownership is decided once per record, by the registry when it reads it,
+// and carried with the record ([endpoint.Ownership]); the plan enforces it:
+// with a TXT registry, records owned by another owner id or by nobody are
+// never updated or deleted. What a provider cannot store as asked is never
+// sent to it: its declared guarantees ([provider.Guarantees]; a provider
+// that declares nothing is assumed to drop set identifiers and to let
+// creates overwrite) make the plan skip such endpoints with
+// [plan.SkipUnsupported], and the registries re-read the zone just before
+// creating on providers whose creates overwrite. On top of
 // that, the safety threshold ([Reconciler.Safety], a [plan.SafetyThreshold],
 // on by default) refuses a plan that would
 // delete or update more than 30% of the owned records once at least 10 are

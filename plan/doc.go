@@ -24,9 +24,10 @@
 // # Rows
 //
 // Records are grouped into rows keyed by the DNS name in A-label form
-// ([endpoint.ToALabel], the form the Reconciler gives names in, which is
-// returned as it is; another spelling, in upper case, with a trailing dot or
-// in Unicode, falls into the same row) and the set identifier, then by record type. For every row and type:
+// ([endpoint.CanonicalName]: the form the Reconciler gives names in, which
+// is used as it is, without converting it; another spelling, in upper case,
+// with a trailing dot or in Unicode, is converted and falls into the same
+// row) and the set identifier, then by record type. For every row and type:
 //
 //   - a desired record and no current record gives a create;
 //   - a current record and no desired record gives a delete;
@@ -62,27 +63,41 @@
 // or [SkipFilteredOut], current records outside are left alone. Ownership TXT
 // records (labelled [endpoint.OwnedRecordLabelKey]) never enter.
 //
-// A desired record that fails [endpoint.Endpoint.Validate] is skipped with
-// [SkipInvalid], and if its row holds current records the whole row is left
-// untouched (no create, update or delete there): bad input never removes or
-// alters what is in DNS. A caller that validated the desired records
-// already passes its verdict in [Plan.Validated], and they are not validated
-// again. The managed types are normalised by [endpoint.ManagedTypes].
+// A desired record that fails [endpoint.Endpoint.ValidateDesired] is
+// skipped with [SkipInvalid], and if its row holds current records the
+// whole row is left untouched (no create, update or delete there): bad
+// input never removes or alters what is in DNS. A caller that validated the
+// desired records already passes its verdict in [Plan.Validated], and they
+// are not validated again. A desired record the provider cannot store as
+// asked ([Plan.Supported]: a set identifier on a provider that drops set
+// identifiers, say) is skipped with [SkipUnsupported] and holds its row the
+// same way. The managed types are normalised by [endpoint.ManagedTypes].
 //
 // # Ownership
 //
-// With [Plan.OwnerID] set, a current record is ours when its owner label
-// ([endpoint.OwnerLabelKey]) equals OwnerID. Only our records are updated or
-// deleted; nothing is created at a name (and set identifier) that holds a
-// record that is not ours, whether another owner's ([SkipForeignOwner]) or
-// one without an owner ([SkipUnowned]). Records that are not ours and not
-// desired are not reported: they are simply not the plan's business. With an
-// empty OwnerID (the no-op registry) every record is ours. The rule is
-// [endpoint.Owners], which the registries and the Reconciler apply too.
+// Whether a current record is ours is decided once, by the registry that
+// read it, and carried with the record as its ownership verdict
+// ([endpoint.Endpoint.Ownership]); the planner reads it and never decides
+// again. A record without a verdict (built by hand, or from a registry that
+// attaches none) is judged by the one rule, [endpoint.Owners.Verdict], with
+// [Plan.OwnerID] and [Plan.OldOwnerID]: with OwnerID set, a record is ours
+// when its owner label ([endpoint.OwnerLabelKey]) equals OwnerID; with an
+// empty OwnerID (the no-op registry) every record is ours. Only our records
+// are updated or deleted; nothing is created at a name (and set identifier)
+// that holds a record that is not ours, whether another owner's
+// ([SkipForeignOwner], [endpoint.OwnedByOther]) or one without an owner
+// ([SkipUnowned], [endpoint.OwnedByNobody]). Records that are not ours and
+// not desired are not reported: they are simply not the plan's business.
 //
-// [Plan.OldOwnerID] takes over the records of a previous owner: they count as
-// ours and each gets an update, even when nothing else changed, whose new
-// state carries OwnerID, so that the registry rewrites their ownership.
+// A record ours under the old owner id of a migration
+// ([endpoint.OwnedByOldOwner], or an owner label equal to [Plan.OldOwnerID]
+// without a verdict) counts as ours and gets an update, even when nothing
+// else changed, whose new state carries OwnerID, so that the registry
+// rewrites its ownership: the migration happens here, in one cycle.
+//
+// [Plan.Owned] counts the records the plan may change (managed, in scope,
+// ours), the number a [SafetyThreshold] judges changes against;
+// [Plan.OwnedIn] counts them per zone too.
 //
 // The new state of an update (UpdateNew) is a new endpoint: the current
 // record's name, type and set identifier; the desired targets and

@@ -11,7 +11,7 @@
 //
 //	reg, err := txt.New(prov, txt.Config{OwnerID: "my-operator"})
 //	if err != nil { ... }                 // errors.Is(err, txt.ErrInvalidConfig)
-//	current, err := reg.Records(ctx)      // records with owner labels attached
+//	current, err := reg.Records(ctx)      // records with owner labels and ownership verdicts attached
 //	p := (&plan.Plan{Current: current, Desired: desired, OwnerID: reg.OwnerID()}).Calculate()
 //	err = reg.ApplyChanges(ctx, p.Changes) // records and their TXT, in one provider call
 //
@@ -33,7 +33,12 @@
 // v0.17 and earlier, and every type external-dns puts in names (A, AAAA,
 // CNAME, NS, MX, PTR, SRV, NAPTR, TXT, DNAME, TLSA, tried in that order: the
 // order of endpoint.KnownRecordTypes), with its ambiguities: with a bare
-// "%{record_type}" prefix, "aaaafoo" reads as type A, record "aaafoo".
+// "%{record_type}" prefix, "aaaafoo" reads as type A, record "aaafoo", and
+// is also the name the registry writes for "foo"/AAAA. Such a name owns
+// the record of the one reading whose record exists (so the TXT of a
+// record the registry created is never taken for an orphan); when the
+// records of both readings exist it owns neither, and
+// [Registry.SettingsWarnings] says so.
 //
 // # Values
 //
@@ -64,19 +69,27 @@
 // looked up with the wildcard replacement, so *.x and w.x share one TXT.
 // The labels found are copied onto the record (each record gets its own
 // map); records without a TXT have no owner label (an owner label the
-// provider returned is removed) and are never updated or deleted by a plan
-// with an owner id. With [Config.OldOwnerID], records of the old owner are
-// relabelled as ours. The owner and resource labels come from the TXT
-// only; any other label the provider returned on the record stays the
-// provider's, even when the TXT holds an older copy of it (external-dns's
-// coredns provider keeps each target's etcd key in a label, and external-dns
-// serialises every label into the TXT).
+// provider returned is removed). The owner and resource labels come from
+// the TXT only; any other label the provider returned on the record stays
+// the provider's, even when the TXT holds an older copy of it
+// (external-dns's coredns provider keeps each target's etcd key in a
+// label, and external-dns serialises every label into the TXT).
+//
+// Then every record gets its ownership verdict, decided here once by the
+// one rule, [endpoint.Owners.Verdict] of the labels the TXT gave it
+// ([endpoint.Endpoint.SetOwnership]): [endpoint.OwnedByUs] for OwnerID,
+// [endpoint.OwnedByOldOwner] for [Config.OldOwnerID], [endpoint.OwnedByOther]
+// for another owner, [endpoint.OwnedByNobody] without a TXT. The planner
+// reads the verdict and never decides again: it updates and deletes only
+// records that are ours, and relabels those of the old owner id (an update
+// that rewrites their TXT with OwnerID), in one cycle. A record of the old
+// owner keeps its owner label as read.
 //
 // Format upgrade: when the zone holds at least one ownership TXT, every
 // record we own whose type is managed ([Config.ManagedRecordTypes]) and
 // whose typed TXT was not read (it is owned through a legacy untyped or
-// "cname-" alias TXT), or that was just taken over from the old owner, gets
-// the provider-specific property txt/force-update=true. The planner sees a
+// "cname-" alias TXT) gets the provider-specific property
+// txt/force-update=true. The planner sees a
 // difference and emits an update; ApplyChanges then writes the typed TXT.
 // Records whose typed TXT name would be unusable (see Writing) are not
 // forced, so that no update is retried in vain at every cycle.
@@ -120,8 +133,10 @@
 // A ALIAS app.example.com (whose "a-" TXT is missing), goes with the second
 // of the two deleted, in either order, in one call or two.
 //
-// Only records owned by OwnerID (or OldOwnerID) are updated or deleted:
-// when a change set updates or deletes any other record, ApplyChanges
+// Only records whose verdict is ours ([endpoint.Owners.Of]: the verdict a
+// record carries from Records, or the rule applied to its owner label for
+// one built by hand) are updated or deleted: when a change set updates or
+// deletes any other record, ApplyChanges
 // applies nothing and returns an error matching registry.ErrNotOwned that
 // names every such record with its owner label — a change is never
 // dropped silently. A TXT endpoint has TTL 0,
@@ -135,6 +150,25 @@
 // apex record without a suitable prefix), the record is not created, the
 // rest is applied, and the error returned wraps [ErrTXTName] and
 // provider.SoftError, naming each record.
+//
+// On a provider whose creates may replace an existing record
+// (provider.Guarantees without CreateFailsIfExists: external-dns's pdns
+// provider, and any provider that declares nothing), a record appearing
+// between the read and the write would be overwritten and claimed by the
+// TXT written beside it. ApplyChanges therefore reads the provider again
+// just before applying a change set with creates
+// (provider.RecheckCreates, past any records cache) and leaves out every
+// record whose record set — or whose ownership TXT's — exists by then,
+// together with its TXT; the rest is applied, and the error, marked soft,
+// wraps provider.ErrCreateWouldOverwrite and names each record left out.
+// What remains is the time between that read and the provider's write
+// (and, when zones are applied one after the other, the apply of the zones
+// before). Providers that declare CreateFailsIfExists (provider/inmemory,
+// provider/rfc2136) are not read again.
+//
+// A TXT record created where an ownership TXT of ours waits to be deleted
+// as a repair (see Failures) replaces it in one update pair, so that a
+// change set never creates and deletes one record set.
 //
 // When the provider lists its zones (provider.ZoneLister), the change set
 // is cut by zone after the TXT records are added, and each zone goes to
@@ -195,8 +229,27 @@
 // [Registry.SettingsWarnings] reports, from the last read, settings that
 // leave records owned today without owner: ownership TXT records of
 // OwnerID or OldOwnerID whose names do not read under the configured
-// Prefix, Suffix and WildcardReplacement, and records owned by a single
-// other owner while none is ours (a changed owner id?).
+// Prefix, Suffix and WildcardReplacement, ownership TXT records of ours
+// whose ambiguous names own neither of two existing records, and records
+// owned by a single other owner while none is ours (a changed owner id?).
+//
+// # Desired records
+//
+// The registry implements registry.DesiredChecker: a desired TXT record
+// whose value it would read as one of its ownership records — plain text,
+// refused by endpoint.Endpoint.ValidateDesired already, or a value
+// encrypted with its key, such as a copy of an ownership value read from
+// the zone — is refused as invalid input of its object, never created: at
+// a free name it would lend our ownership to whatever record appears
+// there.
+//
+// # Guarantees
+//
+// The registry declares the guarantees of its provider
+// (provider.GuaranteeDeclarer), so that a Reconciler holding the registry
+// enforces them: endpoints the provider cannot store as asked, such as a
+// set identifier on a provider that drops set identifiers, are never
+// planned.
 //
 // # Cache
 //
