@@ -35,6 +35,8 @@ type broken struct {
 	cachesRecords   bool // Records returns the same slice until a write
 	adjustsInPlace  bool // AdjustEndpoints sets the TTL of its input
 	reversesRecords bool // every other Records call is in reverse order
+	dropsVerdicts   bool // Records returns records without a verdict
+	verdictAllOurs  bool // Records gives every record the verdict ours, labels as they are
 }
 
 func (b *broken) OwnerID() string {
@@ -69,6 +71,12 @@ func (b *broken) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		}
 		if b.labelsAll || (b.lendsOrphans && b.ours[r.Key()]) {
 			r.Labels.Set(endpoint.OwnerLabelKey, b.Registry.OwnerID())
+		}
+		switch {
+		case b.dropsVerdicts:
+			r.SetOwnership(endpoint.OwnershipUndecided)
+		case b.verdictAllOurs:
+			r.SetOwnership(endpoint.OwnedByUs)
 		}
 	}
 	b.calls++
@@ -130,6 +138,9 @@ func TestCheckRegistryCatchesBrokenRegistries(t *testing.T) {
 		{rule: registrytest.RuleRecordsAreCopies, breakIt: func(b *broken) { b.cachesRecords = true }},
 		{rule: registrytest.RuleAdjustEndpointsKeepsInput, breakIt: func(b *broken) { b.adjustsInPlace = true }},
 		{rule: registrytest.RuleDeterministicRecords, breakIt: func(b *broken) { b.reversesRecords = true }},
+		{rule: registrytest.RuleOwnershipVerdict, breakIt: func(b *broken) { b.dropsVerdicts = true }},
+		{rule: registrytest.RuleOwnershipVerdict, breakIt: func(b *broken) { b.verdictAllOurs = true }},
+		{rule: registrytest.RuleForeignRecordsNotOwned, breakIt: func(b *broken) { b.verdictAllOurs = true }},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			err := registrytest.CheckRegistry(context.Background(), func(p provider.Provider, ownerID string) (registry.Registry, error) {
