@@ -380,3 +380,38 @@ func TestOwnerMigrationThroughVerdict(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "one cycle migrates")
 }
+
+// TestDesiredRecordAtOwnershipTXTIsRefused: a desired TXT record whose
+// record set is an ownership TXT, or a CNAME at its name, cannot be written
+// there (the planner never sees ownership TXT records): it is refused as
+// invalid input of its object, and the other changes of the zone are
+// applied, on a provider that applies a zone's changes at once too.
+func TestDesiredRecordAtOwnershipTXTIsRefused(t *testing.T) {
+	ctx := context.Background()
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{
+		a("theirs.example.com", "198.51.100.1"), ownershipTXT("a-theirs.example.com", "other"),
+	}})
+	reg, err := txt.New(zone, txt.Config{OwnerID: "me", ManagedRecordTypes: []string{"A", "CNAME", "TXT"}})
+	require.NoError(t, err)
+	app := a("app.example.com", "192.0.2.1").WithLabel(endpoint.ResourceLabelKey, "service/default/app")
+	r := &zonesync.Reconciler{Source: source.NewStatic(app), Registry: reg, Logger: testr.New(t)}
+	_, err = r.RunOnce(ctx)
+	require.NoError(t, err)
+
+	squatTXT := endpoint.NewEndpoint("a-app.example.com", endpoint.RecordTypeTXT, `"hello"`).WithLabel(endpoint.ResourceLabelKey, "dnsendpoint/team/squat-txt")
+	squatCNAME := endpoint.NewEndpoint("a-theirs.example.com", endpoint.RecordTypeCNAME, "elsewhere.example.net").WithLabel(endpoint.ResourceLabelKey, "dnsendpoint/team/squat-cname")
+	other := a("other.example.com", "192.0.2.2").WithLabel(endpoint.ResourceLabelKey, "service/default/other")
+	r.Source = source.NewStatic(app, squatTXT, squatCNAME, other)
+	for range 2 {
+		_, err = r.RunOnce(ctx)
+		var pe *source.PartialError
+		require.ErrorAs(t, err, &pe)
+		assert.ErrorIs(t, pe.Failed["dnsendpoint/team/squat-txt"], txt.ErrOwnershipTXTInTheWay)
+		assert.ErrorIs(t, pe.Failed["dnsendpoint/team/squat-cname"], txt.ErrOwnershipTXTInTheWay)
+	}
+	lines := zoneLines(t, zone)
+	assert.Contains(t, lines, "other.example.com A 192.0.2.2", "the rest of the zone is applied")
+	assert.Contains(t, lines, `a-app.example.com TXT "heritage=external-dns,external-dns/owner=me,external-dns/resource=service/default/app"`)
+	assert.Contains(t, lines, `a-theirs.example.com TXT "heritage=external-dns,external-dns/owner=other"`)
+	assert.NotContains(t, lines, "a-theirs.example.com CNAME elsewhere.example.net")
+}

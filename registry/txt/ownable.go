@@ -2,6 +2,7 @@ package txt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/zonesync/zonesync/endpoint"
@@ -24,17 +25,64 @@ var (
 // copy of an ownership TXT value read from the zone, which would otherwise
 // lend ownership to the records at the name it was copied to. ep is not
 // modified.
+//
+// It also refuses a desired record that could not be written beside an
+// ownership TXT record the last read found (see [Registry.Records]; a
+// Reconciler reads the registry before it checks its desired endpoints): a
+// TXT record whose record set is an ownership TXT, and a CNAME record at
+// its name. The planner never sees ownership TXT records, so it would plan
+// the create, and the provider would refuse it (together with the rest of
+// its zone, on a provider that applies a zone's changes at once) or replace
+// the ownership record. An ownership TXT of ours that the read found to
+// delete as a repair does not refuse a TXT record: the create replaces it
+// (see ApplyChanges).
 func (r *Registry) CheckDesired(ep *endpoint.Endpoint) error {
-	if ep == nil || ep.RecordType != endpoint.RecordTypeTXT || len(r.key) == 0 {
+	if ep == nil {
 		return nil
 	}
-	for i, t := range ep.Targets {
-		if err := endpoint.CheckNotOwnershipText(t, r.key); err != nil {
-			return fmt.Errorf("txt registry: invalid endpoint %s: targets[%d]: %w", ep.Key(), i, err)
+	if ep.RecordType == endpoint.RecordTypeTXT && len(r.key) > 0 {
+		for i, t := range ep.Targets {
+			if err := endpoint.CheckNotOwnershipText(t, r.key); err != nil {
+				return fmt.Errorf("txt registry: invalid endpoint %s: targets[%d]: %w", ep.Key(), i, err)
+			}
 		}
+	}
+	if ep.RecordType != endpoint.RecordTypeTXT && ep.RecordType != endpoint.RecordTypeCNAME {
+		return nil
+	}
+	r.mu.Lock()
+	st := r.state
+	r.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	name := lowerASCII(endpoint.CanonicalName(ep.DNSName))
+	keys := [2]string{txtKey(name, ep.SetIdentifier), txtKey(name, "")}
+	for _, key := range keys {
+		if ep.RecordType == endpoint.RecordTypeTXT && key != keys[0] {
+			break // a TXT record set is its name and set identifier
+		}
+		info, ok := st.lookup(key)
+		if !ok || ep.RecordType == endpoint.RecordTypeTXT && st.repairing(key) {
+			continue
+		}
+		owner := "another owner"
+		if info.mine {
+			owner = "this registry"
+		}
+		what := "its record set is an ownership TXT record of " + owner + ", which a TXT record there would replace"
+		if ep.RecordType == endpoint.RecordTypeCNAME {
+			what = "its name holds an ownership TXT record of " + owner + ", and a CNAME cannot share a name with other records"
+		}
+		return fmt.Errorf("txt registry: invalid endpoint %s: %w: %s", ep.Key(), ErrOwnershipTXTInTheWay, what)
 	}
 	return nil
 }
+
+// ErrOwnershipTXTInTheWay is wrapped by the error of
+// [Registry.CheckDesired] for a desired record that cannot be written
+// beside an ownership TXT record.
+var ErrOwnershipTXTInTheWay = errors.New("an ownership TXT record is in the way")
 
 // Guarantees implements [provider.GuaranteeDeclarer]: the guarantees of the
 // provider under the registry ([provider.GuaranteesOf]), so that a

@@ -149,6 +149,17 @@ func (t *txtInfo) lowerName() string { return lowerASCII(t.name) }
 // key returns the txtKey of the TXT record.
 func (t *txtInfo) key() string { return txtKey(t.lowerName(), t.setID) }
 
+// repairing reports whether the TXT record set key is among the repairs
+// of the read.
+func (st *zoneState) repairing(key string) bool {
+	for _, rp := range st.repairs {
+		if rp.key == key {
+			return true
+		}
+	}
+	return false
+}
+
 func (st *zoneState) lookup(key string) (txtInfo, bool) {
 	if st == nil {
 		return txtInfo{}, false
