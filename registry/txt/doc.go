@@ -241,7 +241,12 @@
 // encrypted with its key, such as a copy of an ownership value read from
 // the zone — is refused as invalid input of its object, never created: at
 // a free name it would lend our ownership to whatever record appears
-// there.
+// there. So is a desired record that cannot be written beside an
+// ownership TXT record the read found (a TXT record whose record set is
+// that ownership TXT, a CNAME at its name; [ErrOwnershipTXTInTheWay]): the
+// planner never sees ownership records, and the provider would refuse the
+// create, on some providers with the rest of its zone, or replace the
+// ownership record.
 //
 // # Guarantees
 //
