@@ -14,8 +14,10 @@ import (
 // dot is accepted, [ToALabel] removes it; for a TXT record, which
 // may be an ownership record, see [ValidateOwnershipTXTName]), a
 // missing record type, no targets, or targets that do not fit the record type
-// (see [ValidateTarget]), or labels that cannot be written into an ownership
-// TXT record as they are (see [ValidateLabels]). All problems are reported
+// (see [ValidateTarget]), labels that cannot be written into an ownership
+// TXT record as they are (see [ValidateLabels]), a record type that is not
+// a mnemonic of letters and digits, or a set identifier or
+// provider-specific property holding control characters or invalid UTF-8. All problems are reported
 // together; the error names the record and the offending field ("dnsName",
 // "targets[i]", "labels[\"key\"]", ...).
 func (e *Endpoint) Validate() error {
@@ -47,6 +49,16 @@ func (e *Endpoint) validate(desired bool) error {
 	}
 	if e.RecordType == "" {
 		errs = append(errs, errors.New("record type is empty"))
+	} else if !isTypeName(e.RecordType) {
+		errs = append(errs, fmt.Errorf("record type %q: only letters and digits are allowed", e.RecordType))
+	}
+	if Printable(e.SetIdentifier) != e.SetIdentifier {
+		errs = append(errs, fmt.Errorf("set identifier %q holds control characters or invalid UTF-8", e.SetIdentifier))
+	}
+	for _, p := range e.ProviderSpecific {
+		if Printable(p.Name) != p.Name || Printable(p.Value) != p.Value {
+			errs = append(errs, fmt.Errorf("provider-specific property %q=%q holds control characters or invalid UTF-8", p.Name, p.Value))
+		}
 	}
 	if len(e.Targets) == 0 {
 		errs = append(errs, errors.New("no targets"))
@@ -274,4 +286,16 @@ func CheckNotOwnershipText(text string, aesKey []byte) error {
 	}
 	return fmt.Errorf("%w (%s=%s): a registry would take the record for ownership data and could then claim the records at the name it reads as owning; "+
 		"ownership records are written by registries only, never asked for", ErrOwnershipText, heritageKey, heritage)
+}
+
+// isTypeName reports whether t is a record type mnemonic: ASCII letters
+// and digits only ("A", "AAAA", "TYPE65534").
+func isTypeName(t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

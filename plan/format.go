@@ -73,8 +73,8 @@ func writeChangeLine(w *tabwriter.Writer, action Action, e, old *endpoint.Endpoi
 	if old != nil {
 		why = Why(old, e).String()
 	}
-	w.Write([]byte(string(action) + "\t" + dash(e.DNSName) + "\t" + dash(e.RecordType) + "\t" +
-		dash(e.SetIdentifier) + "\t" + ttl + "\t" + targets + "\t" + why + "\n"))
+	w.Write([]byte(string(action) + "\t" + dash(endpoint.Printable(e.DNSName)) + "\t" + dash(endpoint.Printable(e.RecordType)) + "\t" +
+		dash(endpoint.Printable(e.SetIdentifier)) + "\t" + ttl + "\t" + targets + "\t" + why + "\n"))
 }
 
 func ttlText(ttl endpoint.TTL) string {
@@ -87,6 +87,15 @@ func ttlText(ttl endpoint.TTL) string {
 func targetsText(t endpoint.Targets) string {
 	if len(t) == 0 {
 		return "-"
+	}
+	for _, v := range t {
+		if endpoint.Printable(v) != v {
+			quoted := make([]string, len(t))
+			for i, w := range t {
+				quoted[i] = endpoint.Printable(w)
+			}
+			return strings.Join(quoted, ",")
+		}
 	}
 	return strings.Join(t, ",")
 }
@@ -120,10 +129,10 @@ func (p *Plan) String() string {
 	for _, sk := range p.Skipped {
 		name, typ, set := "<nil>", "-", "-"
 		if e := sk.Endpoint; e != nil {
-			name, typ, set = dash(e.DNSName), dash(e.RecordType), dash(e.SetIdentifier)
+			name, typ, set = dash(endpoint.Printable(e.DNSName)), dash(endpoint.Printable(e.RecordType)), dash(endpoint.Printable(e.SetIdentifier))
 		}
 		w.Write([]byte(dash(string(sk.Action)) + "\t" + name + "\t" + typ + "\t" + set + "\t" +
-			dash(string(sk.Reason)) + "\t" + dash(oneLine(sk.Detail)) + "\n"))
+			dash(string(sk.Reason)) + "\t" + dash(endpoint.Printable(oneLine(sk.Detail))) + "\n"))
 	}
 	w.Flush()
 	return strings.TrimSuffix(b.String(), "\n")

@@ -228,9 +228,11 @@ func convertConnector(addr string, wire []*endpoint.Endpoint) ([]*endpoint.Endpo
 }
 
 // validateConnector checks what a connector endpoint needs: a valid name, a
-// record type, valid targets for it and a TTL that is not negative. An
-// endpoint without targets is accepted (a default-targets wrapper may fill
-// it).
+// record type, valid targets for it (for a TXT record, none that reads as
+// an ownership record, [endpoint.CheckNotOwnershipText], as
+// [endpoint.Endpoint.ValidateDesired] refuses) and a TTL that is not
+// negative. An endpoint without targets is accepted (a default-targets
+// wrapper may fill it).
 func validateConnector(ep *endpoint.Endpoint) error {
 	var errs []error
 	badTargets := 0
@@ -241,7 +243,11 @@ func validateConnector(ep *endpoint.Endpoint) error {
 		errs = append(errs, errors.New("record type is empty"))
 	}
 	for i, t := range ep.Targets {
-		if err := endpoint.ValidateTarget(ep.RecordType, t); err != nil {
+		err := endpoint.ValidateTarget(ep.RecordType, t)
+		if err == nil && ep.RecordType == endpoint.RecordTypeTXT {
+			err = endpoint.CheckNotOwnershipText(t, nil)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("targets[%d]: %w", i, err))
 			// Checking (and building errors for) every target of a
 			// hostile list is not worth it: the endpoint is refused.

@@ -599,7 +599,8 @@ func (d *gobDecoder) endpoint(t *gobType, ep *endpoint.Endpoint) error {
 			err = d.skip(f.id, 1)
 		}
 		if err != nil {
-			return fmt.Errorf("field %s: %w", f.name, err)
+			// An unknown field's name is the sender's text.
+			return fmt.Errorf("field %s: %w", endpoint.Printable(f.name), err)
 		}
 		return nil
 	})

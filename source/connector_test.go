@@ -185,3 +185,24 @@ func TestConnectorErrors(t *testing.T) {
 func TestConnectorDefaultAddress(t *testing.T) {
 	assert.Equal(t, "connector localhost:8080", source.NewConnector("", source.ConnectorOptions{}).String())
 }
+
+// TestConnectorRefusesOwnershipText: a TXT endpoint from the connector
+// whose value reads as an ownership record is refused under its resource
+// key, as the sources of this module refuse it
+// (endpoint.Endpoint.ValidateDesired); the other endpoints, TXT ones with
+// other text included, are returned.
+func TestConnectorRefusesOwnershipText(t *testing.T) {
+	sent := []*endpoint.Endpoint{
+		endpoint.NewEndpoint("claim.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/ns/x"`).
+			WithLabel(endpoint.ResourceLabelKey, "connector/forged"),
+		endpoint.NewEndpoint("plain.example.com", endpoint.RecordTypeTXT, "v=spf1 -all"),
+		endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.1"),
+	}
+	addr := serve(t, func(context.Context) ([]*endpoint.Endpoint, error) { return sent, nil })
+	got, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(context.Background())
+	var pe *source.PartialError
+	require.ErrorAs(t, err, &pe)
+	require.Len(t, pe.Failed, 1)
+	assert.ErrorIs(t, pe.Failed["connector/forged"], endpoint.ErrOwnershipText)
+	assert.Equal(t, []string{"plain.example.com TXT v=spf1 -all", "web.example.com A 192.0.2.1"}, swNames(got))
+}

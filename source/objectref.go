@@ -1,6 +1,10 @@
 package source
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/zonesync/zonesync/endpoint"
+)
 
 // ObjectRef names the object whose annotations or template are processed:
 // a Kubernetes object, or anything else a source builds endpoints from. It
@@ -40,14 +44,18 @@ func (r ObjectRef) Key() string {
 }
 
 // String returns the object as errors name it: "Service default/web", or
-// "Node worker-1" for a cluster-scoped object.
+// "Node worker-1" for a cluster-scoped object. A part holding control
+// characters, other unprintable characters or invalid UTF-8 is quoted
+// ([endpoint.Printable]), so that an object's name can never forge a log
+// line.
 func (r ObjectRef) String() string {
 	kind := r.Kind
 	if kind == "" {
 		kind = "object"
 	}
+	kind = endpoint.Printable(kind)
 	if r.Namespace == "" {
-		return kind + " " + r.Name
+		return kind + " " + endpoint.Printable(r.Name)
 	}
-	return kind + " " + r.Namespace + "/" + r.Name
+	return kind + " " + endpoint.Printable(r.Namespace) + "/" + endpoint.Printable(r.Name)
 }

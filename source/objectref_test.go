@@ -19,6 +19,10 @@ func TestObjectRef(t *testing.T) {
 		{source.ObjectRef{Kind: "Node", Name: "worker-1"}, "node/worker-1", "Node worker-1"},
 		{source.ObjectRef{Kind: "HTTPRoute", Namespace: "team", Name: "r"}, "httproute/team/r", "HTTPRoute team/r"},
 		{source.ObjectRef{Namespace: "ns", Name: "x"}, "/ns/x", "object ns/x"},
+		// Names the API server did not check (a reference in a spec, an
+		// annotation value) are escaped in errors, not in keys.
+		{source.ObjectRef{Kind: "Ingress", Namespace: "ns\x1b[31m", Name: "a\nFORGED"}, "ingress/ns\x1b[31m/a\nFORGED", `Ingress "ns\x1b[31m"/"a\nFORGED"`},
+		{source.ObjectRef{Kind: "Node\x00", Name: "n"}, "node\x00/n", `"Node\x00" n`},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.key, tt.ref.Key())

@@ -171,7 +171,7 @@ func (e *PartialError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(k)
+		b.WriteString(endpoint.Printable(k)) // keys may come from outside (a resource label)
 		b.WriteString(": ")
 		if err := e.Failed[k]; err != nil {
 			b.WriteString(err.Error())

@@ -73,6 +73,11 @@ func TestPartialError(t *testing.T) {
 
 	empty := &source.PartialError{}
 	assert.NoError(t, empty.OrNil())
+
+	// A key is often an object's own text (a resource label): control
+	// characters in it are escaped, so that it cannot start a line.
+	hostile := (*source.PartialError)(nil).Add("service/ns/x\nFORGED\x1b[31m", bad)
+	assert.Equal(t, `source: endpoints of 1 object(s) could not be built: "service/ns/x\nFORGED\x1b[31m": bad ttl`, hostile.Error())
 }
 
 // TestPartialErrorBoundedCauses adds many causes under one key: the key

@@ -177,7 +177,7 @@ func parseLine(name string, fields []string) (*endpoint.Endpoint, error) {
 		return nil, fmt.Errorf("ttl %q: want a number of seconds (0: the server's default)", fields[2])
 	}
 	ep := endpoint.NewEndpointWithTTL(name, typ, endpoint.TTL(ttl), fields[3:]...)
-	if err := ep.Validate(); err != nil {
+	if err := ep.ValidateDesired(); err != nil {
 		return nil, err
 	}
 	return ep, nil

@@ -36,7 +36,7 @@ func (s hostsSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error
 	eps := make([]*endpoint.Endpoint, 0, len(s.hosts))
 	for _, name := range slices.Sorted(maps.Keys(s.hosts)) {
 		ep := endpoint.NewEndpoint(name, endpoint.RecordTypeA, s.hosts[name])
-		if err := ep.Validate(); err != nil {
+		if err := ep.ValidateDesired(); err != nil {
 			return nil, fmt.Errorf("hosts entry %s: %w", name, err)
 		}
 		eps = append(eps, ep)

@@ -72,6 +72,16 @@ type ClientOptions struct {
 	// NegotiateMaxBackoff (zero means 5 s), and each is varied randomly by
 	// ±50 %.
 	NegotiateBackoff, NegotiateMaxBackoff time.Duration
+	// Guarantees, when set, are what the provider behind the webhook
+	// server guarantees, as the caller knows it: the webhook protocol
+	// carries no guarantees, so the client cannot learn them. The
+	// Provider declares them ([Provider.Guarantees]) and the core relies
+	// on them: declare only what the provider behind the server truly
+	// does (for example CreateFailsIfExists for a server backed by this
+	// repository's rfc2136 or inmemory provider). Nil declares nothing,
+	// the safe assumptions of the zero [provider.Guarantees]. The client
+	// keeps a copy.
+	Guarantees *provider.Guarantees
 }
 
 // mergeClientOptions folds opts into one: the non-zero fields of later
@@ -97,6 +107,9 @@ func mergeClientOptions(opts []ClientOptions) ClientOptions {
 		if x.NegotiateMaxBackoff != 0 {
 			o.NegotiateMaxBackoff = x.NegotiateMaxBackoff
 		}
+		if x.Guarantees != nil {
+			o.Guarantees = x.Guarantees
+		}
 	}
 	return o
 }
@@ -111,6 +124,7 @@ type clientSettings struct {
 	backoff      time.Duration
 	maxBackoff   time.Duration
 	randomFactor float64
+	guarantees   provider.Guarantees // a copy of ClientOptions.Guarantees; zero when unset
 }
 
 func (o ClientOptions) settings() clientSettings {
@@ -118,6 +132,9 @@ func (o ClientOptions) settings() clientSettings {
 		client: o.HTTPClient, timeout: max(o.Timeout, 0), maxResponse: max(o.MaxResponseBytes, 0),
 		attempts: max(o.NegotiateAttempts, 1), backoff: o.NegotiateBackoff, maxBackoff: o.NegotiateMaxBackoff,
 		randomFactor: 0.5,
+	}
+	if o.Guarantees != nil {
+		s.guarantees = o.Guarantees.Clone()
 	}
 	if s.client == nil {
 		s.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -193,6 +210,15 @@ func (p *Provider) DomainFilter() *endpoint.DomainFilter { return p.filter }
 
 // GetDomainFilter returns the filter the webhook sent at negotiation.
 func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface { return p.filter }
+
+var _ provider.GuaranteeDeclarer = (*Provider)(nil)
+
+// Guarantees implements [provider.GuaranteeDeclarer]: it returns the
+// guarantees given in [ClientOptions.Guarantees] (a new copy on every
+// call), or the zero [provider.Guarantees] when none were given, since the
+// webhook protocol does not tell what the provider behind the server
+// guarantees.
+func (p *Provider) Guarantees() provider.Guarantees { return p.opts.guarantees.Clone() }
 
 var _ provider.ZoneLister = (*Provider)(nil)
 
@@ -434,10 +460,11 @@ func statusError(resp *http.Response) error {
 	n, _ := io.ReadFull(resp.Body, buf)
 	msg := strings.TrimSpace(strings.ToValidUTF8(string(buf[:n]), "\ufffd"))
 	var err error
+	status := endpoint.Printable(resp.Status) // the server's reason phrase may hold any byte
 	if msg != "" {
-		err = fmt.Errorf("status %s: %q", resp.Status, msg)
+		err = fmt.Errorf("status %s: %q", status, msg)
 	} else {
-		err = fmt.Errorf("status %s", resp.Status)
+		err = fmt.Errorf("status %s", status)
 	}
 	if resp.StatusCode >= 500 && resp.StatusCode <= 510 {
 		return provider.NewSoftError(err)

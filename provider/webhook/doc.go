@@ -17,10 +17,12 @@
 // are encoded byte for byte as encoding/json encodes the endpoint and plan
 // types, and decoded exactly as encoding/json would decode them (keys in
 // any case, so pre-v0.17 "Create"/"UpdateOld" change sets work; unknown
-// keys ignored). Both directions stream: the server writes records straight
-// into the response, the client decodes straight from the response body
-// and encodes change sets while they are sent, so no second copy of a large
-// body is held in memory, and allocations stay at a few per record. The
+// keys ignored). Responses and the client's requests stream: the server
+// writes records straight into the response, the client decodes straight
+// from the response body and encodes change sets while they are sent, so
+// no second copy of a large body is held in memory, and allocations stay at
+// a few per record. The server reads a request body whole before decoding
+// it (see "Memory bounds"). The
 // codec is built on the jsontext tokenizer of
 // github.com/go-json-experiment/json (the package that becomes
 // encoding/json/jsontext); what it adds is encoding/json's treatment of
@@ -32,6 +34,21 @@
 // plain structs whose zero value gives the defaults, passed as an optional
 // last argument (with several, the non-zero fields of later ones override
 // earlier ones).
+//
+// # Guarantees
+//
+// The webhook protocol does not say what the provider behind a server
+// guarantees (whether a create fails on an existing record, whether set
+// identifiers are kept, which types and properties are stored; see
+// [provider.Guarantees]), so by default the client [Provider] declares
+// nothing and the core treats it with the safe assumptions: its creates
+// are taken to overwrite (the records a create would replace are read
+// again just before applying) and endpoints with a set identifier are not
+// sent to it. Whoever knows the provider behind the server declares its
+// guarantees with [ClientOptions.Guarantees], and [Provider.Guarantees]
+// returns them. The server side sends none: a zonesync provider served
+// with [NewHandler] declares its guarantees only to callers in its own
+// process.
 //
 // # Status codes
 //
@@ -70,15 +87,24 @@
 // [MaxDecodedBytesPerByte] bytes per byte read plus 1 MiB (real bodies need
 // 3 to 8), so the memory of one request or response is proportional to the
 // bytes read whatever they hold: with the default caps a response can never
-// take more than about 8 GiB and a request about 513 MiB, and real ones take
-// 3 to 8 times their size (lower [ClientOptions.MaxResponseBytes] for a
-// webhook you do not trust, and [ServerOptions.MaxRequestBytes] or
-// [ServerOptions.MaxConcurrentRequests] for a server that must stay small).
-// The tokenizer holds one token (a string, a number, a name) of the body at
-// a time, so a long string costs its own length once more while it is read.
+// take more than about 8 GiB and a request about 545 MiB (its body, then
+// what it decodes to), and real ones take 4 to 9 times their size (lower
+// [ClientOptions.MaxResponseBytes] for a webhook you do not trust, and
+// [ServerOptions.MaxRequestBytes] or [ServerOptions.MaxConcurrentRequests]
+// for a server that must stay small). The tokenizer holds one token (a
+// string, a number, a name) of the body at a time, so a long string costs
+// its own length once more while it is read.
+//
 // The server handles at most [DefaultMaxConcurrentRequests] requests at once
 // (see [ServerOptions.MaxConcurrentRequests]) and answers the others 503, so
-// its memory is bounded by that count times the per-request bound.
+// the memory of the requests it serves is bounded by that count times the
+// per-request bound. A POST's body is read into memory before the request
+// takes its place among them, so that clients sending bodies slowly (a
+// byte at a time, until the server's read timeout) do not keep every other
+// request out; the bodies held at once, being read or served, share a
+// budget of MaxConcurrentRequests times MaxRequestBytes (512 MiB with the
+// defaults), taken a piece at a time as the bytes arrive (the first piece
+// is 4 KiB), and a POST whose body would go over it is answered 503.
 //
 // # Concurrency
 //

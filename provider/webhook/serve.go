@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/zonesync/zonesync/endpoint"
 )
 
 // DefaultAddress is where [Serve] listens when ServeConfig.Address is empty:
@@ -101,10 +103,12 @@ func Serve(ctx context.Context, h http.Handler, cfg ServeConfig) error {
 }
 
 // logWriter passes the lines net/http writes to its ErrorLog to a logr
-// logger.
+// logger. They may quote what a client sent, so text holding control
+// characters is escaped ([endpoint.Printable]): a handler panic's stack
+// trace, too, becomes one line.
 type logWriter struct{ log logr.Logger }
 
 func (w logWriter) Write(p []byte) (int, error) {
-	w.log.Info(strings.TrimSpace(string(p)))
+	w.log.Info(endpoint.Printable(strings.TrimSpace(string(p))))
 	return len(p), nil
 }

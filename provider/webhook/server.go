@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/go-logr/logr"
 
@@ -27,7 +29,8 @@ const DefaultMaxRequestBytes = 32 << 20
 // says otherwise. external-dns sends one request at a time, a zonesync client
 // may apply zones in parallel (the conformance suite sends 8 at once); the
 // cap bounds the server's memory to that many requests, each bounded by
-// the body cap and [MaxDecodedBytesPerByte].
+// the body cap and [MaxDecodedBytesPerByte], and the bodies read at once
+// to that many times the body cap.
 const DefaultMaxConcurrentRequests = 16
 
 // Routes, relative to the base URL.
@@ -49,11 +52,18 @@ type ServerOptions struct {
 	// negative value removes the cap.
 	MaxRequestBytes int64
 	// MaxConcurrentRequests caps how many requests the handler serves at
-	// once. A request beyond the cap is answered at once with 503 Service
-	// Unavailable, a Retry-After of one second and a one-line body, without
-	// reading its body (a webhook client treats 503 as a soft error and
-	// retries at its next cycle); GET /healthz is never refused. Zero means
-	// [DefaultMaxConcurrentRequests]; a negative value removes the cap.
+	// once. A request beyond the cap is answered with 503 Service
+	// Unavailable, a Retry-After of one second and a one-line body (a
+	// webhook client treats 503 as a soft error and retries at its next
+	// cycle); GET /healthz is never refused. A POST to /records or
+	// /adjustendpoints takes its place only once its whole body is read,
+	// so that clients sending their bodies slowly do not keep the others
+	// out; meanwhile the bodies being read or served share a budget of
+	// MaxConcurrentRequests times MaxRequestBytes (plus one byte each), and
+	// a POST whose body would go over it is answered 503 too. Other
+	// requests are refused without their body being read. Zero means
+	// [DefaultMaxConcurrentRequests]; a negative value removes the cap and
+	// the budget (so does removing the body cap).
 	MaxConcurrentRequests int
 	// MetricsHandler, when set, serves GET /metrics (for example a
 	// Prometheus handler). Without it /metrics is not found.
@@ -108,6 +118,10 @@ type handler struct {
 	opts serverSettings
 	mux  *http.ServeMux
 	busy chan struct{} // one token per request being served; nil: no cap
+	// budget bounds the bytes of request bodies held at once (see
+	// readBody): as many bodies of the size cap as requests served at
+	// once. nil: no bound, when either cap is removed.
+	budget *byteBudget
 }
 
 // NewHandler returns an http.Handler that serves p over the external-dns
@@ -125,13 +139,15 @@ type handler struct {
 // A provider error gives 500 (a [provider.SoftError] too), a body that does
 // not decode (or holds a nil endpoint, or unpaired updates) 400, a body over
 // the cap or one that decodes to too much memory ([ErrBodyTooDense]) 413, a
-// request beyond the concurrency cap 503 (see
-// [ServerOptions.MaxConcurrentRequests]),
-// a method a route does not serve 405, a POST whose
-// Content-Type is neither [MediaType] nor application/json 415, and any
-// other path 404. Error bodies are one short line of text. The whole change
-// set is decoded before ApplyChanges is called, so a body that fails to
-// decode never applies anything. Requests are logged through
+// request beyond the concurrency cap, or a POST whose body would go over
+// the bytes of bodies held at once, 503 (see
+// [ServerOptions.MaxConcurrentRequests]), a method a route does not serve
+// 405, a POST whose Content-Type is neither [MediaType] nor
+// application/json 415, and any other path 404. Error bodies are one short
+// line of text. A POST's body is read whole before its request takes a
+// concurrency slot, and the whole change set is decoded before
+// ApplyChanges is called, so a body that fails to decode never applies
+// anything. Requests are logged through
 // logr.FromContextOrDiscard(r.Context()); the request context is passed to
 // the provider.
 //
@@ -144,6 +160,9 @@ func NewHandler(p provider.Provider, opts ...ServerOptions) http.Handler {
 	h := &handler{p: p, opts: mergeServerOptions(opts).settings()}
 	if h.opts.maxConcurrent > 0 {
 		h.busy = make(chan struct{}, h.opts.maxConcurrent)
+		if h.opts.maxBody > 0 {
+			h.budget = newByteBudget(int64(h.opts.maxConcurrent) * (h.opts.maxBody + 1))
+		}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", h.negotiate)
@@ -161,22 +180,46 @@ func NewHandler(p provider.Provider, opts ...ServerOptions) http.Handler {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.busy != nil && r.URL.Path != routeHealth {
-		select {
-		case h.busy <- struct{}{}:
-			defer func() { <-h.busy }()
-		default:
-			logr.FromContextOrDiscard(r.Context()).V(1).Info("webhook request refused: too many at once", "method", r.Method, "path", r.URL.Path, "max", h.opts.maxConcurrent)
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.Header().Set("X-Content-Type-Options", "nosniff")
-			w.Header().Set("Retry-After", "1")
-			w.Header().Set("Connection", "close")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte("too many concurrent requests, retry later\n"))
+	// A POST takes its slot in the route that serves it, once its body is
+	// in memory (see apply and adjust), so that a client sending its body
+	// slowly holds no slot meanwhile; a POST to any other route is answered
+	// at once, without reading the body. Every other request takes its slot
+	// here; GET /healthz takes none.
+	if r.Method != http.MethodPost && r.URL.Path != routeHealth {
+		release, ok := h.acquire(w, r)
+		if !ok {
 			return
 		}
+		defer release()
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// acquire takes one of the handler's concurrency slots and returns the
+// function that gives it back. When every slot is taken it answers the
+// request 503 and returns false.
+func (h *handler) acquire(w http.ResponseWriter, r *http.Request) (func(), bool) {
+	if h.busy == nil {
+		return func() {}, true
+	}
+	select {
+	case h.busy <- struct{}{}:
+		return func() { <-h.busy }, true
+	default:
+		busy(w, r, "too many at once", "max", h.opts.maxConcurrent)
+		return nil, false
+	}
+}
+
+// busy answers 503 with a Retry-After of one second and a one-line body.
+func busy(w http.ResponseWriter, r *http.Request, why string, kv ...any) {
+	logr.FromContextOrDiscard(r.Context()).V(1).Info("webhook request refused: "+why, append([]any{"method", r.Method, "path", r.URL.Path}, kv...)...)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Retry-After", "1")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write([]byte("too many concurrent requests, retry later\n"))
 }
 
 // filterJSON renders the domain filter for the negotiation; filters other
@@ -191,11 +234,13 @@ func filterJSON(f endpoint.DomainFilterInterface) []byte {
 	return []byte("{}\n")
 }
 
-// fail writes a short plain-text error and logs it.
+// fail writes a short plain-text error and logs it. The path is the
+// client's (decoded: "%0a" is a line feed), so control characters in it
+// are escaped ([endpoint.Printable]).
 func fail(w http.ResponseWriter, r *http.Request, status int, err error) {
-	msg := fmt.Sprintf("%s %s: %v", r.Method, r.URL.Path, err)
+	msg := fmt.Sprintf("%s %s: %s", r.Method, endpoint.Printable(r.URL.Path), endpoint.Printable(err.Error()))
 	if len(msg) > maxErrorBody {
-		msg = msg[:maxErrorBody]
+		msg = strings.ToValidUTF8(msg[:maxErrorBody], "") // not cut inside a character
 	}
 	log := logr.FromContextOrDiscard(r.Context())
 	if status >= http.StatusInternalServerError {
@@ -240,6 +285,39 @@ func (h *handler) body(w http.ResponseWriter, r *http.Request) {
 	if h.opts.maxBody > 0 {
 		r.Body = http.MaxBytesReader(w, r.Body, h.opts.maxBody)
 	}
+}
+
+// readAndAcquire reads a POST's body into memory ([handler.readBody]; what
+// names the body in errors: "changes", "endpoints") and then takes a
+// concurrency slot. It answers the
+// request itself and returns false when the body is over the cap (413),
+// cannot be read (400), or the bytes of bodies held or the slots are used
+// up (503). Otherwise the caller decodes the returned body and calls the
+// returned function when done, which gives back the slot and the body's
+// bytes.
+func (h *handler) readAndAcquire(w http.ResponseWriter, r *http.Request, what string) (io.Reader, func(), bool) {
+	h.body(w, r)
+	body, giveBytes, err := h.readBody(r)
+	switch {
+	case errors.Is(err, errBodyBudget):
+		busy(w, r, "too many request bytes held at once", "maxBytes", int64(h.opts.maxConcurrent)*(h.opts.maxBody+1))
+		return nil, nil, false
+	case err != nil:
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			// The rest of the body is not read: the connection cannot
+			// carry another request.
+			w.Header().Set("Connection", "close")
+		}
+		fail(w, r, decodeStatus(err), fmt.Errorf("reading %s: %w", what, err))
+		return nil, nil, false
+	}
+	giveSlot, ok := h.acquire(w, r)
+	if !ok {
+		giveBytes()
+		return nil, nil, false
+	}
+	return body, func() { giveSlot(); giveBytes() }, true
 }
 
 // decodeStatus classifies a body decoding error: 413 over the cap or
@@ -303,8 +381,12 @@ func (h *handler) apply(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, http.StatusUnsupportedMediaType, err)
 		return
 	}
-	h.body(w, r)
-	changes, err := decodeChanges(r.Body)
+	body, release, ok := h.readAndAcquire(w, r, "changes")
+	if !ok {
+		return
+	}
+	defer release()
+	changes, err := decodeChanges(body)
 	if err != nil {
 		fail(w, r, decodeStatus(err), fmt.Errorf("decoding changes: %w", err))
 		return
@@ -357,8 +439,12 @@ func (h *handler) adjust(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, http.StatusUnsupportedMediaType, err)
 		return
 	}
-	h.body(w, r)
-	eps, err := decodeEndpoints(r.Body)
+	body, release, ok := h.readAndAcquire(w, r, "endpoints")
+	if !ok {
+		return
+	}
+	defer release()
+	eps, err := decodeEndpoints(body)
 	if err == nil {
 		err = checkEndpoints("endpoints", eps)
 	}

@@ -38,8 +38,9 @@ type DNSEndpointConfig struct {
 // DNSEndpointSource publishes the endpoints listed in DNSEndpoint objects
 // (externaldns.k8s.io/v1alpha1): spec.endpoints[] with dnsName, targets,
 // recordType, setIdentifier, recordTTL, labels and providerSpecific, as
-// external-dns's crd source does. Each endpoint is validated
-// ([endpoint.Endpoint.Validate]: names, targets and labels); a DNSEndpoint
+// external-dns's crd source does. Each endpoint is validated as a desired
+// endpoint ([endpoint.Endpoint.ValidateDesired]: names, targets and labels,
+// and no TXT value that reads as an ownership record); a DNSEndpoint
 // with an invalid one, or with a label whose key zonesync sets itself
 // ([endpoint.IsReservedLabelKey]: owner, resource, ownedRecord,
 // txt-encryption-nonce), is reported whole in a *source.PartialError under
@@ -145,7 +146,7 @@ func dnsEndpointEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([
 		if ep == nil {
 			return nil, fmt.Errorf("%s: spec.endpoints[%d] is null", ref, i)
 		}
-		if err := ep.Validate(); err != nil {
+		if err := ep.ValidateDesired(); err != nil {
 			return nil, fmt.Errorf("%s: spec.endpoints[%d] (%q): %w", ref, i, ep.DNSName, err)
 		}
 		for k := range ep.Labels.All() {

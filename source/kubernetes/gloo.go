@@ -361,7 +361,7 @@ func (s *GlooProxySource) virtualHostDomains(ref source.ObjectRef, field string,
 			}
 			vs, err := lookupUnstructured(s.virtualServices, ns, name)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %s: VirtualService %s/%s: %w", ref, at, ns, name, err)
+				return nil, fmt.Errorf("%s: %s: %s: %w", ref, at, named("VirtualService", ns, name), err)
 			}
 			maps.Copy(merged, vs.GetAnnotations())
 		}
@@ -464,7 +464,7 @@ func (s *GlooProxySource) gatewayIngressTargets(ref source.ObjectRef, listeners 
 			}
 			gw, err := lookupUnstructured(s.gateways, ns, name)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %s: Gateway %s/%s: %w", ref, at, ns, name, err)
+				return nil, fmt.Errorf("%s: %s: %s: %w", ref, at, named("Gateway", ns, name), err)
 			}
 			value := s.annotation(gw.GetAnnotations(), annotations.Ingress)
 			if value == "" {
@@ -483,14 +483,14 @@ func (s *GlooProxySource) gatewayIngressTargets(ref source.ObjectRef, listeners 
 			}
 			item, found, err := s.ingresses.GetStore().GetByKey(storeKey(ingNS, ingName))
 			if err != nil {
-				return nil, fmt.Errorf("%s: Gateway %s/%s: Ingress %s/%s: %w", ref, gw.GetNamespace(), gw.GetName(), ingNS, ingName, err)
+				return nil, fmt.Errorf("%s: Gateway %s/%s: %s: %w", ref, gw.GetNamespace(), gw.GetName(), named("Ingress", ingNS, ingName), err)
 			}
 			if !found {
-				return nil, fmt.Errorf("%s: Gateway %s/%s: Ingress %s/%s not found", ref, gw.GetNamespace(), gw.GetName(), ingNS, ingName)
+				return nil, fmt.Errorf("%s: Gateway %s/%s: %s not found", ref, gw.GetNamespace(), gw.GetName(), named("Ingress", ingNS, ingName))
 			}
 			ing, ok := item.(*networkingv1.Ingress)
 			if !ok {
-				return nil, fmt.Errorf("%s: Ingress %s/%s: cache holds %T", ref, ingNS, ingName, item)
+				return nil, fmt.Errorf("%s: %s: cache holds %T", ref, named("Ingress", ingNS, ingName), item)
 			}
 			for _, lb := range ing.Status.LoadBalancer.Ingress {
 				if lb.IP != "" {

@@ -284,7 +284,7 @@ func (s istioTargets) ingressTargets(ref source.ObjectRef, value string) ([]stri
 		return nil, fmt.Errorf("%s: ingress annotation: %w", ref, err)
 	}
 	if !found {
-		return nil, fmt.Errorf("%s: ingress annotation: Ingress %s/%s not found", ref, ns, name)
+		return nil, fmt.Errorf("%s: ingress annotation: %s not found", ref, named("Ingress", ns, name))
 	}
 	var targets []string
 	for _, lb := range ing.Status.LoadBalancer.Ingress {

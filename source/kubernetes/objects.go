@@ -10,8 +10,9 @@ import (
 // endpointsOf builds the endpoints of every object of objs: ref names an
 // object (false skips it, e.g. an Ingress of another class) and build makes
 // its endpoints. An object whose build fails, or one of whose endpoints is
-// invalid ([endpoint.Endpoint.Validate]: a name, target or label taken from
-// the object that is not what DNS names and ownership records may hold),
+// invalid ([endpoint.Endpoint.ValidateDesired]: a name, target or label
+// taken from the object that is not what DNS names and ownership records
+// may hold, or a TXT value that reads as an ownership record),
 // is reported under its resource key in a *source.PartialError, returned
 // with the endpoints of the others; none of its endpoints is returned.
 // The endpoints several objects give one name are joined, as external-dns's
@@ -41,11 +42,19 @@ func endpointsOf[T any](objs []T, ref func(T) (source.ObjectRef, bool), build fu
 // ref, naming the object.
 func validateAll(ref source.ObjectRef, eps []*endpoint.Endpoint) error {
 	for _, ep := range eps {
-		if err := ep.Validate(); err != nil {
+		if err := ep.ValidateDesired(); err != nil {
 			return fmt.Errorf("%s: %w", ref, err)
 		}
 	}
 	return nil
+}
+
+// named returns "Kind namespace/name" for an object an object's spec or
+// annotations refer to, as errors name it: the names are the object's
+// text, not names the API server checked, so control characters in them
+// are escaped ([source.ObjectRef.String]).
+func named(kind, ns, name string) string {
+	return source.ObjectRef{Kind: kind, Namespace: ns, Name: name}.String()
 }
 
 // checkHost checks a host name read from field of the object ref.

@@ -220,7 +220,7 @@ func (s *UnstructuredSource) endpointsFor(ref source.ObjectRef, names, targets [
 		ep.SetIdentifier = meta.SetIdentifier
 		ep.ProviderSpecific = slices.Clone(meta.ProviderSpecific)
 		ep.Labels = endpoint.LabelsFromMap(map[string]string{endpoint.ResourceLabelKey: meta.Resource})
-		if err := ep.Validate(); err != nil {
+		if err := ep.ValidateDesired(); err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
 		}
 		eps = append(eps, ep)

@@ -20,7 +20,9 @@ const (
 	// true within the timeout and stays true.
 	RuleReadiness = "Readiness"
 	// RuleValidEndpoints: every endpoint returned is non-nil and passes
-	// [endpoint.Endpoint.Validate].
+	// [endpoint.Endpoint.ValidateDesired]: a source hands out desired
+	// endpoints, and a TXT value that reads as an ownership record is not
+	// one.
 	RuleValidEndpoints = "ValidEndpoints"
 	// RuleDeterminism: two calls with no change in between return equal
 	// endpoints in the same order.
@@ -209,7 +211,7 @@ func (c *checker) validEndpoints(ctx context.Context) {
 			c.fail(RuleValidEndpoints, nil, "endpoint %d is nil", i)
 			continue
 		}
-		if err := ep.Validate(); err != nil {
+		if err := ep.ValidateDesired(); err != nil {
 			c.fail(RuleValidEndpoints, err, "endpoint %d %s is invalid", i, ep.Key())
 		}
 	}
@@ -438,7 +440,8 @@ func diff(a, b []string) string {
 	}
 	for i := range a {
 		if a[i] != b[i] {
-			return fmt.Sprintf("endpoint %d was %s, then %s", i, a[i], b[i])
+			// The renderings hold the source's names as they are.
+			return fmt.Sprintf("endpoint %d was %s, then %s", i, endpoint.Printable(a[i]), endpoint.Printable(b[i]))
 		}
 	}
 	return "no difference"

@@ -139,6 +139,11 @@ func TestCheckSourceCatchesEachBrokenRule(t *testing.T) {
 		{"invalid endpoint", func() (source.Source, sourcetest.CheckOptions) {
 			return invalidEndpoints{source.NewStatic(twoEndpoints()...)}, sourcetest.CheckOptions{Timeout: timeout}
 		}, sourcetest.RuleValidEndpoints},
+		{"a TXT endpoint whose value reads as an ownership record", func() (source.Source, sourcetest.CheckOptions) {
+			claim := endpoint.NewEndpoint("claim.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=default"`).
+				WithLabel(endpoint.ResourceLabelKey, "crd/default/claim")
+			return source.NewStatic(append(twoEndpoints(), claim)...), sourcetest.CheckOptions{Timeout: timeout}
+		}, sourcetest.RuleValidEndpoints},
 		{"order changes between calls", func() (source.Source, sourcetest.CheckOptions) {
 			return &shuffled{Static: source.NewStatic(twoEndpoints()...)}, sourcetest.CheckOptions{Timeout: timeout}
 		}, sourcetest.RuleDeterminism},

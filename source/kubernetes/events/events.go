@@ -209,9 +209,17 @@ func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
 		if reason == ReasonRecordError {
 			typ = corev1.EventTypeWarning
 		}
-		msg := fmt.Sprintf("%s record:%s,type:%s,ttl:%d,targets:%s", action, e.DNSName, e.RecordType, int64(e.RecordTTL), strings.Join(e.Targets, ","))
+		// Names, targets and messages come from outside (a TXT value may
+		// hold any text) and end up on terminals through kubectl:
+		// control characters are escaped ([endpoint.Printable]).
+		targets := make([]string, len(e.Targets))
+		for i, t := range e.Targets {
+			targets[i] = endpoint.Printable(t)
+		}
+		msg := fmt.Sprintf("%s record:%s,type:%s,ttl:%d,targets:%s", action, endpoint.Printable(e.DNSName), endpoint.Printable(e.RecordType),
+			int64(e.RecordTTL), strings.Join(targets, ","))
 		if detail != "" {
-			msg += ": " + detail
+			msg += ": " + endpoint.Printable(detail)
 		}
 		evs = append(evs, event{key: seenKey{res, e.Key()}, ref: ref, typ: typ, reason: reason, message: msg})
 	}

@@ -260,3 +260,45 @@ func TestDeletesFollowTheCycleClassification(t *testing.T) {
 		})
 	}
 }
+
+// TestEventTextPrintable (issue 33, finding 6): kubectl shows an Event's
+// message on a terminal. A TXT value may hold any text and a provider's
+// message comes from outside: their control characters reach the message
+// escaped, and a printable message is unchanged.
+func TestEventTextPrintable(t *testing.T) {
+	fake := record.NewFakeRecorder(10)
+	zone := providertest.Intercept(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), providertest.Funcs{
+		ApplyChanges: func(ctx context.Context, next provider.Provider, c *plan.Changes) error {
+			for _, e := range c.Create {
+				if e.DNSName == "bad.example.com" {
+					return errors.New("refused\n\x1b[31mFORGED")
+				}
+			}
+			return next.ApplyChanges(ctx, c)
+		},
+	})
+	reg, err := txt.New(zone, txt.Config{OwnerID: "me", ManagedRecordTypes: []string{"A", "TXT"}})
+	require.NoError(t, err)
+	src := source.NewStatic(
+		endpoint.NewEndpoint("txt.example.com", endpoint.RecordTypeTXT, "a\nFORGED\x00").WithLabel(endpoint.ResourceLabelKey, "service/ns/txt"),
+		endpoint.NewEndpoint("plain.example.com", endpoint.RecordTypeTXT, "v=spf1 -all").WithLabel(endpoint.ResourceLabelKey, "service/ns/plain"),
+	)
+	r := &zonesync.Reconciler{Source: src, Registry: reg, Observer: events.New(fake, events.Options{})}
+	_, err = r.RunOnce(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		`Normal RecordReady Created record:plain.example.com,type:TXT,ttl:0,targets:v=spf1 -all`,
+		`Normal RecordReady Created record:txt.example.com,type:TXT,ttl:0,targets:"a\nFORGED\x00"`,
+	}, drain(fake))
+
+	src.Set(rec("bad.example.com", "192.0.2.1", "service/ns/bad"))
+	_, err = r.RunOnce(context.Background())
+	require.Error(t, err)
+	got := drain(fake)
+	require.NotEmpty(t, got)
+	for _, e := range got {
+		assert.NotContains(t, e, "\n")
+		assert.NotContains(t, e, "\x1b")
+	}
+	assert.Contains(t, got[0], `Warning RecordError Created record:bad.example.com,type:A,ttl:0,targets:192.0.2.1: "`)
+}
