@@ -221,3 +221,74 @@ func TestAPIServerReadsItsOwnWrites(t *testing.T) {
 		require.Zero(t, reg.PendingRepairs(), "record %d", i)
 	}
 }
+
+// Finding 3 against the real server: a user who may only create DNSRecords
+// in the registry's namespace creates one named after somebody else's
+// record, with our owner label, the record's data in its spec or in the
+// PreviousEndpointAnnotation, and a Programmed status. The server keeps no
+// status on a create and refuses the user's status writes; the registry
+// reports the record as nobody's, and cycles leave it alone.
+func TestAPIServerForgedDNSRecordClaimsNothing(t *testing.T) {
+	env := apiEnv(t)
+	admin := env.Dynamic(t)
+	const forger = "system:serviceaccount:tenant:forger"
+	forgerClient, err := dynamic.NewForConfig(env.ConfigAs(forger))
+	require.NoError(t, err)
+	for name, obj := range forged(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			ns := env.Namespace(t)
+			createOnly(t, env, ns, forger)
+			obj := obj.DeepCopy()
+			obj.SetNamespace(ns)
+			created, err := forgerClient.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+			require.NoError(t, err, "create rights are enough to create a DNSRecord")
+			reason, _ := readyReason(created)
+			require.Empty(t, reason, "the server keeps no status on a create")
+			created.Object["status"] = obj.Object["status"]
+			_, err = forgerClient.Resource(gvr).Namespace(ns).UpdateStatus(ctx, created, metav1.UpdateOptions{})
+			require.True(t, apierrors.IsForbidden(err), "the forger may not write the status: %v", err)
+
+			zone := inmemory.New(inmemory.Options{Zones: []string{testZone}, Records: []*endpoint.Endpoint{victim()}})
+			recs, err := startOn(t, zone, admin, ns, testOwner).Records(ctx)
+			require.NoError(t, err)
+			got := find(recs, victim())
+			require.NotNil(t, got)
+			assert.Empty(t, ownerOf(got), "the forged DNSRecord lends its owner label")
+			assert.Equal(t, endpoint.OwnedByNobody, got.Ownership())
+
+			for _, desired := range [][]*endpoint.Endpoint{{a("victim", "192.0.2.1")}, nil} {
+				r := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: startOn(t, zone, admin, ns, testOwner)}
+				r.Safety.Disabled = true
+				_, _ = r.RunOnce(ctx)
+				expectVictimUntouched(t, zone)
+			}
+		})
+	}
+}
+
+// createOnly gives user the right to create DNSRecords in ns, and nothing
+// else.
+func createOnly(t *testing.T, env *kubetest.Env, ns, user string) {
+	t.Helper()
+	ctx := t.Context()
+	c := env.Dynamic(t)
+	role := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+		"metadata": map[string]any{"name": "dnsrecords-create", "namespace": ns},
+		"rules":    []any{map[string]any{"apiGroups": []any{crd.Group}, "resources": []any{crd.Resource}, "verbs": []any{"create"}}},
+	}}
+	binding := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+		"metadata": map[string]any{"name": "dnsrecords-create", "namespace": ns},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "dnsrecords-create"},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}},
+	}}
+	rbac := func(resource string) dynamic.ResourceInterface {
+		return c.Resource(schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource}).Namespace(ns)
+	}
+	_, err := rbac("roles").Create(ctx, role, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = rbac("rolebindings").Create(ctx, binding, metav1.CreateOptions{})
+	require.NoError(t, err)
+}

@@ -16,7 +16,10 @@ import (
 var ErrInvalidConfig = errors.New("invalid CRD registry configuration")
 
 // DefaultNamespace is the namespace of the DNSRecord objects when
-// [Config.Namespace] is empty.
+// [Config.Namespace] is empty. It stays "default" so that a registry
+// configured without a namespace keeps finding the objects it wrote; see
+// [Config.Namespace] for the rights that namespace should give nobody
+// else.
 const DefaultNamespace = "default"
 
 // DefaultCacheTimeout is [Config.CacheTimeout] when it is zero.
@@ -36,6 +39,16 @@ type Config struct {
 	// owners in one namespace cannot both record a record set of the same
 	// name and type, and the registry refuses to take over the other's
 	// object).
+	//
+	// Rights on DNSRecords in this namespace are rights on the zone:
+	// whoever may update (or patch) dnsrecords/status there owns any
+	// record, whoever may update dnsrecords there owns the records the
+	// namespace's DNSRecords claim, and whoever may delete them can drop
+	// our ownership of our records. Create alone grants no ownership (a
+	// created object has no status, and claims nothing without one; see
+	// the package documentation). Choose a namespace where only the
+	// registry holds those rights: "default" is the default for
+	// compatibility, and in many clusters broad roles reach it.
 	Namespace string
 
 	// CacheTimeout bounds how long [Registry.Start] waits for the first

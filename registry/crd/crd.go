@@ -87,12 +87,55 @@ const maxObjectName = 253
 // "xn--bcher-kva.example.com" give different object names. The registry
 // writes A-label names and looks up both forms (see the package
 // documentation).
+//
+// Four bytes of hash collide: two record sets whose names read the same
+// once dashed (the same name with two set identifiers, or "a.b" and "a-b")
+// can get one object name. The registry then keeps the second record set
+// under [FallbackObjectName].
 func ObjectName(dnsName, recordType, setIdentifier string) string {
-	name := strings.TrimSuffix(strings.ToLower(dnsName), ".")
-	sum := sha256.Sum256([]byte(name + "/" + strings.ToUpper(recordType) + "/" + setIdentifier))
-	suffix := "-" + hex.EncodeToString(sum[:4])
+	return objectNameOf(dnsName, recordType, setIdentifier).primary()
+}
 
-	base := dashed(name)
+// FallbackObjectName returns the name under which the registry keeps the
+// DNSRecord of a record set whose [ObjectName] is held by an object
+// recording another record set (a collision of the 4 bytes of hash): the
+// same readable part, cut to fit 253 characters with the longer suffix,
+// followed by "-" and the whole SHA-256 that ObjectName takes 4 bytes of,
+// in hex (64 digits). It never equals an ObjectName (the character 9
+// places from the end is a hex digit here, "-" there), and two record sets
+// share it only if their SHA-256 sums collide. external-dns does not know
+// these names (see the package documentation).
+func FallbackObjectName(dnsName, recordType, setIdentifier string) string {
+	return objectNameOf(dnsName, recordType, setIdentifier).fallback()
+}
+
+// objectNames holds what both object names of a record set are built
+// from: the dashed name, not yet cut, and the hash of the identity.
+type objectNames struct {
+	base string
+	sum  [sha256.Size]byte
+}
+
+// objectNameOf hashes the identity of a record set once, for both of its
+// object names.
+func objectNameOf(dnsName, recordType, setIdentifier string) objectNames {
+	name := strings.TrimSuffix(strings.ToLower(dnsName), ".")
+	return objectNames{
+		base: dashed(name),
+		sum:  sha256.Sum256([]byte(name + "/" + strings.ToUpper(recordType) + "/" + setIdentifier)),
+	}
+}
+
+// primary returns the [ObjectName].
+func (n objectNames) primary() string { return withSuffix(n.base, hex.EncodeToString(n.sum[:4])) }
+
+// fallback returns the [FallbackObjectName].
+func (n objectNames) fallback() string { return withSuffix(n.base, hex.EncodeToString(n.sum[:])) }
+
+// withSuffix joins the dashed name, cut to fit 253 characters, and the
+// hex digits of the hash.
+func withSuffix(base, digits string) string {
+	suffix := "-" + digits
 	if limit := maxObjectName - len(suffix); len(base) > limit {
 		base = strings.Trim(base[:limit], "-")
 	}

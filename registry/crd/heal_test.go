@@ -29,6 +29,9 @@ type faults struct {
 	providerFails                         atomic.Bool
 	// beforeApply runs once before the provider's next ApplyChanges.
 	beforeApply atomic.Pointer[func(context.Context, provider.Provider)]
+	// afterApply runs once after the provider's next ApplyChanges (applied
+	// or failed).
+	afterApply atomic.Pointer[func()]
 }
 
 var errDown = apierrors.NewInternalError(errors.New("etcd is unavailable"))
@@ -50,11 +53,22 @@ func (f *faults) provider(p provider.Provider) provider.Provider {
 		if fn := f.beforeApply.Swap(nil); fn != nil {
 			(*fn)(ctx, next)
 		}
+		if fn := f.afterApply.Swap(nil); fn != nil {
+			defer (*fn)()
+		}
 		if f.providerFails.Load() {
 			return providertest.ErrInjected
 		}
 		return next.ApplyChanges(ctx, c)
 	}})
+}
+
+// statusFailsAfterApply makes the status writes fail from the end of the
+// provider's next ApplyChanges on: the cycle is cut after the provider
+// applied (or refused) its changes, before their outcome is written.
+func (f *faults) statusFailsAfterApply() {
+	fn := func() { f.statusFails.Store(true) }
+	f.afterApply.Store(&fn)
 }
 
 // cycle runs one Reconciler cycle of a registry started afresh (a restart)
@@ -77,7 +91,8 @@ func requireNoChanges(t *testing.T, c *plan.Changes) {
 // Every half-applied change heals: a cycle is cut between two of its steps
 // (a failure injected there, then the registry restarted), and the next
 // cycles bring the provider and the DNSRecords to the desired state, the
-// record ours, its DNSRecord Programmed, and then plan nothing.
+// record ours, its DNSRecord Programmed, and then plan nothing. A change
+// whose Accepted status cannot be written is not sent to the provider.
 func TestHealAfterCrash(t *testing.T) {
 	app := a("app", "192.0.2.1").WithLabel(endpoint.ResourceLabelKey, "service/default/app")
 	moved := a("app", "192.0.2.2").WithLabel(endpoint.ResourceLabelKey, "service/default/app")
@@ -95,15 +110,19 @@ func TestHealAfterCrash(t *testing.T) {
 		{name: "cut between the DNSRecord and the provider's create",
 			cut: func(f *faults) { f.providerFails.Store(true) }, want: []*endpoint.Endpoint{app}, errs: true},
 		{name: "cut between the provider's create and the status writes",
-			cut: func(f *faults) { f.statusFails.Store(true) }, want: []*endpoint.Endpoint{app}},
+			cut: func(f *faults) { f.statusFailsAfterApply() }, want: []*endpoint.Endpoint{app}},
+		{name: "the Accepted status of a create cannot be written: nothing is created",
+			cut: func(f *faults) { f.statusFails.Store(true) }, want: []*endpoint.Endpoint{app}, errs: true},
 		{name: "the DNSRecord cannot be created: nothing is created",
 			cut: func(f *faults) { f.createFails.Store(true) }, want: []*endpoint.Endpoint{app}, errs: true},
 		{name: "cut between the provider's update and the status writes", before: []*endpoint.Endpoint{app},
-			cut: func(f *faults) { f.statusFails.Store(true) }, want: []*endpoint.Endpoint{moved}},
+			cut: func(f *faults) { f.statusFailsAfterApply() }, want: []*endpoint.Endpoint{moved}},
+		{name: "the Accepted status of an update cannot be written: nothing is updated", before: []*endpoint.Endpoint{app},
+			cut: func(f *faults) { f.statusFails.Store(true) }, want: []*endpoint.Endpoint{moved}, errs: true},
 		{name: "the provider refuses the update", before: []*endpoint.Endpoint{app},
 			cut: func(f *faults) { f.providerFails.Store(true) }, want: []*endpoint.Endpoint{moved}, errs: true},
-		{name: "the provider refuses the update and its status write fails too", before: []*endpoint.Endpoint{app},
-			cut: func(f *faults) { f.providerFails.Store(true); f.statusFails.Store(true) }, want: []*endpoint.Endpoint{moved}, errs: true},
+		{name: "the provider refuses the update and its Failed status write fails too", before: []*endpoint.Endpoint{app},
+			cut: func(f *faults) { f.providerFails.Store(true); f.statusFailsAfterApply() }, want: []*endpoint.Endpoint{moved}, errs: true},
 		{name: "cut between the provider's delete and the DNSRecord's", before: []*endpoint.Endpoint{app},
 			cut: func(f *faults) { f.deleteFails.Store(true) }, want: nil, errs: true},
 		{name: "the provider refuses the delete", before: []*endpoint.Endpoint{app},

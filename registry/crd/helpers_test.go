@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,11 +34,15 @@ const (
 var gvr = crd.GroupVersionResource()
 
 // kube is a fake API server for DNSRecords: client-go's fake dynamic
-// client, which keeps no resource versions, UIDs or status subresource of
-// its own, given the first two (every write gets a new resource version)
-// and a signal for every watch it opens. The status subresource is not
-// emulated: an UpdateStatus replaces the whole object, which the registry
-// tolerates because it always sends the object as last read.
+// client, which keeps no resource versions, UIDs, generations or status
+// subresource of its own, given all four as the API server serving the
+// CRD has them (every write gets a new resource version; a create starts
+// at generation 1 without status; an update of the main resource keeps
+// the stored status and bumps the generation when the spec changes; an
+// update of the status subresource changes the status alone), and a
+// signal for every watch it opens. Objects given to newKube are stored as
+// given (with a resource version and a UID), status and generation
+// included: they stand for what earlier writers left.
 type kube struct {
 	*dynamicfake.FakeDynamicClient
 	rv      atomic.Int64
@@ -57,15 +62,22 @@ func newKube(t *testing.T, objs ...*unstructured.Unstructured) *kube {
 	}
 	k.FakeDynamicClient = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{gvr: "DNSRecordList"}, in...)
+	tracker := k.Tracker()
 	k.PrependReactor("create", crd.Resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
-		k.stamp(a.(k8stesting.CreateAction).GetObject().(*unstructured.Unstructured))
+		u := a.(k8stesting.CreateAction).GetObject().(*unstructured.Unstructured)
+		delete(u.Object, "status")
+		u.SetGeneration(1)
+		k.stamp(u)
 		return false, nil, nil
 	})
 	k.PrependReactor("update", crd.Resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
-		k.stamp(a.(k8stesting.UpdateAction).GetObject().(*unstructured.Unstructured))
+		u := a.(k8stesting.UpdateAction).GetObject().(*unstructured.Unstructured)
+		if stored, err := tracker.Get(gvr, a.GetNamespace(), u.GetName()); err == nil {
+			k.subresource(u, stored.(*unstructured.Unstructured), a.GetSubresource() == "status")
+		}
+		k.stamp(u)
 		return false, nil, nil
 	})
-	tracker := k.Tracker()
 	k.PrependWatchReactor(crd.Resource, func(a k8stesting.Action) (bool, watch.Interface, error) {
 		w, err := tracker.Watch(gvr, a.GetNamespace())
 		k.mu.Lock()
@@ -84,6 +96,31 @@ func (k *kube) stamp(u *unstructured.Unstructured) {
 	if u.GetUID() == "" {
 		u.SetUID(types.UID("uid-" + strconv.FormatInt(n, 10)))
 	}
+}
+
+// subresource makes u, an update of stored, what the API server would
+// store: for a status update, stored with the status of u; otherwise u
+// with the status of stored, its generation bumped when the spec changes.
+func (k *kube) subresource(u, stored *unstructured.Unstructured, status bool) {
+	if status {
+		next := stored.DeepCopy()
+		delete(next.Object, "status")
+		if st, ok := u.Object["status"]; ok {
+			next.Object["status"] = st
+		}
+		next.SetResourceVersion(u.GetResourceVersion())
+		u.Object = next.Object
+		return
+	}
+	delete(u.Object, "status")
+	if st, ok := stored.Object["status"]; ok {
+		u.Object["status"] = runtime.DeepCopyJSONValue(st)
+	}
+	gen := stored.GetGeneration()
+	if !equality.Semantic.DeepEqual(u.Object["spec"], stored.Object["spec"]) {
+		gen++
+	}
+	u.SetGeneration(gen)
 }
 
 // waitWatches waits until n watches of ns have opened: the fake delivers

@@ -22,7 +22,9 @@ import (
 // modified once stored.
 type object struct {
 	metav1.TypeMeta
-	metav1.ObjectMeta // name, namespace, UID and resource version only
+	// ObjectMeta holds the name, namespace, UID, resource version and
+	// generation only.
+	metav1.ObjectMeta
 
 	owner string // the OwnerLabel
 	// ep is spec.endpoint; nil when it could not be read (invalid says
@@ -32,8 +34,30 @@ type object struct {
 	// previous is the PreviousEndpointAnnotation; nil when absent or
 	// unreadable.
 	previous *endpoint.Endpoint
-	// ready: the Ready condition is True.
-	ready bool
+	// ready is the Ready condition of the status.
+	ready readiness
+}
+
+// readiness is what the registry reads of the Ready condition of a
+// DNSRecord.
+type readiness struct {
+	// set: the status has a Ready condition. Only a writer of the status
+	// subresource can give an object one: the API server drops the status
+	// of a create, and of an update of the main resource.
+	set bool
+	// programmed: the condition is True.
+	programmed bool
+	// reason is the condition's reason.
+	reason string
+	// observedGeneration is the generation of the spec the condition was
+	// written for (0: not recorded, as external-dns writes it).
+	observedGeneration int64
+}
+
+// current reports whether the Ready condition of o was written for the
+// spec o holds now: its observedGeneration is the object's generation.
+func (o *object) current() bool {
+	return o.ready.set && o.ready.observedGeneration == o.Generation
 }
 
 // DeepCopyObject returns o itself: stored objects are never modified.
@@ -55,9 +79,10 @@ func toObject(in any) (any, error) {
 			Namespace:       u.GetNamespace(),
 			UID:             u.GetUID(),
 			ResourceVersion: u.GetResourceVersion(),
+			Generation:      u.GetGeneration(),
 		},
 		owner: u.GetLabels()[OwnerLabel],
-		ready: isReady(u),
+		ready: readinessOf(u),
 	}
 	if ep, err := specEndpoint(u); err != nil {
 		o.invalid = err.Error()
@@ -174,9 +199,13 @@ func conditions(u *unstructured.Unstructured) []metav1.Condition {
 	return out
 }
 
-// isReady reports whether the Ready condition of u is True.
-func isReady(u *unstructured.Unstructured) bool {
-	return meta.IsStatusConditionTrue(conditions(u), ReadyCondition)
+// readinessOf reads the Ready condition of u.
+func readinessOf(u *unstructured.Unstructured) readiness {
+	c := meta.FindStatusCondition(conditions(u), ReadyCondition)
+	if c == nil {
+		return readiness{}
+	}
+	return readiness{set: true, programmed: c.Status == metav1.ConditionTrue, reason: c.Reason, observedGeneration: c.ObservedGeneration}
 }
 
 // maxMessage is the longest condition message the schema accepts.

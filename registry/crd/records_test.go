@@ -26,6 +26,24 @@ func withPrevious(t *testing.T, u *unstructured.Unstructured, ep *endpoint.Endpo
 	return u
 }
 
+// atGeneration sets the generation of u and the observedGeneration of its
+// Ready condition (0: none, as external-dns writes it).
+func atGeneration(t *testing.T, u *unstructured.Unstructured, generation, observed int64) *unstructured.Unstructured {
+	t.Helper()
+	u.SetGeneration(generation)
+	conds, _, err := unstructured.NestedSlice(u.Object, "status", "conditions")
+	require.NoError(t, err)
+	for _, c := range conds {
+		if observed != 0 {
+			c.(map[string]any)["observedGeneration"] = observed
+		}
+	}
+	if len(conds) > 0 {
+		require.NoError(t, unstructured.SetNestedSlice(u.Object, conds, "status", "conditions"))
+	}
+	return u
+}
+
 func resourceOf(ep *endpoint.Endpoint) string {
 	r, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
 	return r
@@ -73,15 +91,42 @@ func TestRecordsClaims(t *testing.T) {
 		{name: "Accepted, other data: a foreign record made our create fail", record: a("app", "192.0.2.99"),
 			objects: []*unstructured.Unstructured{dnsRecord(testOwner, stored(a("app", "192.0.2.1")), crd.ReasonAccepted)},
 			ours:    false, repairs: 1},
-		{name: "Failed, same data: the provider applied part of a refused batch", record: a("app", "192.0.2.1"),
+		{name: "Failed create, same data: a record that appeared where the provider refused our create is not ours", record: a("app", "192.0.2.1"),
 			objects: []*unstructured.Unstructured{dnsRecord(testOwner, stored(a("app", "192.0.2.1")), crd.ReasonFailed)},
-			ours:    true, repairs: 1},
+			ours:    false, repairs: 1},
 		{name: "Failed, other data", record: a("app", "192.0.2.99"),
 			objects: []*unstructured.Unstructured{dnsRecord(testOwner, stored(a("app", "192.0.2.1")), crd.ReasonFailed)},
 			ours:    false, repairs: 1},
-		{name: "no status at all, same data: a cycle cut before the Accepted write", record: a("app", "192.0.2.1"),
-			objects: []*unstructured.Unstructured{dnsRecord(testOwner, stored(a("app", "192.0.2.1")), "")},
+		{name: "no status at all, same data: a DNSRecord somebody merely created claims nothing", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, dnsRecord(testOwner, stored(a("app", "192.0.2.1")), ""), 1, 0)},
+			ours:    false, repairs: 1},
+		{name: "Accepted for this generation, same data", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, dnsRecord(testOwner, stored(a("app", "192.0.2.1")), crd.ReasonAccepted), 3, 3)},
 			ours:    true, repairs: 1},
+		{name: "Accepted for an older generation, same data: the spec changed after the status was written", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, dnsRecord(testOwner, stored(a("app", "192.0.2.1")), crd.ReasonAccepted), 2, 1)},
+			ours:    false, repairs: 1},
+		{name: "Accepted without observedGeneration (external-dns's intent), same data", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, dnsRecord(testOwner, stored(a("app", "192.0.2.1")), crd.ReasonAccepted), 1, 0)},
+			ours:    false, repairs: 1},
+		{name: "Programmed without observedGeneration, as external-dns writes it", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, dnsRecord(testOwner, stored(a("app", "192.0.2.1")), crd.ReasonProgrammed), 1, 0)},
+			ours:    true},
+		{name: "Programmed for an older generation: an update not sent (its Accepted write failed)", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, withPrevious(t, dnsRecord(testOwner, stored(a("app", "192.0.2.2")), crd.ReasonProgrammed), a("app", "192.0.2.1")), 2, 1)},
+			ours:    true},
+		{name: "Failed update, the record holds the new data: the provider applied the update it reported failed", record: a("app", "192.0.2.2"),
+			objects: []*unstructured.Unstructured{atGeneration(t, withPrevious(t, dnsRecord(testOwner, stored(a("app", "192.0.2.2")), crd.ReasonFailed), a("app", "192.0.2.1")), 2, 2)},
+			ours:    true, repairs: 1},
+		{name: "Accepted update cut before the provider: the record holds the previous data", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, withPrevious(t, dnsRecord(testOwner, stored(a("app", "192.0.2.2")), crd.ReasonAccepted), a("app", "192.0.2.1")), 2, 2)},
+			ours:    true, repairs: 1},
+		{name: "previous data without status: a forged annotation claims nothing", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, withPrevious(t, dnsRecord(testOwner, stored(a("app", "192.0.2.2")), ""), a("app", "192.0.2.1")), 1, 0)},
+			ours:    false, repairs: 1},
+		{name: "previous data, Failed for an older generation: the annotation was set after the status", record: a("app", "192.0.2.1"),
+			objects: []*unstructured.Unstructured{atGeneration(t, withPrevious(t, dnsRecord(testOwner, stored(a("app", "192.0.2.2")), crd.ReasonFailed), a("app", "192.0.2.1")), 3, 2)},
+			ours:    false, repairs: 1},
 		{name: "Failed update: the record holds the previous data", record: a("app", "192.0.2.1"),
 			objects: []*unstructured.Unstructured{withPrevious(t, dnsRecord(testOwner, stored(a("app", "192.0.2.2")), crd.ReasonFailed), a("app", "192.0.2.1"))},
 			ours:    true, repairs: 1},
@@ -119,8 +164,10 @@ func TestRecordsClaims(t *testing.T) {
 			if tt.ours {
 				assert.Equal(t, testOwner, ownerOf(got))
 				assert.Equal(t, res, resourceOf(got), "the resource label comes from the DNSRecord")
+				assert.Equal(t, endpoint.OwnedByUs, got.Ownership())
 			} else {
 				assert.Zero(t, got.Labels.Len(), "a record not ours has no labels: %v", got.Labels)
+				assert.Equal(t, endpoint.OwnedByNobody, got.Ownership())
 			}
 			assert.Equal(t, tt.repairs, reg.PendingRepairs())
 		})

@@ -36,10 +36,13 @@ type Registry struct {
 	gen   uint64       // incremented by every ApplyChanges
 	state *readState   // of the last read; nil: none since the last ApplyChanges
 	// stale holds, by object name, the resource version of the DNSRecords
-	// of ours that the last read found claiming nothing (their record was
-	// missing, or held content they never asked for): as long as such an
-	// object is not written again, it claims nothing, whatever appears at
-	// its name. It lives as long as the Registry.
+	// of ours that claim nothing until they are written again, whatever
+	// appears at their name: those the last read found claiming nothing
+	// (their record was missing, or held data they never asked for), and
+	// those of creates the provider did not apply. The map is replaced,
+	// never modified, once published. It lives as long as the Registry:
+	// after a restart the objects' status alone decides (see the package
+	// documentation).
 	stale map[string]string
 	// pending is what the last ApplyChanges wrote, until a read sees the
 	// cache show it; nil when there is nothing to wait for.
@@ -51,6 +54,7 @@ var (
 	_ registry.OwnershipReporter = (*Registry)(nil)
 	_ registry.Repairer          = (*Registry)(nil)
 	_ provider.ZoneLister        = (*Registry)(nil)
+	_ provider.GuaranteeDeclarer = (*Registry)(nil)
 )
 
 // writes is the set of objects one ApplyChanges wrote, by name.
@@ -73,6 +77,9 @@ type readState struct {
 // program is a DNSRecord to mark Programmed as a repair.
 type program struct {
 	name string
+	// generation is the generation of the object the read found: the
+	// status is written for that spec only.
+	generation int64
 	// restore, when set, is the record set to write back as the spec
 	// first: the provider holds the data from before a failed update
 	// (PreviousEndpointAnnotation), not the spec's.
@@ -178,6 +185,20 @@ func (r *Registry) Ownership() registry.Ownership {
 	return registry.Ownership{OwnerID: r.cfg.OwnerID}
 }
 
+// owners returns the registry's ownership rule: its owner id, no old owner.
+func (r *Registry) owners() endpoint.Owners {
+	return endpoint.Owners{OwnerID: r.cfg.OwnerID}
+}
+
+// Guarantees implements [provider.GuaranteeDeclarer]: the guarantees of the
+// provider under the registry ([provider.GuaranteesOf]), so that a
+// Reconciler holding only the registry enforces them. When they do not
+// include CreateFailsIfExists, ApplyChanges reads the records again before
+// creating (see [Registry.ApplyChanges]).
+func (r *Registry) Guarantees() provider.Guarantees {
+	return provider.GuaranteesOf(r.provider)
+}
+
 // AdjustEndpoints passes eps to the provider's AdjustEndpoints.
 func (r *Registry) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return r.provider.AdjustEndpoints(ctx, eps)
@@ -219,8 +240,11 @@ func (r *Registry) PendingRepairs() int {
 // SetIdentifier, RecordType); those a DNSRecord of ours claims carry the
 // owner label [Config.OwnerID] and the labels the DNSRecord stores (see the
 // package documentation for the rules). An owner label the provider itself
-// returned claims nothing and is removed. The slice and the endpoints are
-// the caller's.
+// returned claims nothing and is removed. Every record carries its
+// ownership verdict ([endpoint.Endpoint.SetOwnership]), decided from the
+// owner label so given by [endpoint.Owners.Verdict]: [endpoint.OwnedByUs]
+// for the records claimed, [endpoint.OwnedByNobody] for the others. The
+// slice and the endpoints are the caller's.
 //
 // Records reads the DNSRecord objects from the cache. When the last
 // ApplyChanges wrote objects, it first waits, at most
@@ -287,18 +311,30 @@ func recordKey(ep *endpoint.Endpoint) endpoint.Key {
 }
 
 // lookup returns the DNSRecord of objs named after rec whose spec.endpoint
-// is rec's record set, or nil. The name is computed from rec's name as read
-// and, for a name with A-labels, from its Unicode form too: external-dns
-// names the object after the name its source gave, which can be Unicode.
+// is rec's record set, or nil. It looks under the [ObjectName] of rec's
+// name as read, then under its [FallbackObjectName] (the registry's name
+// for the second of two record sets whose object names collide), and, for
+// a name with A-labels, under the ObjectName of its Unicode form:
+// external-dns names the object after the name its source gave, which can
+// be Unicode.
 func lookup(objs map[string]*object, rec *endpoint.Endpoint) *object {
-	if o := objs[ObjectName(rec.DNSName, rec.RecordType, rec.SetIdentifier)]; o != nil && o.ep != nil && sameIdentity(o.ep, rec) {
+	names := objectNameOf(rec.DNSName, rec.RecordType, rec.SetIdentifier)
+	if o := recording(objs[names.primary()], rec); o != nil {
+		return o
+	}
+	if o := recording(objs[names.fallback()], rec); o != nil {
 		return o
 	}
 	if !strings.Contains(strings.ToLower(rec.DNSName), "xn--") {
 		return nil
 	}
 	u := endpoint.ToUnicode(rec.DNSName)
-	if o := objs[ObjectName(u, rec.RecordType, rec.SetIdentifier)]; o != nil && o.ep != nil && sameIdentity(o.ep, rec) {
+	return recording(objs[ObjectName(u, rec.RecordType, rec.SetIdentifier)], rec)
+}
+
+// recording returns o when it records rec's record set, or nil.
+func recording(o *object, rec *endpoint.Endpoint) *object {
+	if o != nil && o.ep != nil && sameIdentity(o.ep, rec) {
 		return o
 	}
 	return nil
@@ -315,21 +351,46 @@ const (
 )
 
 // claims says whether o, the DNSRecord of ours found for rec, claims it,
-// and if not, why. stale is the registry's memory of objects that claimed
-// nothing at the last read.
+// and if not, why. stale is the registry's memory of objects that claim
+// nothing until written again.
+//
+// A claim needs a Ready condition, which only a writer of the status
+// subresource can set (the API server keeps the status of a create or of
+// an update of the main resource out of the object): an object somebody
+// merely created claims nothing, whatever its labels and spec say. A claim
+// by data needs more: a condition this registry wrote for the spec the
+// object holds now (observedGeneration equal to the generation), reason
+// Accepted for the spec's data (the intent the registry writes before the
+// provider applies a change), Accepted or Failed for the data of the
+// PreviousEndpointAnnotation (an update that did not reach the provider).
+// A Failed create claims nothing by data: the record set that appears at
+// its name is somebody else's. A Failed update claims its spec's data too:
+// its record set was ours before the update, which the provider may have
+// applied although it reported an error.
 func claims(o *object, rec *endpoint.Endpoint, stale map[string]string) (claim, string) {
 	if rv, ok := stale[o.Name]; ok && rv == o.ResourceVersion {
-		return claimNone, "the DNSRecord claimed nothing at the last read (its record was missing) and has not been written since"
+		return claimNone, "the DNSRecord claimed nothing at an earlier read (its record was missing, or held other data) or belongs to a create the provider did not apply, and has not been written since"
 	}
 	switch {
-	case o.ready:
+	case o.ready.programmed:
 		return claimReady, ""
-	case sameData(rec, o.ep):
-		return claimSpec, ""
-	case o.previous != nil && sameIdentity(o.previous, rec) && sameData(rec, o.previous):
-		return claimPrevious, ""
+	case !o.ready.set:
+		return claimNone, "the DNSRecord has no Ready condition: nothing shows that this registry wrote it (whoever creates a DNSRecord cannot set its status)"
+	case !o.current():
+		return claimNone, fmt.Sprintf("its Ready condition (%s) was written for generation %d of its spec, not for the current generation %d",
+			o.ready.reason, o.ready.observedGeneration, o.Generation)
 	}
-	return claimNone, "the DNSRecord is not Ready and the record holds other data than it asked for"
+	update := o.previous != nil && sameIdentity(o.previous, rec)
+	accepted, failed := o.ready.reason == ReasonAccepted, o.ready.reason == ReasonFailed
+	switch {
+	case (accepted || failed && update) && sameData(rec, o.ep):
+		return claimSpec, ""
+	case (accepted || failed) && update && sameData(rec, o.previous):
+		return claimPrevious, ""
+	case failed && !update:
+		return claimNone, "the DNSRecord is Failed from a create the provider refused or was not sent: a record that appears at its name is somebody else's"
+	}
+	return claimNone, fmt.Sprintf("the DNSRecord is not Ready (reason %q) and the record holds other data than it asked for", o.ready.reason)
 }
 
 // sameData reports whether the provider's record holds the data of want:
@@ -369,10 +430,16 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, objs map[s
 		st.claimedBy[recordKey(rec)] = o.Name
 		switch how {
 		case claimSpec:
-			st.programs = append(st.programs, program{name: o.Name})
+			st.programs = append(st.programs, program{name: o.Name, generation: o.Generation})
 		case claimPrevious:
-			st.programs = append(st.programs, program{name: o.Name, restore: o.previous})
+			st.programs = append(st.programs, program{name: o.Name, generation: o.Generation, restore: o.previous})
 		}
+	}
+	// The one ownership rule, on the labels just decided: claimed records
+	// carry our owner label, the others none.
+	owners := r.owners()
+	for _, rec := range recs {
+		rec.SetOwnership(owners.Verdict(rec))
 	}
 
 	nextStale := map[string]string{}
