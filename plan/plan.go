@@ -670,7 +670,7 @@ func lostDetail(win *endpoint.Endpoint) string {
 		return "the conflict resolver chose no endpoint"
 	}
 	if res, _ := win.Labels.Get(endpoint.ResourceLabelKey); res != "" {
-		return fmt.Sprintf("%s wins with targets %s", res, win.Targets)
+		return fmt.Sprintf("%s wins with targets %s", endpoint.Printable(res), win.Targets)
 	}
 	return fmt.Sprintf("an endpoint with targets %s wins", win.Targets)
 }

@@ -157,7 +157,7 @@ func (v *Verifier) verifyOne(ctx context.Context, ep *endpoint.Endpoint) Result 
 		res.Seen = other
 		res.Status = NotSync
 	case len(res.Seen) == 0:
-		res.Status, res.Err = NotAvailable, fmt.Errorf("verify: %s: no %s records at the name", ep.Key(), ep.RecordType)
+		res.Status, res.Err = NotAvailable, fmt.Errorf("verify: %s: no %s records at the name", ep.Key(), endpoint.Printable(ep.RecordType))
 	case sameAnswers(qtype, ep.Targets, res.Seen):
 		res.Status = Sync
 	default:

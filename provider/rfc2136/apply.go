@@ -283,9 +283,9 @@ func (p *Provider) buildItem(it item, zone string, ok bool) (change, error) {
 	case !own:
 		return change{}, fmt.Errorf("rfc2136: record %s: no configured zone (%v) holds the name", ep.Key(), p.zoneList)
 	case !ok:
-		return change{}, fmt.Errorf("rfc2136: record %s: no configured zone (%v) holds %s, the record it belongs to", ep.Key(), p.zoneList, it.groupKey)
+		return change{}, fmt.Errorf("rfc2136: record %s: no configured zone (%v) holds %q, the record it belongs to", ep.Key(), p.zoneList, it.groupKey)
 	case z != zone:
-		return change{}, fmt.Errorf("rfc2136: zone %s: record %s: its group (%s, in zone %s) lies in another zone: a record and its ownership TXT must be in one zone to be applied together", z, ep.Key(), it.groupKey, zone)
+		return change{}, fmt.Errorf("rfc2136: zone %s: record %s: its group (%q, in zone %s) lies in another zone: a record and its ownership TXT must be in one zone to be applied together", z, ep.Key(), it.groupKey, zone)
 	case ep.SetIdentifier != "":
 		return change{}, fmt.Errorf("rfc2136: zone %s: record %s: set identifiers are not supported", zone, ep.Key())
 	}

@@ -500,9 +500,10 @@ func (p *Provider) do(ctx context.Context, method, url string, body io.Reader, a
 	return resp, nil
 }
 
-// Records fetches the webhook's records (GET /records, exactly 200). The
-// result is sorted by (DNSName, SetIdentifier, RecordType) whatever order
-// the webhook used.
+// Records fetches the webhook's records (GET /records, exactly 200). Names
+// are put in zonesync's form ([endpoint.ToALabel]: lower-case A-labels, no
+// trailing dot) whatever spelling the webhook used, and the result is
+// sorted by (DNSName, SetIdentifier, RecordType) whatever order it used.
 func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	ctx, cancel := p.requestContext(ctx)
 	defer cancel()
@@ -516,6 +517,12 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		return nil, fmt.Errorf("webhook GET %s: decoding records: %w", p.urlRec, bodyError(ctx, err))
 	}
 	eps = slices.DeleteFunc(eps, func(ep *endpoint.Endpoint) bool { return ep == nil })
+	// A boundary of the library: names come back in the one form zonesync
+	// holds them in, whatever the server wrote (upper case, a trailing
+	// dot, Unicode).
+	for _, ep := range eps {
+		ep.DNSName = endpoint.ToALabel(ep.DNSName)
+	}
 	if !slices.IsSortedFunc(eps, endpoint.Compare) {
 		slices.SortStableFunc(eps, endpoint.Compare)
 	}

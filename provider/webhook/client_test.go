@@ -421,3 +421,24 @@ func TestClientOversizeChanges(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, recs, 1, "nothing applied")
 }
+
+// TestClientRecordsCanonicalNames: the client is where a webhook's records
+// enter zonesync, so it puts their names in the one form (a webhook may
+// spell them in upper case, with a trailing dot, or in Unicode).
+func TestClientRecordsCanonicalNames(t *testing.T) {
+	srv := fakeWebhook(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", media)
+		_, _ = io.WriteString(w, `[{"dnsName":"App.Example.COM.","recordType":"A","targets":["192.0.2.1"]},`+
+			`{"dnsName":"bücher.example.com","recordType":"A","targets":["192.0.2.2"]},`+
+			`{"dnsName":"b.example.com","recordType":"A","targets":["192.0.2.3"]}]`)
+	})
+	p, err := webhook.NewProvider(t.Context(), srv.URL, fastRetries)
+	require.NoError(t, err)
+	recs, err := p.Records(t.Context())
+	require.NoError(t, err)
+	var names []string
+	for _, r := range recs {
+		names = append(names, r.DNSName)
+	}
+	assert.Equal(t, []string{"app.example.com", "b.example.com", "xn--bcher-kva.example.com"}, names)
+}

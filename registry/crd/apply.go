@@ -245,7 +245,7 @@ func (a *applier) claimed(rec *endpoint.Endpoint) (string, bool) {
 // [ObjectName] and its [FallbackObjectName], of the name in A-label form
 // (the form the registry writes).
 func namesOf(rec *endpoint.Endpoint) [2]string {
-	n := objectNameOf(endpoint.ToALabel(rec.DNSName), rec.RecordType, rec.SetIdentifier)
+	n := objectNameOf(endpoint.CanonicalName(rec.DNSName), rec.RecordType, rec.SetIdentifier)
 	return [2]string{n.primary(), n.fallback()}
 }
 
@@ -259,7 +259,7 @@ func (a *applier) recordIntents(ctx context.Context, changes *plan.Changes) {
 			continue
 		}
 		rec := ep.DeepCopy()
-		rec.DNSName = endpoint.ToALabel(rec.DNSName)
+		rec.DNSName = endpoint.CanonicalName(rec.DNSName)
 		rec.Labels.Set(endpoint.OwnerLabelKey, owner)
 		name, obj, err := a.ensureCreated(ctx, rec)
 		if err != nil {

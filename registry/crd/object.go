@@ -258,7 +258,7 @@ func ownerOf(u *unstructured.Unstructured) string { return u.GetLabels()[OwnerLa
 // ignoring case, set identifiers equal.
 func sameIdentity(a, b *endpoint.Endpoint) bool {
 	return strings.EqualFold(a.RecordType, b.RecordType) && a.SetIdentifier == b.SetIdentifier &&
-		endpoint.ToALabel(a.DNSName) == endpoint.ToALabel(b.DNSName)
+		endpoint.CanonicalName(a.DNSName) == endpoint.CanonicalName(b.DNSName)
 }
 
 // ref names the DNSRecord name in ns for errors and logs.

@@ -307,7 +307,7 @@ func (r *Registry) awaitWrites(ctx context.Context, log logr.Logger, c *recordCa
 // recordKey is the identity of a record set in the form names have in
 // memory: name in A-labels without trailing dot, type in upper case.
 func recordKey(ep *endpoint.Endpoint) endpoint.Key {
-	return endpoint.Key{DNSName: endpoint.ToALabel(ep.DNSName), RecordType: strings.ToUpper(ep.RecordType), SetIdentifier: ep.SetIdentifier}
+	return endpoint.Key{DNSName: endpoint.CanonicalName(ep.DNSName), RecordType: strings.ToUpper(ep.RecordType), SetIdentifier: ep.SetIdentifier}
 }
 
 // lookup returns the DNSRecord of objs named after rec whose spec.endpoint
@@ -452,7 +452,7 @@ func (r *Registry) attach(log logr.Logger, recs []*endpoint.Endpoint, objs map[s
 			continue
 		case found[name] && !unclaimed[name]:
 			continue
-		case !found[name] && filter != nil && !filter.Match(endpoint.ToALabel(o.ep.DNSName)):
+		case !found[name] && filter != nil && !filter.Match(endpoint.CanonicalName(o.ep.DNSName)):
 			// Records outside the filter are not read: their absence
 			// proves nothing.
 			continue
