@@ -149,12 +149,12 @@ type slot struct {
 	cand int32
 }
 
-// curInfo is what the planner remembers of a current record, read once from
-// its labels.
+// curInfo is what the planner remembers of a current record: the next
+// current record in the same slot. Whether it is ours is in planner.owned,
+// and whether it is ours under the old owner id is read from its verdict
+// when its slot is planned (relabel).
 type curInfo struct {
-	next    int32 // next current record in the same slot
-	owned   bool  // ours: may be updated or deleted
-	relabel bool  // owned by OldOwnerID: to be relabelled with OwnerID
+	next int32
 }
 
 // desInfo is what the planner remembers of a desired endpoint.
@@ -411,8 +411,7 @@ const batchSize = 32
 type pendingKey struct {
 	name    string // normalised DNS name
 	t       int    // type index, or -1 when the endpoint stays out of the plan
-	owned   bool   // current records: see curInfo
-	relabel bool
+	owned   bool   // current records: ours by their verdict
 }
 
 // prepare fills keys for the batch eps: the type index (or -1 for endpoints
@@ -436,7 +435,7 @@ func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired 
 		}
 		if !desired {
 			v := pl.owners.Of(e)
-			k.owned, k.relabel = v.Mine(), v == endpoint.OwnedByOldOwner
+			k.owned = v.Mine()
 		}
 	}
 	for j, e := range eps {
@@ -497,7 +496,7 @@ func (pl *planner) indexCurrent() {
 				pl.nOwned++
 			}
 			s := pl.slot(r, k.t)
-			pl.curInfo[i] = curInfo{next: s.cur, owned: k.owned, relabel: k.relabel}
+			pl.curInfo[i] = curInfo{next: s.cur}
 			s.cur = int32(i + 1)
 		}
 	}
@@ -606,7 +605,7 @@ func (pl *planner) pickCurrent(head int32) int32 {
 	}
 	best := head
 	for i := pl.curInfo[head-1].next; i != 0; i = pl.curInfo[i-1].next {
-		eo, bo := pl.curInfo[i-1].owned, pl.curInfo[best-1].owned
+		eo, bo := pl.isOwned(i), pl.isOwned(best)
 		if eo && !bo || eo == bo && compareEndpointData(pl.p.Current[i-1], pl.p.Current[best-1]) < 0 {
 			best = i
 		}
@@ -696,10 +695,10 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 		}
 		return
 	}
-	cur, info := pl.p.Current[curIdx-1], &pl.curInfo[curIdx-1]
+	cur, owned := pl.p.Current[curIdx-1], pl.isOwned(curIdx)
 	if win == nil {
 		switch {
-		case !info.owned:
+		case !owned:
 		case protected:
 			reason, detail := pl.held(rw)
 			pl.skip(ActionDelete, cur, reason, detail)
@@ -714,11 +713,11 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 	}
 	// An owned record of OldOwnerID needs an update even when its data is
 	// right, to be relabelled with OwnerID.
-	if !needsUpdate(cur, win) && !(info.owned && info.relabel) {
+	if !needsUpdate(cur, win) && !(owned && pl.owners.Of(cur) == endpoint.OwnedByOldOwner) {
 		return
 	}
 	switch {
-	case !info.owned:
+	case !owned:
 		reason, detail := pl.foreignDetail(cur, "")
 		pl.skip(ActionUpdate, win, reason, detail)
 	case protected:
@@ -971,6 +970,12 @@ func (pl *planner) policyNames() string {
 		return "policy " + names[0]
 	}
 	return "policies " + strings.Join(names, ", ")
+}
+
+// isOwned reports whether the current record with one-based index i is
+// ours by its verdict.
+func (pl *planner) isOwned(i int32) bool {
+	return pl.owned[(i-1)/64]&(1<<((i-1)%64)) != 0
 }
 
 // OwnedIn returns the counts of [Plan.Owned] with the records also counted

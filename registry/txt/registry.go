@@ -412,9 +412,6 @@ type parsedTXT struct {
 	mine bool
 	// taken: a record took the labels (is owned through the TXT).
 	taken bool
-	// alts are the readings of a TXT name that reads as owning several
-	// records (see txtNamer.readings); nil for all others.
-	alts []txtReading
 }
 
 // readResult is what attach found besides the records and the zone state.
@@ -461,7 +458,7 @@ func (r *Registry) attach(log logr.Logger, rd *reading, sus map[string]*suspect)
 	}
 	st.unclaimed = unclaimedLabels(st, parsed)
 	res := readResult{warnings: rd.check.warnings(r)}
-	st.repairs, res.suspects = r.findRepairs(log, out, st, parsed, rd.filter, sus, rd.foreign, rd.confirmed)
+	st.repairs, res.suspects = r.findRepairs(log, out, st, parsed, rd.alts, rd.filter, sus, rd.foreign, rd.confirmed)
 	if log := log.V(1); log.Enabled() { // boxing the counts allocates
 		log.Info("read records", "records", len(out), "ownershipTXT", len(st.txts), "repairs", len(st.repairs))
 	}
@@ -485,6 +482,9 @@ type reading struct {
 	foreign   []int32  // TXT records lending ownership to a foreign record
 	confirmed []string // suspects whose record proved ours
 	ambiguous []int32  // TXT records whose names read as owning several records
+	// alts holds, for those (by st.txts index), their readings (see
+	// txtNamer.readings); nil while there is none, as nearly always.
+	alts map[int32][]txtReading
 }
 
 // readSizes is the size of a read: how many records it returned, how
@@ -664,7 +664,10 @@ func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, 
 		if alts := r.namer.readings(lower); alts != nil {
 			// Read as owning two records: which one is decided once every
 			// record is read (resolveAmbiguous).
-			rd.parsed[i].alts = alts
+			if rd.alts == nil {
+				rd.alts = map[int32][]txtReading{}
+			}
+			rd.alts[i] = alts
 			rd.ambiguous = append(rd.ambiguous, i)
 			return
 		}
@@ -693,7 +696,8 @@ func (r *Registry) resolveAmbiguous(rd *reading) {
 		setID := rd.st.txts[i].setID
 		found := -1
 		n := 0
-		for k, alt := range p.alts {
+		alts := rd.alts[i]
+		for k, alt := range alts {
 			if set.keys[r.lookupName(alt.name)+"\x00"+alt.recordType+"\x00"+setID] {
 				found = k
 				n++
@@ -701,9 +705,9 @@ func (r *Registry) resolveAmbiguous(rd *reading) {
 		}
 		switch {
 		case n == 0:
-			rd.owners.add(p.alts[0].name, p.alts[0].recordType, i)
+			rd.owners.add(alts[0].name, alts[0].recordType, i)
 		case n == 1:
-			rd.owners.add(p.alts[found].name, p.alts[found].recordType, i)
+			rd.owners.add(alts[found].name, alts[found].recordType, i)
 		default:
 			if p.mine {
 				rd.check.ambiguousTXT(rd.st.txts[i].name)
@@ -808,7 +812,7 @@ func unclaimedLabels(st *zoneState, parsed []parsedTXT) map[string]endpoint.Labe
 // suspects after this read: those whose TXT is still there and whose record
 // did not prove ours, and the orphans.
 func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zoneState, parsed []parsedTXT,
-	filter endpoint.DomainFilterInterface, sus map[string]*suspect, foreign []int32, confirmed []string,
+	alts map[int32][]txtReading, filter endpoint.DomainFilterInterface, sus map[string]*suspect, foreign []int32, confirmed []string,
 ) ([]repair, map[string]*suspect) {
 	var repairs []repair
 	var next map[string]*suspect
@@ -853,7 +857,7 @@ func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zo
 		if !set.orphan(owned, rtype, t.setID, lower) {
 			continue
 		}
-		if slices.ContainsFunc(p.alts, func(alt txtReading) bool {
+		if slices.ContainsFunc(alts[int32(i)], func(alt txtReading) bool {
 			return r.manages(alt.recordType) && !set.orphan(alt.name, alt.recordType, t.setID, lower)
 		}) {
 			continue // another reading's record exists: the TXT is its
