@@ -409,9 +409,9 @@ const batchSize = 32
 
 // pendingKey is an endpoint of a batch, ready for its row lookup.
 type pendingKey struct {
-	name    string // normalised DNS name
-	t       int    // type index, or -1 when the endpoint stays out of the plan
-	owned   bool   // current records: ours by their verdict
+	name  string // normalised DNS name
+	t     int    // type index, or -1 when the endpoint stays out of the plan
+	owned bool   // current records: ours by their verdict
 }
 
 // prepare fills keys for the batch eps: the type index (or -1 for endpoints
