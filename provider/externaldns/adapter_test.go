@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
@@ -16,6 +18,7 @@ import (
 	xconfig "sigs.k8s.io/external-dns/pkg/apis/externaldns"
 	xplan "sigs.k8s.io/external-dns/plan"
 	xprovider "sigs.k8s.io/external-dns/provider"
+	xinmemory "sigs.k8s.io/external-dns/provider/inmemory"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
@@ -341,4 +344,169 @@ func TestParseFlags(t *testing.T) {
 		_, err := externaldns.ParseFlags(args)
 		assert.Error(t, err, "%q", args)
 	}
+}
+
+// TestWaitingForTheProviderHonoursTheContext is the regression test of a
+// finding of issue 33: a provider call that ignores its context keeps the
+// provider busy, and the calls that wait for their turn must give up when
+// their own context ends instead of waiting with it. GetDomainFilter, which
+// has no context, waits and then works.
+func TestWaitingForTheProviderHonoursTheContext(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	stuck := true
+	p := externaldns.Wrap(&zonesFake{
+		fake: fake{
+			records: func(context.Context) ([]*xendpoint.Endpoint, error) {
+				if stuck {
+					stuck = false
+					close(entered)
+					<-release // ignores its context
+				}
+				return nil, nil
+			},
+			filter: xendpoint.NewDomainFilter([]string{"example.org"}),
+		},
+		zones: func() map[string]string { return map[string]string{"example.org": "example.org"} },
+	}, externaldns.Options{Name: "stuck"})
+	go func() { _, _ = p.Records(context.Background()) }()
+	<-entered
+
+	calls := []struct {
+		method string
+		call   func(ctx context.Context) error
+	}{
+		{"Records", func(ctx context.Context) error { _, err := p.Records(ctx); return err }},
+		{"ApplyChanges", func(ctx context.Context) error { return p.ApplyChanges(ctx, &plan.Changes{}) }},
+		{"AdjustEndpoints", func(ctx context.Context) error { _, err := p.AdjustEndpoints(ctx, nil); return err }},
+		{"ListZones", func(ctx context.Context) error { _, err := p.ListZones(ctx); return err }},
+	}
+	for _, c := range calls {
+		t.Run(c.method, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- c.call(ctx) }()
+			select {
+			case err := <-done:
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.ErrorContains(t, err, "external-dns stuck provider: "+c.method+": waiting for the provider's previous call to end")
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s still waits for the provider 10 s after its context ended", c.method)
+			}
+		})
+	}
+
+	filter := make(chan endpoint.DomainFilterInterface, 1)
+	go func() { filter <- p.GetDomainFilter() }()
+	select {
+	case <-filter:
+		t.Fatal("GetDomainFilter called the provider while another call was in it")
+	case <-time.After(50 * time.Millisecond):
+	}
+	once.Do(func() { close(release) })
+	select {
+	case f := <-filter:
+		assert.True(t, f.Match("www.example.org"))
+		assert.False(t, f.Match("www.example.com"))
+	case <-time.After(10 * time.Second):
+		t.Fatal("GetDomainFilter did not return once the provider was free")
+	}
+	zones, err := p.ListZones(t.Context())
+	require.NoError(t, err, "the provider is free again")
+	assert.Equal(t, []string{"example.org"}, zones)
+}
+
+// TestChangesReachTheRecordTheyConcern is the regression test of a finding
+// of issue 33: a provider that returns two spellings of one name
+// ("App.Example.com." and "app.example.com") must receive every change
+// under the spelling of the record the change is about, told apart by
+// type, set identifier and, when those are the same, targets.
+func TestChangesReachTheRecordTheyConcern(t *testing.T) {
+	stored := []*xendpoint.Endpoint{
+		{DNSName: "App.Example.com.", RecordType: "A", Targets: xendpoint.Targets{"192.0.2.1"}},
+		{DNSName: "app.example.com", RecordType: "A", Targets: xendpoint.Targets{"192.0.2.2"}},
+		{DNSName: "App.Example.com.", RecordType: "TXT", Targets: xendpoint.Targets{"text"}},
+		{DNSName: "Api.Example.com.", RecordType: "A", SetIdentifier: "eu", Targets: xendpoint.Targets{"192.0.2.3"}},
+		{DNSName: "api.example.com", RecordType: "A", SetIdentifier: "us", Targets: xendpoint.Targets{"192.0.2.4"}},
+		{DNSName: "Www.Example.com.", RecordType: "CNAME", Targets: xendpoint.Targets{"app.example.com"}},
+	}
+	var applied *xplan.Changes
+	p := externaldns.Wrap(&fake{
+		records: func(context.Context) ([]*xendpoint.Endpoint, error) { return stored, nil },
+		apply:   func(_ context.Context, c *xplan.Changes) error { applied = c; return nil },
+	})
+	recs, err := p.Records(t.Context())
+	require.NoError(t, err)
+	find := func(name, typ, setID, target string) *endpoint.Endpoint {
+		for _, r := range recs {
+			if r.DNSName == name && r.RecordType == typ && r.SetIdentifier == setID && r.Targets[0] == target {
+				return r.DeepCopy()
+			}
+		}
+		t.Fatalf("no record %s %s %s %s", name, typ, setID, target)
+		return nil
+	}
+	tests := []struct {
+		name string
+		rec  *endpoint.Endpoint
+		want string
+	}{
+		{"same identity, first spelling", find("app.example.com", "A", "", "192.0.2.1"), "App.Example.com."},
+		{"same identity, second spelling", find("app.example.com", "A", "", "192.0.2.2"), "app.example.com"},
+		{"another type", find("app.example.com", "TXT", "", "text"), "App.Example.com."},
+		{"set identifier eu", find("api.example.com", "A", "eu", "192.0.2.3"), "Api.Example.com."},
+		{"set identifier us", find("api.example.com", "A", "us", "192.0.2.4"), "api.example.com"},
+		{"one spelling", find("www.example.com", "CNAME", "", "app.example.com"), "Www.Example.com."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+": delete", func(t *testing.T) {
+			require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Delete: []*endpoint.Endpoint{tt.rec}}))
+			assert.Equal(t, tt.want, applied.Delete[0].DNSName)
+		})
+		t.Run(tt.name+": update", func(t *testing.T) {
+			newRec := tt.rec.DeepCopy()
+			newRec.Targets = endpoint.Targets{"192.0.2.99"}
+			require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{
+				UpdateOld: []*endpoint.Endpoint{tt.rec}, UpdateNew: []*endpoint.Endpoint{newRec},
+			}))
+			assert.Equal(t, tt.want, applied.UpdateOld[0].DNSName)
+			assert.Equal(t, tt.want, applied.UpdateNew[0].DNSName, "the new record goes under the replaced one's spelling")
+		})
+	}
+	t.Run("creates", func(t *testing.T) {
+		require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Create: []*endpoint.Endpoint{
+			endpoint.NewEndpoint("New.Example.com.", "A", "192.0.2.5"),
+			endpoint.NewEndpoint("www.example.com", "CNAME", "other.example.com"),
+			endpoint.NewEndpoint("app.example.com", "A", "192.0.2.7"),
+		}}))
+		assert.Equal(t, "new.example.com", applied.Create[0].DNSName, "a new name in zonesync's form")
+		assert.Equal(t, "Www.Example.com.", applied.Create[1].DNSName, "under the spelling of the record set it would meet")
+		assert.Equal(t, "app.example.com", applied.Create[2].DNSName, "several spellings and none with these targets: zonesync's form")
+	})
+}
+
+// TestDeleteReachesTheRecordItConcerns runs the spelling regression
+// against external-dns's in-memory provider, whose names are case
+// sensitive: it holds "App.example.com" and "app.example.com" as two
+// records, and deleting the second through the adapter must leave the
+// first.
+func TestDeleteReachesTheRecordItConcerns(t *testing.T) {
+	inner := xinmemory.NewInMemoryProvider(xinmemory.InMemoryInitZones([]string{"example.com"}))
+	require.NoError(t, inner.ApplyChanges(t.Context(), &xplan.Changes{Create: []*xendpoint.Endpoint{
+		xendpoint.NewEndpoint("App.example.com", "A", "192.0.2.1"),
+		xendpoint.NewEndpoint("app.example.com", "A", "192.0.2.2"),
+	}}))
+	p := externaldns.Wrap(inner, externaldns.Options{Name: "inmemory"})
+	recs, err := p.Records(t.Context())
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	victim := recs[slices.IndexFunc(recs, func(r *endpoint.Endpoint) bool { return r.Targets[0] == "192.0.2.2" })]
+	require.NoError(t, p.ApplyChanges(t.Context(), &plan.Changes{Delete: []*endpoint.Endpoint{victim}}))
+	left, err := inner.Records(t.Context())
+	require.NoError(t, err)
+	require.Len(t, left, 1)
+	assert.Equal(t, "App.example.com", left[0].DNSName)
+	assert.Equal(t, xendpoint.Targets{"192.0.2.1"}, left[0].Targets)
 }

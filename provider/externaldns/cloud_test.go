@@ -78,6 +78,11 @@ type cloudCase struct {
 	records []string
 	// why says what the case proves, or why it stops at construction.
 	why string
+	// zonesFrom is how the adapter lists the provider's zones (see
+	// externaldns.ZoneListing), "" when it cannot; zones, when set, is
+	// what ListZones returns from the setup's stand-in.
+	zonesFrom string
+	zones     []string
 }
 
 type cloudSetup struct {
@@ -91,8 +96,9 @@ func cloudCases() []cloudCase {
 		{provider: "alibabacloud", setup: alibabaSetup,
 			why: "constructed from a YAML access-key config file; the SDK's endpoints come from its region table, not from a setting external-dns exposes"},
 		{provider: "aws", setup: awsSetup, records: []string{"www.example.com 300 IN A  192.0.2.1"},
+			zonesFrom: "Zones(ctx)", zones: []string{"example.com"},
 			why: "static keys from AWS_* env; AWS_ENDPOINT_URL_ROUTE_53 sends the SDK to the httptest server"},
-		{provider: "aws-sd", setup: awsSDSetup,
+		{provider: "aws-sd", setup: awsSDSetup, zonesFrom: "ListNamespaces(ctx)", zones: []string{"example.com"},
 			why: "the same AWS config as aws (Cloud Map client); constructed only"},
 		{provider: "azure", setup: azureSetup(azure.New),
 			why: "constructed from an azure.json with a service principal; no Records: see azureSetup"},
@@ -101,20 +107,22 @@ func cloudCases() []cloudCase {
 		{provider: "azure-private-dns", setup: azureSetup(azure.NewPrivate),
 			why: "azure.NewPrivate, same config file; no Records: see azureSetup"},
 		{provider: "cloudflare", setup: cloudflareSetup, records: []string{"www.example.com 300 IN A  192.0.2.1 [{cloudflare/proxied false}]"},
+			zonesFrom: "Zones(ctx)", zones: []string{"example.com"},
 			why: "CF_API_TOKEN; the SDK's CLOUDFLARE_BASE_URL sends it to the httptest server"},
 		{provider: "coredns", setup: corednsSetup(),
 			why: "the etcd client dials lazily (a closed loopback port here); tested against a real etcd elsewhere"},
 		{provider: "skydns", setup: corednsSetup(),
 			why: "alias of coredns"},
-		{provider: "dnsimple", setup: dnsimpleSetup,
+		{provider: "dnsimple", setup: dnsimpleSetup, zonesFrom: "Zones(ctx)", zones: []string{"example.com"},
 			why: "DNSIMPLE_OAUTH and DNSIMPLE_ACCOUNT_ID; with the account id set the constructor makes no whoami call"},
 		{provider: "godaddy", setup: godaddySetup, records: []string{"www.example.com 600 IN A  192.0.2.1"},
 			why: "the constructor calls api.godaddy.com (hard-coded) to validate the keys; see godaddySetup"},
 		{provider: "google", setup: googleSetup, records: []string{"www.example.com 300 IN A  192.0.2.1"},
+			zonesFrom: "Zones(ctx)", zones: []string{"example.com"},
 			why: "a fake service-account JSON in GOOGLE_APPLICATION_CREDENTIALS; see googleSetup for the endpoint"},
-		{provider: "inmemory", setup: inmemorySetup, records: []string{},
+		{provider: "inmemory", setup: inmemorySetup, records: []string{}, zonesFrom: "Zones()", zones: []string{"example.com"},
 			why: "--inmemory-zone; an empty zone reads back empty"},
-		{provider: "linode", setup: envSetup(linode.New, map[string]string{"LINODE_TOKEN": "fake-token"}),
+		{provider: "linode", setup: linodeSetup, zonesFrom: "Zones(ctx)", zones: []string{"example.com"},
 			why: "LINODE_TOKEN"},
 		{provider: "ns1", setup: ns1Setup,
 			why: "NS1_APIKEY and --ns1-endpoint at an httptest server; constructed only"},
@@ -123,13 +131,13 @@ func cloudCases() []cloudCase {
 		{provider: "ovh", setup: envSetup(ovh.New, map[string]string{
 			"OVH_APPLICATION_KEY": "fake", "OVH_APPLICATION_SECRET": "fake", "OVH_CONSUMER_KEY": "fake"}),
 			why: "OVH_* keys; go-ovh reads them without a request"},
-		{provider: "pdns", setup: pdnsSetup,
+		{provider: "pdns", setup: pdnsSetup, zonesFrom: "GetDomainFilter()", zones: []string{"example.com"},
 			why: "--pdns-server and --pdns-api-key; tested against a real PowerDNS elsewhere"},
 		{provider: "pihole", setup: piholeSetup,
 			why: "--pihole-server without a password: no login at construction"},
-		{provider: "rfc2136", setup: rfc2136Setup,
+		{provider: "rfc2136", setup: rfc2136Setup, zonesFrom: "--rfc2136-zone", zones: []string{"example.com"},
 			why: "--rfc2136-host/-zone; no query at construction; tested against BIND elsewhere"},
-		{provider: "scaleway", setup: scalewaySetup,
+		{provider: "scaleway", setup: scalewaySetup, zonesFrom: "Zones(ctx)", zones: []string{"dev.example.com", "example.com"},
 			why: "SCW_ACCESS_KEY/SCW_SECRET_KEY, an empty SCW_CONFIG_PATH"},
 		{provider: "webhook", setup: webhookSetup, records: []string{"www.example.com 300 IN A  192.0.2.1"},
 			why: "external-dns's webhook client against zonesync's webhook handler over zonesync's inmemory provider"},
@@ -187,7 +195,8 @@ func isolateEnv(t *testing.T) {
 		"AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_SESSION_TOKEN",
 		"AWS_ENDPOINT_URL", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CONFIG", "CF_API_KEY", "CF_API_EMAIL",
 		"CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY", "CLOUDFLARE_EMAIL", "CLOUDFLARE_BASE_URL",
-		"ETCD_CA_FILE", "ETCD_CERT_FILE", "ETCD_KEY_FILE", "OVH_ENDPOINT", "SCW_PROFILE",
+		"ETCD_CA_FILE", "ETCD_CERT_FILE", "ETCD_KEY_FILE", "OVH_ENDPOINT", "SCW_PROFILE", "DNSIMPLE_ZONES",
+		"AWS_ENDPOINT_URL_SERVICEDISCOVERY", "LINODE_URL", "SCW_API_URL",
 	} {
 		t.Setenv(k, "")
 		require.NoError(t, os.Unsetenv(k)) // t.Setenv restores it afterwards
@@ -274,8 +283,14 @@ func awsSetup(t *testing.T) cloudSetup {
 	return cloudSetup{ctx: context.Background(), ctor: aws.New, args: []string{"--aws-zone-type=public"}}
 }
 
+// awsSDSetup serves Cloud Map's ListNamespaces (JSON 1.1, one POST to /),
+// the call that lists the namespaces the provider names records under.
 func awsSDSetup(t *testing.T) cloudSetup {
 	awsEnv(t)
+	srv := fakeAPI(t, "application/x-amz-json-1.1", map[string]string{
+		"POST /": `{"Namespaces":[{"Id":"ns-fake","Name":"example.com","Type":"DNS_PUBLIC"},{"Id":"ns-other","Name":"example.net","Type":"DNS_PUBLIC"}]}`,
+	})
+	t.Setenv("AWS_ENDPOINT_URL_SERVICEDISCOVERY", srv.URL)
 	return cloudSetup{ctx: context.Background(), ctor: awssd.New}
 }
 
@@ -346,9 +361,12 @@ func corednsSetup() func(*testing.T) cloudSetup {
 	}
 }
 
+// dnsimpleSetup: with DNSIMPLE_ZONES set the provider lists those zones
+// without asking the API.
 func dnsimpleSetup(t *testing.T) cloudSetup {
 	t.Setenv("DNSIMPLE_OAUTH", "fake-token")
 	t.Setenv("DNSIMPLE_ACCOUNT_ID", "12345")
+	t.Setenv("DNSIMPLE_ZONES", "example.com")
 	return cloudSetup{ctx: context.Background(), ctor: dnsimple.New}
 }
 
@@ -449,8 +467,12 @@ func ociSetup(t *testing.T) cloudSetup {
 	return cloudSetup{ctx: context.Background(), ctor: oci.New, args: []string{"--oci-config-file=" + file}}
 }
 
+// pdnsSetup serves the zone list, which the provider's GetDomainFilter
+// (and so the adapter's ListZones) reads.
 func pdnsSetup(t *testing.T) cloudSetup {
-	srv := fakeAPI(t, "application/json", nil)
+	srv := fakeAPI(t, "application/json", map[string]string{
+		"GET /api/v1/servers/localhost/zones": `[{"id":"example.com.","name":"example.com.","kind":"Native","url":"/api/v1/servers/localhost/zones/example.com."}]`,
+	})
 	return cloudSetup{ctx: context.Background(), ctor: pdns.New,
 		args: []string{"--pdns-server=" + srv.URL, "--pdns-api-key=fake-key"}}
 }
@@ -460,12 +482,28 @@ func piholeSetup(t *testing.T) cloudSetup {
 	return cloudSetup{ctx: context.Background(), ctor: pihole.New, args: []string{"--pihole-server=" + srv.URL}}
 }
 
+// linodeSetup serves the domain list (LINODE_URL).
+func linodeSetup(t *testing.T) cloudSetup {
+	srv := fakeAPI(t, "application/json", map[string]string{
+		"GET /v4/domains": `{"data":[{"id":1,"domain":"example.com","type":"master","status":"active"},{"id":2,"domain":"example.net","type":"master","status":"active"}],"page":1,"pages":1,"results":2}`,
+	})
+	t.Setenv("LINODE_URL", srv.URL)
+	t.Setenv("LINODE_TOKEN", "fake-token")
+	return cloudSetup{ctx: context.Background(), ctor: linode.New}
+}
+
 func rfc2136Setup(t *testing.T) cloudSetup {
 	return cloudSetup{ctx: context.Background(), ctor: rfc2136.New,
 		args: []string{"--rfc2136-host=127.0.0.1", "--rfc2136-port=53", "--rfc2136-zone=example.com", "--rfc2136-insecure"}}
 }
 
+// scalewaySetup serves the DNS zone list (SCW_API_URL), one zone with a
+// subdomain.
 func scalewaySetup(t *testing.T) cloudSetup {
+	srv := fakeAPI(t, "application/json", map[string]string{
+		"GET /domain/v2beta1/dns-zones": `{"total_count":2,"dns_zones":[{"domain":"example.com","subdomain":""},{"domain":"example.com","subdomain":"dev"}]}`,
+	})
+	t.Setenv("SCW_API_URL", srv.URL)
 	t.Setenv("SCW_ACCESS_KEY", "SCWXXXXXXXXXXXXXXXXX")
 	t.Setenv("SCW_SECRET_KEY", "11111111-1111-1111-1111-111111111111")
 	t.Setenv("SCW_DEFAULT_ORGANIZATION_ID", "11111111-1111-1111-1111-111111111111")

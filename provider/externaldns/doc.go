@@ -22,8 +22,9 @@
 //
 // [ParseFlags] fills every field with its flag's default, as external-dns's
 // binary does; a Config built by hand starts from zero values, which some
-// providers do not accept (a batch size of 0, say). [Wrap] adapts a provider
-// that is already constructed.
+// providers do not accept (a batch size of 0, say). Unlike external-dns's
+// own parser it never prints nor ends the process: it refuses the flags
+// that would. [Wrap] adapts a provider that is already constructed.
 //
 // # What the adapter does
 //
@@ -34,7 +35,10 @@
 //   - Records returns names in zonesync's one form (lower-case A-labels
 //     without a trailing dot) sorted by [endpoint.Compare]. When the
 //     provider spelled a name differently, later changes to that record
-//     reach the provider under its own spelling.
+//     reach the provider under its own spelling: the record is told apart
+//     by name, type and set identifier and, when the provider holds two
+//     spellings of those ("App.Example.com." and "app.example.com"), by
+//     its targets.
 //   - AdjustEndpoints is the provider's, followed by what external-dns's
 //     binary adds to every provider: alias=A on an A record and alias=AAAA
 //     on an AAAA record become alias=true.
@@ -51,6 +55,23 @@
 //     logrus's global logger, which this package leaves alone.
 //   - GetDomainFilter passes the provider's domain filter through; the
 //     Reconciler combines it with its own.
+//   - The provider declares what the external-dns provider behind it
+//     guarantees ([Provider.Guarantees], from [GuaranteeTable] by the
+//     provider's name, or [Options.Guarantees]): whether a create of an
+//     existing record set fails, whether set identifiers are kept, which
+//     record types and provider-specific properties it reads back. The
+//     core acts on them: no set identifier reaches a provider that drops
+//     them, and creates are checked against a fresh read on providers whose
+//     creates may overwrite.
+//   - ListZones lists the provider's zones where the external-dns provider
+//     can tell them ([Provider.ListZones]), so that the safety threshold
+//     holds in each zone; elsewhere it fails with an error matching
+//     provider.ErrZonesUnsupported, unless [Options.Zones] names them.
+//   - Calls are made one at a time, as external-dns's controller makes
+//     them. A call waits for its turn only as long as its context allows,
+//     then fails with an error wrapping the context's error, so a provider
+//     call that ignores its context delays the others but does not hold
+//     them past their deadlines.
 //
 // # Package-level state in external-dns
 //

@@ -12,7 +12,6 @@ import (
 	"github.com/go-logr/logr"
 	xendpoint "sigs.k8s.io/external-dns/endpoint"
 	xconfig "sigs.k8s.io/external-dns/pkg/apis/externaldns"
-	xplan "sigs.k8s.io/external-dns/plan"
 	xprovider "sigs.k8s.io/external-dns/provider"
 
 	"github.com/zonesync/zonesync/endpoint"
@@ -25,31 +24,68 @@ import (
 type Constructor func(ctx context.Context, cfg *xconfig.Config, domainFilter *xendpoint.DomainFilter) (xprovider.Provider, error)
 
 // Options configures [Wrap] and [New]. The zero value is ready to use.
+// When several are given, each field is taken from the last one that sets
+// it.
 type Options struct {
 	// Name names the provider in log lines and errors, e.g. "aws". [New]
 	// sets it from the configuration's Provider field when it is empty;
-	// with neither it is "external-dns".
+	// with neither it is "external-dns". A name [KnownGuarantees] knows
+	// also selects the guarantees the provider declares.
 	Name string
+	// Guarantees, when not nil, is what the provider declares it
+	// guarantees ([Provider.Guarantees]) instead of the table's entry for
+	// its name: for a provider the table does not know, or one configured
+	// so that the entry does not hold. It is copied.
+	Guarantees *provider.Guarantees
+	// Zones, when not nil, are the zones [Provider.ListZones] returns
+	// instead of asking the provider: for a provider the adapter cannot
+	// ask (see ListZones), so that the safety threshold still applies per
+	// zone. They are copied.
+	Zones []string
+}
+
+// merge returns the options opts set, each field from the last option
+// that sets it.
+func merge(opts []Options) Options {
+	var o Options
+	for _, x := range opts {
+		if x.Name != "" {
+			o.Name = x.Name
+		}
+		if x.Guarantees != nil {
+			o.Guarantees = x.Guarantees
+		}
+		if x.Zones != nil {
+			o.Zones = x.Zones
+		}
+	}
+	return o
 }
 
 // Provider is a zonesync [provider.Provider] backed by an external-dns
 // provider. It is safe for concurrent use: it makes one call into the
 // external-dns provider at a time, as external-dns's controller does.
 type Provider struct {
-	next xprovider.Provider
-	name string
+	next       xprovider.Provider
+	name       string
+	guarantees provider.Guarantees
+	zones      zoneListing
 
-	// call serialises the calls into the external-dns provider: external-dns
-	// runs one controller loop and its providers (the in-memory one, zone
-	// caches in others) are not written for concurrent calls.
-	call sync.Mutex
+	// turn is a one-slot semaphore that serialises the calls into the
+	// external-dns provider: external-dns runs one controller loop, and
+	// its providers (the in-memory one, zone caches in others) are not
+	// written for concurrent calls. A call waits for its turn only as
+	// long as its context allows, so a provider call that ignores its
+	// context delays the others but does not hold them past their
+	// deadlines.
+	turn chan struct{}
 
 	mu sync.Mutex
-	// spelling maps a name Records put into zonesync's form back to the
-	// spelling the external-dns provider used, for the names where the two
-	// differ, so that changes to those records reach the provider under
-	// the name it knows them by.
-	spelling map[string]string
+	// spelling remembers, for the records the last Records call found
+	// spelled otherwise than zonesync's form, how the provider spelled
+	// them, so that changes to those records reach the provider under the
+	// name it knows them by (see [spellings]).
+	spelling spellings
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -57,17 +93,31 @@ var _ provider.Provider = (*Provider)(nil)
 // Wrap returns a zonesync provider that reads and writes through the
 // external-dns provider p. It panics if p is nil. See the package
 // documentation for what the adapter converts and adds.
+//
+// The provider declares the guarantees of [KnownGuarantees] for its name
+// (none for a name the table does not know, nor for the default name),
+// or [Options.Guarantees]; it lists zones as [Provider.ListZones] says.
 func Wrap(p xprovider.Provider, opts ...Options) *Provider {
 	if p == nil {
 		panic("externaldns.Wrap: nil provider")
 	}
-	name := "external-dns"
-	for _, o := range opts {
-		if o.Name != "" {
-			name = o.Name
-		}
+	return wrap(p, merge(opts), nil)
+}
+
+// wrap adapts p with the merged options o; cfg is the configuration [New]
+// constructed it from, or nil.
+func wrap(p xprovider.Provider, o Options, cfg *xconfig.Config) *Provider {
+	name := o.Name
+	if name == "" {
+		name = "external-dns"
 	}
-	return &Provider{next: p, name: name}
+	return &Provider{
+		next:       p,
+		name:       name,
+		guarantees: guaranteesFor(o.Name, o.Guarantees),
+		zones:      zoneListingFor(p, o.Zones, cfg),
+		turn:       make(chan struct{}, 1),
+	}
 }
 
 // New constructs an external-dns provider with its constructor and wraps
@@ -89,12 +139,11 @@ func New(ctx context.Context, ctor Constructor, cfg *xconfig.Config, filter *xen
 	if filter == nil {
 		filter = &xendpoint.DomainFilter{}
 	}
-	name := cfg.Provider
-	for _, o := range opts {
-		if o.Name != "" {
-			name = o.Name
-		}
+	o := merge(opts)
+	if o.Name == "" {
+		o.Name = cfg.Provider
 	}
+	name := o.Name
 	if name == "" {
 		name = "external-dns"
 	}
@@ -108,7 +157,7 @@ func New(ctx context.Context, ctor Constructor, cfg *xconfig.Config, filter *xen
 	if p == nil {
 		return nil, fmt.Errorf("external-dns %s provider: the constructor returned no provider and no error", name)
 	}
-	return Wrap(p, Options{Name: name}), nil
+	return wrap(p, o, cfg), nil
 }
 
 // ExternalDNS returns the wrapped external-dns provider.
@@ -125,7 +174,7 @@ func (p *Provider) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, p.fail(ctx, "Records", start, err)
 	}
-	xeps, err := do(p, "Records", func() ([]*xendpoint.Endpoint, error) { return p.next.Records(ctx) })
+	xeps, err := do(ctx, p, "Records", func() ([]*xendpoint.Endpoint, error) { return p.next.Records(ctx) })
 	if err != nil {
 		return nil, p.fail(ctx, "Records", start, err)
 	}
@@ -150,8 +199,11 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 		return p.fail(ctx, "ApplyChanges", start, err)
 	}
 	x := ChangesToExternalDNS(changes)
-	p.spell(x)
-	_, err := do(p, "ApplyChanges", func() (struct{}, error) { return struct{}{}, p.next.ApplyChanges(ctx, x) })
+	p.mu.Lock()
+	spelling := p.spelling
+	p.mu.Unlock()
+	spelling.spell(x)
+	_, err := do(ctx, p, "ApplyChanges", func() (struct{}, error) { return struct{}{}, p.next.ApplyChanges(ctx, x) })
 	if err != nil {
 		return p.fail(ctx, "ApplyChanges", start, err,
 			"create", len(x.Create), "update", len(x.UpdateNew), "delete", len(x.Delete))
@@ -172,7 +224,7 @@ func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint
 		return nil, p.fail(ctx, "AdjustEndpoints", start, err)
 	}
 	x := ToExternalDNS(eps)
-	adjusted, err := do(p, "AdjustEndpoints", func() ([]*xendpoint.Endpoint, error) { return p.next.AdjustEndpoints(x) })
+	adjusted, err := do(ctx, p, "AdjustEndpoints", func() ([]*xendpoint.Endpoint, error) { return p.next.AdjustEndpoints(x) })
 	if err != nil {
 		return nil, p.fail(ctx, "AdjustEndpoints", start, err, "endpoints", len(eps))
 	}
@@ -185,10 +237,11 @@ func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint
 }
 
 // GetDomainFilter returns the external-dns provider's domain filter; the
-// Reconciler combines it with its own.
+// Reconciler combines it with its own. It has no context: it waits for the
+// provider's previous call as long as that takes.
 func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
 	var f xendpoint.DomainFilterInterface
-	_, err := do(p, "GetDomainFilter", func() (struct{}, error) { f = p.next.GetDomainFilter(); return struct{}{}, nil })
+	_, err := do(context.Background(), p, "GetDomainFilter", func() (struct{}, error) { f = p.next.GetDomainFilter(); return struct{}{}, nil })
 	if err != nil || f == nil {
 		return &endpoint.DomainFilter{}
 	}
@@ -233,10 +286,21 @@ func (e *PanicError) Unwrap() error {
 	return err
 }
 
-// do calls f with the provider to itself; see [Provider.call].
-func do[T any](p *Provider, method string, f func() (T, error)) (T, error) {
-	p.call.Lock()
-	defer p.call.Unlock()
+// do calls f when it is the provider's turn (see [Provider.turn]),
+// recovering a panic. When ctx ends before then, it returns an error
+// wrapping ctx.Err() without calling f.
+func do[T any](ctx context.Context, p *Provider, method string, f func() (T, error)) (T, error) {
+	select {
+	case p.turn <- struct{}{}: // free: taken without looking at ctx
+	default:
+		select {
+		case p.turn <- struct{}{}:
+		case <-ctx.Done():
+			var zero T
+			return zero, fmt.Errorf("waiting for the provider's previous call to end: %w", ctx.Err())
+		}
+	}
+	defer func() { <-p.turn }()
 	return safeCall(p.name, method, f)
 }
 
@@ -247,41 +311,6 @@ func safeCall[T any](name, method string, f func() (T, error)) (v T, err error) 
 		}
 	}()
 	return f()
-}
-
-// canonicalNames puts every name into zonesync's one form (see the Names
-// rule in package provider) and returns the names it changed, mapped to
-// their former spelling (nil when none changed).
-func canonicalNames(eps []*endpoint.Endpoint) map[string]string {
-	var changed map[string]string
-	for _, ep := range eps {
-		c := endpoint.ToALabel(ep.DNSName)
-		if c == ep.DNSName {
-			continue
-		}
-		if changed == nil {
-			changed = make(map[string]string)
-		}
-		changed[c] = ep.DNSName
-		ep.DNSName = c
-	}
-	return changed
-}
-
-// spell puts the names of a change set into zonesync's form, whatever case
-// or trailing dot the caller used, and then gives the records Records
-// found under another spelling that spelling back.
-func (p *Provider) spell(c *xplan.Changes) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, eps := range [][]*xendpoint.Endpoint{c.Create, c.UpdateOld, c.UpdateNew, c.Delete} {
-		for _, ep := range eps {
-			ep.DNSName = endpoint.ToALabel(ep.DNSName)
-			if s, ok := p.spelling[ep.DNSName]; ok {
-				ep.DNSName = s
-			}
-		}
-	}
 }
 
 // normaliseAlias does what external-dns's provider factory does after a
