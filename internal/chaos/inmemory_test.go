@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/chaos"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
@@ -88,7 +89,7 @@ func splitItems(changes *plan.Changes) []*plan.Changes {
 // RFC 2136 messages can); a part that fails is reported and the next one
 // is still sent. Without, the parts are single changes and the first
 // failure ends the call, as a provider without transactions behaves.
-func failPartway(rng *rand.Rand, rate float64, atomicGroups bool, h *harness) func(context.Context, provider.Provider, *plan.Changes) error {
+func failPartway(rng *rand.Rand, rate float64, atomicGroups bool, h *chaos.Harness) func(context.Context, provider.Provider, *plan.Changes) error {
 	return func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
 		var parts []*plan.Changes
 		if atomicGroups {
@@ -101,7 +102,7 @@ func failPartway(rng *rand.Rand, rate float64, atomicGroups bool, h *harness) fu
 		cut := len(parts)
 		if len(parts) > 0 && rng.Float64() < rate {
 			cut = rng.IntN(len(parts))
-			h.logf("faults: apply cut after %d of %d parts", cut, len(parts))
+			h.Logf("faults: apply cut after %d of %d parts", cut, len(parts))
 		}
 		var errs []error
 		for _, part := range parts[:cut] {
@@ -168,11 +169,11 @@ func TestChaosInMemoryBatched(t *testing.T) {
 }
 
 func runInMemory(t *testing.T, mode memMode) {
-	seed := chaosSeed(t)
-	mem := inmemory.New(inmemory.Options{Zones: []string{zone}})
+	seed := chaos.Seed(t)
+	mem := inmemory.New(inmemory.Options{Zones: []string{chaos.Zone}})
 	var on atomic.Bool
-	h := newHarness(t, seed, harnessConfig{direct: mem, raceRate: 0.15, nonAtomic: mode == singleChanges})
-	h.fillers(4)
+	h := chaos.New(t, seed, chaos.Config{Direct: mem, ApplyRaceRate: 0.15, NonAtomic: mode == singleChanges})
+	h.Fillers(4)
 
 	// Faults, outermost first: a failure before anything is applied, a
 	// failure reported after everything was applied, a call cut part way
@@ -213,15 +214,15 @@ func runInMemory(t *testing.T, mode memMode) {
 		},
 		ApplyChanges: func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
 			if on.Load() {
-				return h.racingApply(ctx, faulty, changes)
+				return h.RacingApply(ctx, faulty, changes)
 			}
 			return next.ApplyChanges(ctx, changes)
 		},
 	})
-	h.reconciler(switchable)
+	h.Reconciler(switchable)
 	stats := func() string {
 		return fmt.Sprintf("injected: %d failed calls (any layer), %d after applying, %d cut part way",
 			counts[0].Load(), counts[1].Load()-counts[2].Load(), counts[2].Load())
 	}
-	h.run(inMemoryCycles, on.Store, stats)
+	h.Run(inMemoryCycles, on.Store, stats)
 }

@@ -32,12 +32,12 @@ const namedFillers = 120
 // its apply. Invariants 1 and 3 of issue 21 are checked after every cycle,
 // invariant 2 after the faults stop.
 func TestChaosNamed(t *testing.T) {
-	seed := chaosSeed(t)
-	srv := bindtest.Start(t, bindtest.Config{Zones: []string{zone}})
+	seed := chaos.Seed(t)
+	srv := bindtest.Start(t, bindtest.Config{Zones: []string{chaos.Zone}})
 	k := srv.Key()
 	tsig := &rfc2136.TSIG{KeyName: k.Name, Algorithm: k.Algorithm, Secret: k.Secret}
 
-	direct, err := rfc2136.New(rfc2136.Config{Server: srv.Addr(), Zones: []string{zone}, TSIG: tsig, Timeout: 5 * time.Second})
+	direct, err := rfc2136.New(rfc2136.Config{Server: srv.Addr(), Zones: []string{chaos.Zone}, TSIG: tsig, Timeout: 5 * time.Second})
 	require.NoError(t, err)
 
 	proxy, err := chaos.NewProxy(srv.Addr(), nil)
@@ -47,14 +47,14 @@ func TestChaosNamed(t *testing.T) {
 	// one cycle's changes take several messages and the cuts fall
 	// between them.
 	viaProxy, err := rfc2136.New(rfc2136.Config{
-		Server: proxy.Addr(), Zones: []string{zone}, TSIG: tsig,
+		Server: proxy.Addr(), Zones: []string{chaos.Zone}, TSIG: tsig,
 		Timeout: 5 * time.Second, MaxChangesPerUpdate: 4,
 	})
 	require.NoError(t, err)
 
-	h := newHarness(t, seed, harnessConfig{direct: direct, raceRate: 0.15})
-	h.fillers(namedFillers)
-	h.reconciler(providertest.Intercept(viaProxy, providertest.Funcs{ApplyChanges: h.racingApply}))
+	h := chaos.New(t, seed, chaos.Config{Direct: direct, ApplyRaceRate: 0.15})
+	h.Fillers(namedFillers)
+	h.Reconciler(providertest.Intercept(viaProxy, providertest.Funcs{ApplyChanges: h.RacingApply}))
 
 	rng := rand.New(rand.NewPCG(seed, 4))
 	decide := func(req chaos.Request) chaos.Fault {
@@ -80,7 +80,7 @@ func TestChaosNamed(t *testing.T) {
 			}
 		}
 		if f.Cut != chaos.CutNone {
-			h.logf("proxy: cut %s (connection %d, request %d, opcode %d, qtype %d)", f.Cut, req.Conn, req.Seq, req.Opcode, req.QType)
+			h.Logf("proxy: cut %s (connection %d, request %d, opcode %d, qtype %d)", f.Cut, req.Conn, req.Seq, req.Opcode, req.QType)
 		}
 		return f
 	}
@@ -95,5 +95,5 @@ func TestChaosNamed(t *testing.T) {
 		s := proxy.Stats()
 		return fmt.Sprintf("proxy: %d requests, cuts %v", s.Requests, s.Cuts)
 	}
-	h.run(namedCycles, setFaults, stats)
+	h.Run(namedCycles, setFaults, stats)
 }
