@@ -415,3 +415,41 @@ func TestDesiredRecordAtOwnershipTXTIsRefused(t *testing.T) {
 	assert.Contains(t, lines, `a-theirs.example.com TXT "heritage=external-dns,external-dns/owner=other"`)
 	assert.NotContains(t, lines, "a-theirs.example.com CNAME elsewhere.example.net")
 }
+
+// TestRecordAtOwnershipTXTNameMakesCreateUnownable: an ordinary record at
+// the name of the ownership TXT a create needs (a TXT record at a-n05, a
+// CNAME there) makes that create unownable: it is skipped, shown by
+// Preview, and the rest of the zone is applied — on a provider that
+// applies a zone's changes at once, and on one whose creates overwrite.
+func TestRecordAtOwnershipTXTNameMakesCreateUnownable(t *testing.T) {
+	for _, upsert := range []bool{false, true} {
+		for _, squatter := range []*endpoint.Endpoint{
+			endpoint.NewEndpointWithTTL("a-n05.example.org", endpoint.RecordTypeTXT, 600, "foreign-1"),
+			endpoint.NewEndpointWithTTL("a-n05.example.org", endpoint.RecordTypeCNAME, 600, "elsewhere.example.net"),
+		} {
+			t.Run(squatter.RecordType, func(t *testing.T) {
+				ctx := context.Background()
+				mem := inmemory.New(inmemory.Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{squatter}})
+				var p provider.Provider = mem
+				if upsert {
+					p = &upsertProvider{next: mem}
+				}
+				reg, err := txt.New(p, txt.Config{OwnerID: "me"})
+				require.NoError(t, err)
+				src := source.NewStatic(a("n05.example.org", "192.0.2.5"), a("n06.example.org", "192.0.2.6"))
+				r := &zonesync.Reconciler{Source: src, Registry: reg, Logger: testr.New(t)}
+				pv, err := r.Preview(ctx)
+				require.NoError(t, err)
+				assert.Contains(t, skipLines(pv.Plan), "create n05.example.org/A unownable")
+				for range 3 {
+					_, err = r.RunOnce(ctx)
+					require.NoError(t, err)
+				}
+				lines := zoneLines(t, mem)
+				assert.Contains(t, lines, "n06.example.org A 192.0.2.6", "the rest of the zone is applied")
+				assert.NotContains(t, lines, "n05.example.org A 192.0.2.5")
+				assert.Contains(t, lines, squatter.DNSName+" "+squatter.RecordType+" "+squatter.Targets.String(), "the record in the way is untouched")
+			})
+		}
+	}
+}

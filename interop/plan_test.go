@@ -223,6 +223,31 @@ func ruleEmptyOwnerLabel(c *plan.Changes) int {
 	return applied
 }
 
+// ruleCNAMEBesideUnmanaged (docs/compatibility.md, Planning: a CNAME at a
+// name that holds a record of a type the plan does not manage):
+// external-dns plans the create, which a DNS service refuses (a CNAME
+// shares its name with nothing); zonesync skips it (reason
+// cname-conflict). Applied to external-dns's result: creates of CNAME
+// records at such names are removed.
+func ruleCNAMEBesideUnmanaged(in planInput, c *plan.Changes) int {
+	managed, _ := endpoint.ManagedTypes(in.managed, nil)
+	blocked := map[string]bool{}
+	for _, ep := range in.current {
+		if !slices.Contains(managed, strings.ToUpper(ep.RecordType)) {
+			blocked[endpoint.ToALabel(strings.TrimSpace(ep.DNSName))] = true
+		}
+	}
+	applied := 0
+	c.Create = slices.DeleteFunc(c.Create, func(ep *endpoint.Endpoint) bool {
+		if ep.RecordType == endpoint.RecordTypeCNAME && blocked[endpoint.ToALabel(strings.TrimSpace(ep.DNSName))] {
+			applied++
+			return true
+		}
+		return false
+	})
+	return applied
+}
+
 // diffLines returns the lines only in a and those only in b.
 func diffLines(a, b []string) (onlyA, onlyB []string) {
 	count := map[string]int{}
@@ -259,6 +284,7 @@ func TestPlanAgreement(t *testing.T) {
 		x := ChangesToZonesync(in.external())
 		z := in.zonesync()
 		applied["ttl-unset-keeps-current"] += ruleTTLUnsetKeepsCurrent(x)
+		applied["cname-beside-unmanaged"] += ruleCNAMEBesideUnmanaged(in, x)
 		applied["empty-owner-label"] += ruleEmptyOwnerLabel(x) + ruleEmptyOwnerLabel(z)
 		xl, zl := changeLists(x), changeLists(z)
 		if !emptyChanges(z) {

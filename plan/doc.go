@@ -51,7 +51,10 @@
 // A CNAME cannot share a name with other records (RFC 1034 §3.6.2): when the
 // desired records of a row ask for a CNAME and for any other managed type,
 // the CNAME ones are dropped ([SkipCNAMEConflict]), which also deletes a
-// CNAME we own at that name.
+// CNAME we own at that name. A CNAME is not created either at a name that
+// holds a current record of a type the plan does not manage (ownership
+// records aside), and nothing is created beside an unmanaged CNAME: the
+// DNS service would refuse it ([SkipCNAMEConflict]).
 //
 // A row's name is normalised after removing white space around it, so a
 // desired record whose name is invalid only for that white space holds the

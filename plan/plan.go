@@ -187,6 +187,11 @@ type planner struct {
 	// owned marks the current records counted in nOwned (Plan.Owned).
 	owned  []uint64
 	nOwned int
+	// unmanaged maps a name to the one-based index of a current record of
+	// an unmanaged type there (ownership records aside); nil while there
+	// is none. The plan never changes such a record, but a CNAME cannot
+	// be created beside it, nor anything beside one (see blockedAt).
+	unmanaged map[string]int32
 
 	// holdDeletes, when not empty, is the detail of every delete held
 	// back because a key of Plan.Protected names no current record.
@@ -412,6 +417,8 @@ type pendingKey struct {
 	name  string // normalised DNS name
 	t     int    // type index, or -1 when the endpoint stays out of the plan
 	owned bool   // current records: ours by their verdict
+	// unmanaged: a current record of a type the plan does not manage.
+	unmanaged bool
 }
 
 // prepare fills keys for the batch eps: the type index (or -1 for endpoints
@@ -420,6 +427,7 @@ type pendingKey struct {
 func (pl *planner) prepare(eps []*endpoint.Endpoint, keys []pendingKey, desired bool) {
 	for j, e := range eps {
 		keys[j] = pendingKey{t: pl.admitType(e, desired)}
+		keys[j].unmanaged = !desired && keys[j].t < 0 && e != nil
 	}
 	for j, e := range eps {
 		k := &keys[j]
@@ -484,6 +492,9 @@ func (pl *planner) indexCurrent() {
 		for j, e := range eps {
 			k := &keys[j]
 			if k.t < 0 {
+				if k.unmanaged {
+					pl.noteUnmanaged(start+j, e)
+				}
 				continue
 			}
 			i := start + j
@@ -590,7 +601,7 @@ func (pl *planner) planRows() {
 			if s.cand != 0 {
 				win = pl.resolve(cur, s.cand)
 			}
-			pl.planSlot(rw, protected, cur, win)
+			pl.planSlot(rw, t, protected, cur, win)
 		}
 	}
 }
@@ -678,7 +689,7 @@ func lostDetail(win *endpoint.Endpoint) string {
 // tells that the row holds current records and an invalid desired endpoint;
 // curIdx is the one-based index of the current record (0 for none), win the
 // chosen desired endpoint (nil for none).
-func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint.Endpoint) {
+func (pl *planner) planSlot(rw *row, t int, protected bool, curIdx int32, win *endpoint.Endpoint) {
 	if curIdx == 0 {
 		if win == nil {
 			return
@@ -690,6 +701,10 @@ func (pl *planner) planSlot(rw *row, protected bool, curIdx int32, win *endpoint
 		case rw.foreign != 0:
 			reason, detail := pl.foreignDetail(pl.p.Current[rw.foreign-1], "the name holds ")
 			pl.skip(ActionCreate, win, reason, detail)
+		case pl.blockedAt(rw.name, t) != nil:
+			u := pl.blockedAt(rw.name, t)
+			pl.skip(ActionCreate, win, SkipCNAMEConflict, fmt.Sprintf("the name holds a %s record of a type the plan does not manage, and a CNAME cannot share a name with another record",
+				endpoint.Printable(u.RecordType)))
 		default:
 			pl.creates = append(pl.creates, win)
 		}
@@ -970,6 +985,41 @@ func (pl *planner) policyNames() string {
 		return "policy " + names[0]
 	}
 	return "policies " + strings.Join(names, ", ")
+}
+
+// noteUnmanaged remembers e, Current[i], a record of an unmanaged type, by
+// its name (see planner.unmanaged). Ownership records are not remembered:
+// the registry writes them beside its records.
+func (pl *planner) noteUnmanaged(i int, e *endpoint.Endpoint) {
+	if _, ok := e.Labels.Get(endpoint.OwnedRecordLabelKey); ok {
+		return
+	}
+	name := endpoint.CanonicalName(trimSpace(e.DNSName))
+	if pl.unmanaged == nil {
+		pl.unmanaged = map[string]int32{}
+	}
+	if _, seen := pl.unmanaged[name]; !seen {
+		pl.unmanaged[name] = int32(i + 1)
+	}
+}
+
+// blockedAt returns the current record of an unmanaged type that keeps a
+// record of managed type t from being created at name: any such record
+// keeps a CNAME out, and a CNAME keeps every other type out (RFC 1034
+// §3.6.2). Nil when nothing is in the way.
+func (pl *planner) blockedAt(name string, t int) *endpoint.Endpoint {
+	if pl.unmanaged == nil {
+		return nil
+	}
+	i, ok := pl.unmanaged[name]
+	if !ok {
+		return nil
+	}
+	u := pl.p.Current[i-1]
+	if t == pl.cname || strings.EqualFold(u.RecordType, endpoint.RecordTypeCNAME) {
+		return u
+	}
+	return nil
 }
 
 // isOwned reports whether the current record with one-based index i is

@@ -149,3 +149,39 @@ func TestOwnedIn(t *testing.T) {
 	assert.NotNil(t, got.Zone)
 	assert.Equal(t, p.Owned, p.OwnedIn(nil))
 }
+
+// TestCNAMEBesideUnmanagedRecord: a CNAME is never created at a name that
+// holds a record of a type the plan does not manage (a TXT of somebody
+// else's, an MX), and nothing is created beside an unmanaged CNAME: the
+// DNS service would refuse the create, together with the rest of the
+// change set on some providers.
+func TestCNAMEBesideUnmanagedRecord(t *testing.T) {
+	current := []*endpoint.Endpoint{
+		ep("txt.example.com", "TXT", `"foreign"`),
+		ep("mx.example.com", "MX", "10 mail.example.com", "@owner=me"),
+		ep("own.example.com", "TXT", `"heritage=external-dns"`, "@ownedRecord=x.example.com"),
+	}
+	desired := []*endpoint.Endpoint{
+		ep("txt.example.com", "CNAME", "target.example.net"),
+		withSet(ep("mx.example.com", "CNAME", "target.example.net"), "s1"),
+		ep("own.example.com", "CNAME", "target.example.net"),
+		ep("free.example.com", "CNAME", "target.example.net"),
+		ep("mx.example.com", "A", "192.0.2.1"),
+	}
+	p := (&plan.Plan{Current: current, Desired: desired, OwnerID: "me"}).Calculate()
+	assert.Equal(t, []string{"create free.example.com/CNAME target.example.net", "create mx.example.com/A 192.0.2.1", "create own.example.com/CNAME target.example.net"},
+		summary(p.Changes), "an A beside an MX is fine; ownership records are the registry's business")
+	assert.Equal(t, []string{"create mx.example.com/CNAME/s1 cname-conflict", "create txt.example.com/CNAME cname-conflict"}, skips(p))
+	for _, s := range p.Skipped {
+		assert.Contains(t, s.Detail, "cannot share a name")
+	}
+
+	// An unmanaged CNAME keeps every other type out.
+	p = (&plan.Plan{
+		Current:        []*endpoint.Endpoint{ep("cname.example.com", "CNAME", "elsewhere.example.net")},
+		Desired:        []*endpoint.Endpoint{ep("cname.example.com", "A", "192.0.2.1"), ep("other.example.com", "A", "192.0.2.2")},
+		ManagedRecords: []string{"A"}, OwnerID: "me",
+	}).Calculate()
+	assert.Equal(t, []string{"create other.example.com/A 192.0.2.2"}, summary(p.Changes))
+	assert.Equal(t, []string{"create cname.example.com/A cname-conflict"}, skips(p))
+}

@@ -37,7 +37,8 @@ import (
 //
 // Creates whose ownership TXT cannot be written (its name has a label over
 // 63 octets, or falls outside the provider's domain filter while the record
-// is inside it, like "a-example.com" for an apex record) are left out rather
+// is inside it, like "a-example.com" for an apex record, or the last read
+// found an ordinary TXT or a CNAME record there) are left out rather
 // than created without an owner; the other changes are applied and the
 // returned error, marked soft ([provider.SoftError]) so that a Reconciler
 // keeps running, wraps [ErrTXTName] and names each record.
@@ -234,6 +235,7 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	}
 	st.unclaimed = r.state.unclaimed
 	st.kept = r.state.kept
+	st.inTheWay = r.state.inTheWay
 	cloned := false
 	for key := range b.written {
 		if _, ok := st.unclaimed[key]; ok {
@@ -410,7 +412,29 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 // the owned record is inside it (an apex record without a prefix ending in
 // a dot gets "a-example.com", outside the zone).
 func (b *changeBuilder) checkFilter(rec, txt *endpoint.Endpoint) error {
-	return b.r.usableTXTName(b.filter, rec, txt.DNSName)
+	if err := b.r.usableTXTName(b.filter, rec, txt.DNSName); err != nil {
+		return err
+	}
+	return txtInTheWay(b.st, txt)
+}
+
+// txtInTheWay returns an error wrapping [ErrTXTName] when the last read
+// found a record at the record set of txt, an ownership TXT to create, that
+// is not an ownership record: an ordinary TXT record (the create would fail,
+// or replace it on a provider whose creates overwrite) or a CNAME record
+// (which shares its name with nothing). st nil (no read) finds nothing.
+func txtInTheWay(st *zoneState, txt *endpoint.Endpoint) error {
+	if st == nil || len(st.inTheWay) == 0 {
+		return nil
+	}
+	name := lowerASCII(txt.DNSName)
+	for _, key := range [2]string{txtKey(name, txt.SetIdentifier), txtKey(name, "")} {
+		if t, ok := st.inTheWay[key]; ok && (t == endpoint.RecordTypeCNAME || key == txtKey(name, txt.SetIdentifier)) {
+			return fmt.Errorf("%w: %q holds a %s record that is not an ownership record, "+
+				"so the ownership TXT cannot be written there", ErrTXTName, txt.DNSName, t)
+		}
+	}
+	return nil
 }
 
 // apexPrefix is the prefix that the error about an apex record's TXT name

@@ -30,7 +30,8 @@ var (
 // ownership TXT record the last read found (see [Registry.Records]; a
 // Reconciler reads the registry before it checks its desired endpoints): a
 // TXT record whose record set is an ownership TXT, and a CNAME record at
-// its name. The planner never sees ownership TXT records, so it would plan
+// its name (unless that TXT is a legacy untyped one, which owns the records
+// of its own name: the CNAME's own ownership record). The planner never sees ownership TXT records, so it would plan
 // the create, and the provider would refuse it (together with the rest of
 // its zone, on a provider that applies a zone's changes at once) or replace
 // the ownership record. An ownership TXT of ours that the read found to
@@ -66,6 +67,14 @@ func (r *Registry) CheckDesired(ep *endpoint.Endpoint) error {
 		if !ok || ep.RecordType == endpoint.RecordTypeTXT && st.repairing(key) {
 			continue
 		}
+		if ep.RecordType == endpoint.RecordTypeCNAME {
+			if owned, rtype, parsed := r.namer.parseTXTName(name); parsed && rtype == "" && owned == name {
+				// A legacy untyped TXT owns the records of its own name:
+				// the CNAME's own ownership record in a zone external-dns
+				// v0.17 or earlier wrote, not something in its way.
+				continue
+			}
+		}
 		owner := "another owner"
 		if info.mine {
 			owner = "this registry"
@@ -97,7 +106,8 @@ func (r *Registry) Guarantees() provider.Guarantees {
 // [ErrTXTName] when the TXT name has a label over 63 octets, or falls
 // outside the provider's domain filter while ep is inside it, as
 // "a-example.com" does for the apex "example.com" without a templated
-// prefix). A Reconciler asks before applying and skips the creates it
+// prefix, or the last Records call found a TXT record that is not an
+// ownership record, or a CNAME record, at the TXT's name). A Reconciler asks before applying and skips the creates it
 // refuses ([registry.OwnabilityChecker]). ep is not modified. The
 // provider's domain filter is the one the last Records call took (or, before
 // any, taken once), not asked for again for every record.
@@ -112,6 +122,12 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	txt, err := r.ownershipTXT(rec)
 	if err == nil {
 		err = r.usableTXTName(r.domainFilter(), rec, txt.DNSName)
+	}
+	if err == nil {
+		r.mu.Lock()
+		st := r.state
+		r.mu.Unlock()
+		err = txtInTheWay(st, txt)
 	}
 	if err != nil {
 		return fmt.Errorf("txt registry: the ownership of %s cannot be recorded: %w", rec.Key(), err)

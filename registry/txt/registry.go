@@ -74,6 +74,12 @@ var _ registry.Registry = (*Registry)(nil)
 // immutable once published, except for the lazily built index.
 type zoneState struct {
 	txts []txtInfo
+	// inTheWay holds, by txtKey, the record type of the TXT records that
+	// are not ownership records and of the CNAME records the read found: an
+	// ownership TXT cannot be created at their record set (see
+	// Registry.txtInTheWay). Nil when there is none. Never modified once
+	// published.
+	inTheWay map[string]string
 	// repairs are the ownership TXT records to delete that the read found,
 	// in txts order.
 	repairs []repair
@@ -611,6 +617,9 @@ func countRecords(ctx context.Context, v provider.RecordVisitor) (readSizes, err
 // skipped.
 func (r *Registry) take(log logr.Logger, rd *reading, rec *endpoint.Endpoint) bool {
 	if rec.RecordType != endpoint.RecordTypeTXT {
+		if rec.RecordType == endpoint.RecordTypeCNAME {
+			rd.inTheWay(rec)
+		}
 		return true
 	}
 	rd.nTXT++
@@ -621,10 +630,20 @@ func (r *Registry) take(log logr.Logger, rd *reading, rec *endpoint.Endpoint) bo
 	labels, err := endpoint.ParseLabelsWithKey(rec.Targets[0], r.key)
 	if err != nil {
 		// Not an ownership record: an ordinary TXT record.
+		rd.inTheWay(rec)
 		return true
 	}
 	r.addTXT(log, rd, rec, labels)
 	return false
+}
+
+// inTheWay records rec, an ordinary TXT record or a CNAME record, as a
+// record set where no ownership TXT can be created.
+func (rd *reading) inTheWay(rec *endpoint.Endpoint) {
+	if rd.st.inTheWay == nil {
+		rd.st.inTheWay = map[string]string{}
+	}
+	rd.st.inTheWay[txtKey(lowerASCII(rec.DNSName), rec.SetIdentifier)] = rec.RecordType
 }
 
 // addTXT records the ownership TXT rec, whose value gave labels, in the
