@@ -122,29 +122,11 @@ type Config struct {
 	// OwnershipNames lets the second writer create ordinary TXT records at
 	// the names of ownership TXT records zonesync would write (its typed
 	// naming, "a-n01..."), between cycles and in races. A record whose
-	// ownership TXT name is taken by a foreign record is then not created;
-	// on a provider whose creates overwrite, only the registry's re-read
-	// keeps the foreign TXT from being replaced. On a provider whose
-	// creates fail when the record exists, the create of the ownership TXT
-	// fails, and with it the whole change set of the zone at every cycle
-	// while the foreign TXT stands (the TXT registry does not leave such a
-	// create out): the in-memory and named runs leave this off.
+	// ownership TXT name is taken by a foreign record found at the read is
+	// then not created (the TXT registry reports it unownable); one taken
+	// in a race is caught by the registry's re-read on a provider whose
+	// creates overwrite, and refused by the provider otherwise.
 	OwnershipNames bool
-	// FixedTypes gives every pool name one record type for the whole run
-	// (CNAME for every third name, A for the others), so that zonesync
-	// never has a record of one type to delete and one of another type to
-	// create at one name. External-dns's pdns provider sends the creates of
-	// a call before its deletes, PowerDNS refuses a CNAME next to other
-	// data, and the refused creates keep the updates and deletes of the
-	// call from being sent at all: such a change set is refused at every
-	// cycle and stops every other change of the zone.
-	FixedTypes bool
-	// NoTXTAtPoolNames keeps the second writer's ordinary TXT records off
-	// the names zonesync may desire: the planner does not count a record
-	// of a type it does not manage (TXT) as a reason not to create a
-	// CNAME at its name, and PowerDNS refuses that CNAME, with the same
-	// effect as above.
-	NoTXTAtPoolNames bool
 }
 
 // RaceStats counts what the races of a run did.

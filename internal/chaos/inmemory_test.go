@@ -172,7 +172,7 @@ func runInMemory(t *testing.T, mode memMode) {
 	seed := chaos.Seed(t)
 	mem := inmemory.New(inmemory.Options{Zones: []string{chaos.Zone}})
 	var on atomic.Bool
-	h := chaos.New(t, seed, chaos.Config{Direct: mem, ApplyRaceRate: 0.15, NonAtomic: mode == singleChanges})
+	h := chaos.New(t, seed, chaos.Config{Direct: mem, ApplyRaceRate: 0.15, NonAtomic: mode == singleChanges, OwnershipNames: true})
 	h.Fillers(4)
 
 	// Faults, outermost first: a failure before anything is applied, a

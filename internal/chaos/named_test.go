@@ -52,7 +52,7 @@ func TestChaosNamed(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	h := chaos.New(t, seed, chaos.Config{Direct: direct, ApplyRaceRate: 0.15})
+	h := chaos.New(t, seed, chaos.Config{Direct: direct, ApplyRaceRate: 0.15, OwnershipNames: true})
 	h.Fillers(namedFillers)
 	h.Reconciler(providertest.Intercept(viaProxy, providertest.Funcs{ApplyChanges: h.RacingApply}))
 

@@ -105,16 +105,13 @@ func (h *Harness) mutateDesired() {
 			if r.IntN(3) == 0 {
 				typ = endpoint.RecordTypeCNAME
 			}
-			if h.cfg.FixedTypes {
-				typ = fixedType(i)
-			}
 			h.desired[rkey{name, typ}] = h.desiredTargets(typ)
 			h.Logf("desired: create %s %s %v", name, typ, h.desired[rkey{name, typ}])
 		case typ == "":
 		case r.IntN(10) < 4:
 			h.desired[rkey{name, typ}] = h.desiredTargets(typ)
 			h.Logf("desired: retarget %s %s %v", name, typ, h.desired[rkey{name, typ}])
-		case r.IntN(10) < 5 || len(h.desired) > 12 || h.cfg.FixedTypes:
+		case r.IntN(10) < 5 || len(h.desired) > 12:
 			delete(h.desired, rkey{name, typ})
 			h.Logf("desired: remove %s %s", name, typ)
 		default:
@@ -140,14 +137,6 @@ func (h *Harness) mutateDesired() {
 		eps = append(eps, endpoint.NewEndpoint(k.name, k.typ, h.setIDs[k]...).WithSetIdentifier(k.setID))
 	}
 	h.src.Set(eps...)
-}
-
-// fixedType is the type of pool name i with Config.FixedTypes.
-func fixedType(i int) string {
-	if i%3 == 0 {
-		return endpoint.RecordTypeCNAME
-	}
-	return endpoint.RecordTypeA
 }
 
 // setIDTargetPrefix and setIDTargetSuffix mark the data of desired
@@ -322,9 +311,6 @@ func (h *Harness) writerOp(ctx context.Context, why string) {
 		}
 		types := []string{endpoint.RecordTypeA, endpoint.RecordTypeAAAA, endpoint.RecordTypeCNAME, endpoint.RecordTypeTXT}
 		typ := types[r.IntN(len(types))]
-		if typ == endpoint.RecordTypeTXT && h.cfg.NoTXTAtPoolNames && !strings.HasPrefix(name, "f") {
-			name = foreignName(h.rngOwnerName.IntN(foreignOnly))
-		}
 		h.writerCreate(ctx, st, rkey{name, typ}, false, why)
 	case x < 0.75:
 		k := mine[r.IntN(len(mine))]

@@ -68,12 +68,13 @@ type pdnsChaos struct {
 // core never sends set identifiers and the TXT registry re-reads the zone
 // before applying creates.
 //
-// Both tests set chaos.Config's FixedTypes and NoTXTAtPoolNames: without
-// them a change set that creates a CNAME next to other data at a name (an
-// A of ours being replaced, or a foreign TXT the planner does not count)
-// is refused by PowerDNS as a whole, at every cycle, and the run stops
-// converging for a reason that has nothing to do with ownership (see the
-// two fields).
+// The desired records move between types at one name (an A replaced by a
+// CNAME, which the adapter applies deletes first, since PowerDNS refuses a
+// CNAME beside other data), and the second writer puts TXT records at names
+// zonesync desires (the planner creates no CNAME beside them) and at the
+// names of the ownership TXT records it would write (the TXT registry
+// reports such creates unownable): this run found all three blocking the
+// zone for good.
 //
 // Faults sit between the registry and the adapter, from seeded streams:
 // a call that fails before reaching PowerDNS (Records and ApplyChanges), a
@@ -219,12 +220,10 @@ func TestChaosPowerDNS(t *testing.T) {
 	h := runPDNSChaos(t, pdnsChaos{
 		cycles: pdnsChaosCycles,
 		cfg: chaos.Config{
-			PlanRaceRate:     0.15,
-			QuoteTXT:         true,
-			SetIdentifiers:   true,
-			OwnershipNames:   true,
-			FixedTypes:       true,
-			NoTXTAtPoolNames: true,
+			PlanRaceRate:   0.15,
+			QuoteTXT:       true,
+			SetIdentifiers: true,
+			OwnershipNames: true,
 		},
 	})
 	s := h.Races()
@@ -248,12 +247,10 @@ func TestChaosPowerDNSCreateWindow(t *testing.T) {
 	h := runPDNSChaos(t, pdnsChaos{
 		cycles: pdnsWindowCycles,
 		cfg: chaos.Config{
-			RereadRaceRate:   0.1,
-			ApplyRaceRate:    0.05,
-			QuoteTXT:         true,
-			OwnershipNames:   true,
-			FixedTypes:       true,
-			NoTXTAtPoolNames: true,
+			RereadRaceRate: 0.1,
+			ApplyRaceRate:  0.05,
+			QuoteTXT:       true,
+			OwnershipNames: true,
 		},
 	})
 	s := h.Races()

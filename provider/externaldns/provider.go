@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 	xendpoint "sigs.k8s.io/external-dns/endpoint"
 	xconfig "sigs.k8s.io/external-dns/pkg/apis/externaldns"
+	xplan "sigs.k8s.io/external-dns/plan"
 	xprovider "sigs.k8s.io/external-dns/provider"
 
 	"github.com/zonesync/zonesync/endpoint"
@@ -203,7 +204,21 @@ func (p *Provider) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 	spelling := p.spelling
 	p.mu.Unlock()
 	spelling.spell(x)
-	_, err := do(ctx, p, "ApplyChanges", func() (struct{}, error) { return struct{}{}, p.next.ApplyChanges(ctx, x) })
+	var err error
+	if first := deletesFirst(x); first != nil {
+		// A name that loses a record and gains one of another type (an A
+		// replaced by a CNAME): external-dns's providers send creates
+		// before deletes (pdns in separate requests), and the service
+		// refuses the create while the old record stands, at every cycle.
+		// The deletes go in a call of their own, before the rest.
+		_, err = do(ctx, p, "ApplyChanges", func() (struct{}, error) { return struct{}{}, p.next.ApplyChanges(ctx, first) })
+		if err == nil {
+			x.Delete = nil
+		}
+	}
+	if err == nil {
+		_, err = do(ctx, p, "ApplyChanges", func() (struct{}, error) { return struct{}{}, p.next.ApplyChanges(ctx, x) })
+	}
 	if err != nil {
 		return p.fail(ctx, "ApplyChanges", start, err,
 			"create", len(x.Create), "update", len(x.UpdateNew), "delete", len(x.Delete))
@@ -326,4 +341,26 @@ func normaliseAlias(eps []*xendpoint.Endpoint) {
 			ep.SetProviderSpecificProperty(xendpoint.ProviderSpecificAlias, string(xendpoint.AliasTrue))
 		}
 	}
+}
+
+// deletesFirst returns the deletes of c as a change set of their own when a
+// delete and a create of c share a name (in any case, with or without a
+// trailing dot), and nil otherwise: such a change set is applied in two
+// calls, the deletes first.
+func deletesFirst(c *xplan.Changes) *xplan.Changes {
+	if len(c.Delete) == 0 || len(c.Create) == 0 {
+		return nil
+	}
+	deleted := make(map[string]bool, len(c.Delete))
+	for _, ep := range c.Delete {
+		if ep != nil {
+			deleted[endpoint.CanonicalName(ep.DNSName)] = true
+		}
+	}
+	for _, ep := range c.Create {
+		if ep != nil && deleted[endpoint.CanonicalName(ep.DNSName)] {
+			return &xplan.Changes{Delete: c.Delete}
+		}
+	}
+	return nil
 }
