@@ -39,6 +39,10 @@
 //     by name, type and set identifier and, when the provider holds two
 //     spellings of those ("App.Example.com." and "app.example.com"), by
 //     its targets.
+//   - A change set in which a record is deleted and another created at
+//     the same name (an A replaced by a CNAME) is applied in two calls, the
+//     deletes first: external-dns's providers send creates before deletes,
+//     and a DNS service refuses a CNAME beside the record it replaces.
 //   - AdjustEndpoints is the provider's, followed by what external-dns's
 //     binary adds to every provider: alias=A on an A record and alias=AAAA
 //     on an AAAA record become alias=true.
