@@ -351,6 +351,27 @@ func (h *Harness) noSetIDs(where string, changes *plan.Changes) {
 	}
 }
 
+// Switchable returns the provider a run's Reconciler works on: normal
+// while on reports false (the clean cycles), faulty while it reports true
+// (the faulty phase, [Harness.Run]'s switch), with the second writer racing
+// the applies of the faulty phase ([Harness.RacingApply]).
+func (h *Harness) Switchable(normal, faulty provider.Provider, on interface{ Load() bool }) provider.Provider {
+	return providertest.Intercept(normal, providertest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			if on.Load() {
+				return faulty.Records(ctx)
+			}
+			return next.Records(ctx)
+		},
+		ApplyChanges: func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
+			if on.Load() {
+				return h.RacingApply(ctx, faulty, changes)
+			}
+			return next.ApplyChanges(ctx, changes)
+		},
+	})
+}
+
 // RacingApply is an ApplyChanges interceptor (providertest.Funcs) for the
 // provider under the Reconciler: during the faulty phase the second writer
 // sometimes (Config.ApplyRaceRate) acts right before the changes are

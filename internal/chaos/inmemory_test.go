@@ -205,21 +205,7 @@ func runInMemory(t *testing.T, mode memMode) {
 		faulty = batch.New(faulty, batch.Options{MaxRecords: 4})
 	}
 
-	switchable := providertest.Intercept(mem, providertest.Funcs{
-		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
-			if on.Load() {
-				return faulty.Records(ctx)
-			}
-			return next.Records(ctx)
-		},
-		ApplyChanges: func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
-			if on.Load() {
-				return h.RacingApply(ctx, faulty, changes)
-			}
-			return next.ApplyChanges(ctx, changes)
-		},
-	})
-	h.Reconciler(switchable)
+	h.Reconciler(h.Switchable(mem, faulty, &on))
 	stats := func() string {
 		return fmt.Sprintf("injected: %d failed calls (any layer), %d after applying, %d cut part way",
 			counts[0].Load(), counts[1].Load()-counts[2].Load(), counts[2].Load())

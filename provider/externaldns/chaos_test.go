@@ -4,21 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 
-	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/require"
-	xendpoint "sigs.k8s.io/external-dns/endpoint"
-	"sigs.k8s.io/external-dns/provider/pdns"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/internal/chaos"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
-	"github.com/zonesync/zonesync/provider/externaldns"
 	"github.com/zonesync/zonesync/provider/externaldns/internal/pdnstest"
 	"github.com/zonesync/zonesync/provider/providertest"
 )
@@ -34,23 +29,6 @@ const pdnsWindowCycles = 200
 
 // errPDNSCut is the error of a call the fault injectors broke off.
 var errPDNSCut = provider.NewSoftError(errors.New("connection to PowerDNS lost"))
-
-// newChaosPDNS builds external-dns's pdns provider for srv through the
-// adapter, from external-dns's flags. It is a copy of pdns_test.go's
-// newPDNS (that file is being changed by others), under its own name.
-func newChaosPDNS(t testing.TB, srv *pdnstest.Server, zones ...string) *externaldns.Provider {
-	t.Helper()
-	cfg, err := externaldns.ParseFlags([]string{
-		"--provider=pdns",
-		"--pdns-server=" + srv.APIURL(),
-		"--pdns-api-key=" + srv.APIKey(),
-	})
-	require.NoError(t, err)
-	p, err := externaldns.New(context.Background(), pdns.New, cfg, xendpoint.NewDomainFilter(zones))
-	require.NoError(t, err)
-	require.Equal(t, "pdns", p.Name())
-	return p
-}
 
 // pdnsChaos is what the two PowerDNS chaos tests set differently.
 type pdnsChaos struct {
@@ -83,13 +61,13 @@ type pdnsChaos struct {
 // updates, then the deletes, one request each): the creates, or the
 // creates and updates, applied and then a failure.
 func runPDNSChaos(t *testing.T, pc pdnsChaos) *chaos.Harness {
-	quietExternalDNSLog(t)
+	quietLogrus(t)
 	seed := chaos.Seed(t)
 	srv := pdnstest.Start(t, pdnstest.Config{})
 	srv.CreateZone(chaos.Zone)
 
-	direct := newChaosPDNS(t, srv, chaos.Zone)
-	underTest := newChaosPDNS(t, srv, chaos.Zone)
+	direct := newPDNS(t, srv, chaos.Zone)
+	underTest := newPDNS(t, srv, chaos.Zone)
 	g := provider.GuaranteesOf(underTest)
 	require.False(t, g.CreateFailsIfExists, "external-dns's pdns creates by REPLACE: the adapter must not declare CreateFailsIfExists")
 	require.False(t, g.KeepsSetIdentifiers, "external-dns's pdns ignores set identifiers: the adapter must not declare KeepsSetIdentifiers")
@@ -121,21 +99,7 @@ func runPDNSChaos(t *testing.T, pc pdnsChaos) *chaos.Harness {
 		})
 
 	var on atomic.Bool
-	switchable := providertest.Intercept(underTest, providertest.Funcs{
-		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
-			if on.Load() {
-				return faulty.Records(ctx)
-			}
-			return next.Records(ctx)
-		},
-		ApplyChanges: func(ctx context.Context, next provider.Provider, changes *plan.Changes) error {
-			if on.Load() {
-				return h.RacingApply(ctx, faulty, changes)
-			}
-			return next.ApplyChanges(ctx, changes)
-		},
-	})
-	h.Reconciler(switchable)
+	h.Reconciler(h.Switchable(underTest, faulty, &on))
 	stats := func() string {
 		partial, afterApply := counts.partial.Load(), counts.afterApply.Load()
 		return fmt.Sprintf("injected: %d Records failed, %d ApplyChanges failed before reaching PowerDNS, %d answers lost after applying, %d cut between PATCHes",
@@ -143,19 +107,6 @@ func runPDNSChaos(t *testing.T, pc pdnsChaos) *chaos.Harness {
 	}
 	h.Run(pc.cycles, on.Store, stats)
 	return h
-}
-
-// quietExternalDNSLog silences external-dns's logrus output (an Info line
-// per change from the pdns provider) for the test, and restores it after.
-// It is a copy of pdns_bench_test.go's quietLogrus, for a testing.TB.
-func quietExternalDNSLog(t testing.TB) {
-	out, level := logrus.StandardLogger().Out, logrus.GetLevel()
-	logrus.SetOutput(io.Discard)
-	logrus.SetLevel(logrus.WarnLevel)
-	t.Cleanup(func() {
-		logrus.SetOutput(out)
-		logrus.SetLevel(level)
-	})
 }
 
 // countCuts returns an ApplyChanges interceptor that counts the calls that

@@ -17,8 +17,9 @@ import (
 )
 
 // quietLogrus silences external-dns's logrus output (an Info line per
-// change from the pdns provider) for the benchmark, and restores it after.
-func quietLogrus(b *testing.B) {
+// change from the pdns provider) for a test or benchmark, and restores it
+// after.
+func quietLogrus(b testing.TB) {
 	out, level := logrus.StandardLogger().Out, logrus.GetLevel()
 	logrus.SetOutput(io.Discard)
 	logrus.SetLevel(logrus.WarnLevel)

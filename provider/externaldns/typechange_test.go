@@ -21,11 +21,11 @@ import (
 // rest of the zone is applied in it (the chaos test found the whole zone
 // blocked for good).
 func TestTypeChangeAtOneNamePDNS(t *testing.T) {
-	quietExternalDNSLog(t)
+	quietLogrus(t)
 	ctx := t.Context()
 	srv := pdnstest.Start(t, pdnstest.Config{})
 	srv.CreateZone("example.org")
-	p := newChaosPDNS(t, srv, "example.org")
+	p := newPDNS(t, srv, "example.org")
 	reg, err := txt.New(p, txt.Config{OwnerID: "chaos"})
 	require.NoError(t, err)
 	src := source.NewStatic(endpoint.NewEndpoint("n05.example.org", endpoint.RecordTypeA, "192.0.2.5"))
