@@ -220,7 +220,16 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 	}
 	// Copy on write: the published state stays immutable.
 	idx := r.state.index()
-	st := &zoneState{txts: slices.Clone(r.state.txts)}
+	st := &zoneState{txts: slices.Clone(r.state.txts), setIDs: r.state.setIDs}
+	for _, w := range b.written {
+		if w.setID != "" {
+			st.setIDs = maps.Clone(st.setIDs)
+			if st.setIDs == nil {
+				st.setIDs = map[int32]string{}
+			}
+			break
+		}
+	}
 	for i, d := range b.delta {
 		st.txts[i].users = max(st.txts[i].users+d, 0)
 	}
@@ -231,7 +240,10 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 			st.txts[i].value, st.txts[i].mine = w.value, true
 			continue
 		}
-		st.txts = append(st.txts, txtInfo{name: w.name, setID: w.setID, value: w.value, users: w.users, mine: true})
+		st.txts = append(st.txts, txtInfo{name: w.name, value: w.value, users: w.users, mine: true})
+		if w.setID != "" {
+			st.setIDs[int32(len(st.txts)-1)] = w.setID
+		}
 	}
 	st.unclaimed = r.state.unclaimed
 	st.kept = r.state.kept
@@ -247,13 +259,30 @@ func (r *Registry) invalidate(b *changeBuilder, ok bool) {
 		}
 	}
 	if len(b.removed) > 0 {
+		// The records left move down: the maps by index follow them.
 		kept := st.txts[:0]
+		var setIDs map[int32]string
+		var labels map[int32]endpoint.Labels
 		for i, t := range st.txts {
-			if !b.removed[int32(i)] {
-				kept = append(kept, t)
+			if b.removed[int32(i)] {
+				continue
 			}
+			at := int32(len(kept))
+			if id := st.setID(int32(i)); id != "" {
+				if setIDs == nil {
+					setIDs = map[int32]string{}
+				}
+				setIDs[at] = id
+			}
+			if l, ok := st.kept[int32(i)]; ok {
+				if labels == nil {
+					labels = map[int32]endpoint.Labels{}
+				}
+				labels[at] = l
+			}
+			kept = append(kept, t)
 		}
-		st.txts = kept
+		st.txts, st.setIDs, st.kept = kept, setIDs, labels
 	}
 	for _, rp := range r.state.repairs {
 		if !b.touched[rp.key] {
@@ -700,7 +729,7 @@ func (b *changeBuilder) use(added, left *endpoint.Endpoint) {
 func (b *changeBuilder) deleteUnused() {
 	for _, l := range b.left {
 		info := b.st.txts[l.txt]
-		key := info.key()
+		key := b.st.key(l.txt)
 		if b.touched[key] {
 			continue
 		}
@@ -721,7 +750,7 @@ func (b *changeBuilder) deleteUnused() {
 			DNSName:          info.name,
 			Targets:          endpoint.Targets{info.value},
 			RecordType:       endpoint.RecordTypeTXT,
-			SetIdentifier:    info.setID,
+			SetIdentifier:    b.st.setID(l.txt),
 			Labels:           endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: l.rec.DNSName}),
 			ProviderSpecific: txtProviderSpecific(l.rec.ProviderSpecific),
 		}
@@ -777,7 +806,7 @@ func (b *changeBuilder) readTXT(i int32, owned string) *endpoint.Endpoint {
 		DNSName:       info.name,
 		Targets:       endpoint.Targets{info.value},
 		RecordType:    endpoint.RecordTypeTXT,
-		SetIdentifier: info.setID,
+		SetIdentifier: b.st.setID(i),
 		Labels:        endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: owned}),
 	}
 }

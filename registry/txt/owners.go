@@ -14,7 +14,7 @@ import "strings"
 // wildcard replacement), lookups use a map built on first need.
 type ownerIndex struct {
 	entries []ownerEntry // in provider order
-	txts    []txtInfo    // the TXT records the entries point at; set by finish
+	st      *zoneState   // the TXT records the entries point at; set by finish
 
 	// Merge join.
 	sorted bool       // every run is sorted by (name, setID)
@@ -64,13 +64,13 @@ func (o *ownerIndex) add(name, recordType string, txt int32) {
 }
 
 // setID returns the set identifier of entry e.
-func (o *ownerIndex) setID(e *ownerEntry) string { return o.txts[e.txt].setID }
+func (o *ownerIndex) setID(e *ownerEntry) string { return o.st.setID(e.txt) }
 
 // finish groups the entries by type and checks whether every group is
 // sorted; call it once, after the last add, with the TXT records the
 // entries point at.
-func (o *ownerIndex) finish(txts []txtInfo) {
-	o.txts = txts
+func (o *ownerIndex) finish(st *zoneState) {
+	o.st = st
 	if len(o.entries) == 0 {
 		return
 	}

@@ -28,14 +28,16 @@ func TestOwnerIndexMergeMatchesMap(t *testing.T) {
 			return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.set, b.set))
 		})
 		merge, byMap := newOwnerIndex(len(keys)), newOwnerIndex(len(keys))
-		txts := make([]txtInfo, len(keys))
+		st := &zoneState{txts: make([]txtInfo, len(keys)), setIDs: map[int32]string{}}
 		for i, k := range keys {
-			txts[i].setID = k.set
+			if k.set != "" {
+				st.setIDs[int32(i)] = k.set
+			}
 			merge.add(k.name, k.typ, int32(i))
 			byMap.add(k.name, k.typ, int32(i))
 		}
-		merge.finish(txts)
-		byMap.finish(txts)
+		merge.finish(st)
+		byMap.finish(st)
 		if len(keys) > 0 {
 			require.True(t, merge.sorted, "round %d", round)
 		}
@@ -59,7 +61,7 @@ func TestOwnerIndexUnsortedFallsBack(t *testing.T) {
 	o := newOwnerIndex(2)
 	o.add("b", "A", 0)
 	o.add("a", "A", 1)
-	o.finish(make([]txtInfo, 2))
+	o.finish(&zoneState{txts: make([]txtInfo, 2)})
 	assert.False(t, o.sorted)
 	i, ok := o.query("a", "", true).find("A")
 	require.True(t, ok)

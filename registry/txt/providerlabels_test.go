@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
@@ -134,4 +135,46 @@ func findTXT(eps []*endpoint.Endpoint) *endpoint.Endpoint {
 		}
 	}
 	return nil
+}
+
+// TestProviderLabelsAfterATXTIsRemoved: after an ApplyChanges removes an
+// ownership TXT, the TXT records read after it move down in what the
+// registry remembers; the labels the provider returned with them, and
+// their set identifiers, move with them, so that a second ApplyChanges
+// without a read in between deletes each TXT with its own labels.
+func TestProviderLabelsAfterATXTIsRemoved(t *testing.T) {
+	zone := newZone(
+		a("a1.example.com", "192.0.2.1"), txtRecord("a-a1.example.com", v1),
+		a("a2.example.com", "192.0.2.2").WithSetIdentifier("eu"), txtRecord("a-a2.example.com", v1).WithSetIdentifier("eu"),
+		a("a3.example.com", "192.0.2.3"), txtRecord("a-a3.example.com", v1),
+	)
+	labelled := providertest.Intercept(zone, providertest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			eps, err := next.Records(ctx)
+			for _, ep := range eps {
+				ep.Labels.Set("key", "k-"+ep.DNSName)
+			}
+			return eps, err
+		},
+	})
+	rp := providertest.NewRecordingProvider(labelled)
+	reg := newRegistry(t, rp, txt.Config{})
+	ctx := context.Background()
+	recs, err := reg.Records(ctx)
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+	byName := map[string]*endpoint.Endpoint{}
+	for _, r := range recs {
+		byName[r.DNSName] = r
+	}
+	require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: []*endpoint.Endpoint{byName["a1.example.com"]}}))
+	for _, name := range []string{"a3.example.com", "a2.example.com"} {
+		require.NoError(t, reg.ApplyChanges(ctx, &plan.Changes{Delete: []*endpoint.Endpoint{byName[name]}}))
+		txtDel := findTXT(lastApply(t, rp).Delete)
+		require.NotNil(t, txtDel)
+		key, _ := txtDel.Labels.Get("key")
+		assert.Equal(t, "k-a-"+name, key)
+		assert.Equal(t, byName[name].SetIdentifier, txtDel.SetIdentifier)
+	}
+	assert.Empty(t, zoneDump(t, zone))
 }

@@ -74,6 +74,11 @@ var _ registry.Registry = (*Registry)(nil)
 // immutable once published, except for the lazily built index.
 type zoneState struct {
 	txts []txtInfo
+	// setIDs holds, by txts index, the set identifier of the TXT records
+	// that have one (nearly none do: a set identifier is a routing policy
+	// of some providers), so that txtInfo stays small. Nil when none has
+	// one. Never modified once published.
+	setIDs map[int32]string
 	// inTheWay holds, by txtKey, the record type of the TXT records that
 	// are not ownership records and of the CNAME records the read found: an
 	// ownership TXT cannot be created at their record set (see
@@ -122,8 +127,7 @@ func (st *zoneState) keptLabels(i int32, ep *endpoint.Endpoint) {
 // ApplyChanges needs.
 type txtInfo struct {
 	name  string // TXT name as read (lower-case A-labels from a provider that keeps the contract)
-	setID string
-	value string // first target, exactly as read
+	value string // first target, exactly as read (the set identifier is in zoneState.setIDs)
 	// users counts the records whose ownership lookup consults this TXT
 	// under a typed key: records of its type, and A ALIAS
 	// records for both the "a-" and the "cname-" naming — whether or not
@@ -142,7 +146,7 @@ func (st *zoneState) index() map[string]int32 {
 	st.once.Do(func() {
 		st.idx = make(map[string]int32, len(st.txts))
 		for i, t := range st.txts {
-			st.idx[t.key()] = int32(i)
+			st.idx[txtKey(t.lowerName(), st.setID(int32(i)))] = int32(i)
 		}
 	})
 	return st.idx
@@ -152,8 +156,16 @@ func (st *zoneState) index() map[string]int32 {
 // name read has upper-case letters.
 func (t *txtInfo) lowerName() string { return lowerASCII(t.name) }
 
-// key returns the txtKey of the TXT record.
-func (t *txtInfo) key() string { return txtKey(t.lowerName(), t.setID) }
+// setID returns the set identifier of the TXT record at index i.
+func (st *zoneState) setID(i int32) string {
+	if st.setIDs == nil {
+		return ""
+	}
+	return st.setIDs[i]
+}
+
+// key returns the txtKey of the TXT record at index i.
+func (st *zoneState) key(i int32) string { return txtKey(st.txts[i].lowerName(), st.setID(i)) }
 
 // repairing reports whether the TXT record set key is among the repairs
 // of the read.
@@ -536,7 +548,7 @@ func (r *Registry) read(ctx context.Context, log logr.Logger, hint readSizes) (*
 		slices.SortStableFunc(rd.out, endpoint.Compare)
 	}
 	r.resolveAmbiguous(rd)
-	rd.owners.finish(rd.st.txts)
+	rd.owners.finish(rd.st)
 	rd.sizes = readSizes{records: len(rd.out), txts: len(rd.st.txts)}
 	for _, rec := range rd.out {
 		rd.sizes.targets += len(rec.Targets)
@@ -654,7 +666,13 @@ func (r *Registry) addTXT(log logr.Logger, rd *reading, rec *endpoint.Endpoint, 
 	i := int32(len(rd.st.txts))
 	// The one rule, applied to the labels the TXT would give a record.
 	mine := r.owners().Verdict(&endpoint.Endpoint{Labels: labels}).Mine()
-	rd.st.txts = append(rd.st.txts, txtInfo{name: rec.DNSName, setID: rec.SetIdentifier, value: rec.Targets[0], mine: mine})
+	rd.st.txts = append(rd.st.txts, txtInfo{name: rec.DNSName, value: rec.Targets[0], mine: mine})
+	if rec.SetIdentifier != "" {
+		if rd.st.setIDs == nil {
+			rd.st.setIDs = map[int32]string{}
+		}
+		rd.st.setIDs[i] = rec.SetIdentifier
+	}
 	if rec.Labels.Len() > 0 {
 		if rd.st.kept == nil {
 			rd.st.kept = make(map[int32]endpoint.Labels)
@@ -712,7 +730,7 @@ func (r *Registry) resolveAmbiguous(rd *reading) {
 	set := r.newRecordSet(rd.out)
 	for _, i := range rd.ambiguous {
 		p := &rd.parsed[i]
-		setID := rd.st.txts[i].setID
+		setID := rd.st.setID(i)
 		found := -1
 		n := 0
 		alts := rd.alts[i]
@@ -741,7 +759,7 @@ func (r *Registry) resolveAmbiguous(rd *reading) {
 // is remembered as lending ownership to a foreign record (a repair).
 func (rd *reading) vouch(log logr.Logger, sus map[string]*suspect, i int32, rec *endpoint.Endpoint) bool {
 	t := &rd.st.txts[i]
-	key := t.key()
+	key := rd.st.key(i)
 	s := sus[key]
 	if s == nil {
 		return true
@@ -818,8 +836,7 @@ func unclaimedLabels(st *zoneState, parsed []parsedTXT) map[string]endpoint.Labe
 		if out == nil {
 			out = map[string]endpoint.Labels{}
 		}
-		t := &st.txts[i]
-		out[t.key()] = parsed[i].labels
+		out[st.key(int32(i))] = parsed[i].labels
 	}
 	return out
 }
@@ -859,7 +876,8 @@ func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zo
 		}
 		lower := t.lowerName()
 		owned, rtype, _ := r.namer.parseTXTName(lower)
-		key := txtKey(lower, t.setID)
+		setID := st.setID(int32(i))
+		key := txtKey(lower, setID)
 		if lends {
 			repairs = append(repairs, repair{key: key, owned: owned, foreign: true})
 			continue
@@ -873,11 +891,11 @@ func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zo
 		if set == nil {
 			set = r.newRecordSet(out)
 		}
-		if !set.orphan(owned, rtype, t.setID, lower) {
+		if !set.orphan(owned, rtype, setID, lower) {
 			continue
 		}
 		if slices.ContainsFunc(alts[int32(i)], func(alt txtReading) bool {
-			return r.manages(alt.recordType) && !set.orphan(alt.name, alt.recordType, t.setID, lower)
+			return r.manages(alt.recordType) && !set.orphan(alt.name, alt.recordType, setID, lower)
 		}) {
 			continue // another reading's record exists: the TXT is its
 		}
