@@ -73,23 +73,28 @@ func TestAPIServerRegistryContract(t *testing.T) {
 
 // grant gives user the Role the package documentation lists, in ns.
 func grant(t *testing.T, env *kubetest.Env, ns, user string) {
+	bindRole(t, env, ns, user, "zonesync-dnsrecords",
+		map[string]any{"apiGroups": []any{crd.Group}, "resources": []any{crd.Resource},
+			"verbs": []any{"get", "list", "watch", "create", "update", "delete"}},
+		map[string]any{"apiGroups": []any{crd.Group}, "resources": []any{crd.Resource + "/status"},
+			"verbs": []any{"update"}},
+	)
+}
+
+// bindRole creates the Role name with rules in ns and binds it to user.
+func bindRole(t *testing.T, env *kubetest.Env, ns, user, name string, rules ...any) {
 	t.Helper()
 	ctx := t.Context()
 	c := env.Dynamic(t)
 	role := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-		"metadata": map[string]any{"name": "zonesync-dnsrecords", "namespace": ns},
-		"rules": []any{
-			map[string]any{"apiGroups": []any{crd.Group}, "resources": []any{crd.Resource},
-				"verbs": []any{"get", "list", "watch", "create", "update", "delete"}},
-			map[string]any{"apiGroups": []any{crd.Group}, "resources": []any{crd.Resource + "/status"},
-				"verbs": []any{"update"}},
-		},
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"rules":    rules,
 	}}
 	binding := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-		"metadata": map[string]any{"name": "zonesync-dnsrecords", "namespace": ns},
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "zonesync-dnsrecords"},
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
 		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}},
 	}}
 	rbac := func(resource string) dynamic.ResourceInterface {
@@ -101,10 +106,6 @@ func grant(t *testing.T, env *kubetest.Env, ns, user string) {
 	require.NoError(t, err)
 }
 
-// Without access, Start fails at once and says what is missing; with
-// exactly the access the documentation lists, cycles create, update and
-// delete records and their DNSRecords, statuses written through the
-// status subresource.
 func TestAPIServerAccessAndCycles(t *testing.T) {
 	env := apiEnv(t)
 	ns := env.Namespace(t)
@@ -241,7 +242,13 @@ func TestAPIServerForgedDNSRecordClaimsNothing(t *testing.T) {
 			createOnly(t, env, ns, forger)
 			obj := obj.DeepCopy()
 			obj.SetNamespace(ns)
-			created, err := forgerClient.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+			// The server's authorizer sees a new RoleBinding a moment after
+			// it is created: retry while it still refuses.
+			var created *unstructured.Unstructured
+			require.Eventually(t, func() bool {
+				created, err = forgerClient.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+				return !apierrors.IsForbidden(err)
+			}, 10*time.Second, 50*time.Millisecond, "create rights are enough to create a DNSRecord: %v", err)
 			require.NoError(t, err, "create rights are enough to create a DNSRecord")
 			reason, _ := readyReason(created)
 			require.Empty(t, reason, "the server keeps no status on a create")
@@ -270,25 +277,6 @@ func TestAPIServerForgedDNSRecordClaimsNothing(t *testing.T) {
 // createOnly gives user the right to create DNSRecords in ns, and nothing
 // else.
 func createOnly(t *testing.T, env *kubetest.Env, ns, user string) {
-	t.Helper()
-	ctx := t.Context()
-	c := env.Dynamic(t)
-	role := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-		"metadata": map[string]any{"name": "dnsrecords-create", "namespace": ns},
-		"rules":    []any{map[string]any{"apiGroups": []any{crd.Group}, "resources": []any{crd.Resource}, "verbs": []any{"create"}}},
-	}}
-	binding := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-		"metadata": map[string]any{"name": "dnsrecords-create", "namespace": ns},
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "dnsrecords-create"},
-		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}},
-	}}
-	rbac := func(resource string) dynamic.ResourceInterface {
-		return c.Resource(schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource}).Namespace(ns)
-	}
-	_, err := rbac("roles").Create(ctx, role, metav1.CreateOptions{})
-	require.NoError(t, err)
-	_, err = rbac("rolebindings").Create(ctx, binding, metav1.CreateOptions{})
-	require.NoError(t, err)
+	bindRole(t, env, ns, user, "dnsrecords-create",
+		map[string]any{"apiGroups": []any{crd.Group}, "resources": []any{crd.Resource}, "verbs": []any{"create"}})
 }
