@@ -144,15 +144,23 @@ func cloudCases() []cloudCase {
 	}
 }
 
+// constructCase builds the provider of case c from its flags, with the
+// domain filter example.com, and returns it with the case's set-up.
+func constructCase(t *testing.T, c cloudCase) (*externaldns.Provider, cloudSetup) {
+	t.Helper()
+	isolateEnv(t)
+	s := c.setup(t)
+	cfg, err := externaldns.ParseFlags(append([]string{"--provider=" + c.provider}, s.args...))
+	require.NoError(t, err)
+	p, err := externaldns.New(s.ctx, s.ctor, cfg, xendpoint.NewDomainFilter([]string{"example.com"}))
+	require.NoError(t, err, c.why)
+	return p, s
+}
+
 func TestCloudProvidersConstruct(t *testing.T) {
 	for _, c := range cloudCases() {
 		t.Run(c.provider, func(t *testing.T) {
-			isolateEnv(t)
-			s := c.setup(t)
-			cfg, err := externaldns.ParseFlags(append([]string{"--provider=" + c.provider}, s.args...))
-			require.NoError(t, err)
-			p, err := externaldns.New(s.ctx, s.ctor, cfg, xendpoint.NewDomainFilter([]string{"example.com"}))
-			require.NoError(t, err, c.why)
+			p, s := constructCase(t, c)
 			require.Equal(t, c.provider, p.Name())
 			require.NotNil(t, p.ExternalDNS())
 			if c.records == nil {

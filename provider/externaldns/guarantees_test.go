@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	xendpoint "sigs.k8s.io/external-dns/endpoint"
 	xconfig "sigs.k8s.io/external-dns/pkg/apis/externaldns"
 	xinmemory "sigs.k8s.io/external-dns/provider/inmemory"
 
@@ -156,12 +155,7 @@ func TestGuaranteesByName(t *testing.T) {
 func TestConstructedProvidersDeclare(t *testing.T) {
 	for _, c := range cloudCases() {
 		t.Run(c.provider, func(t *testing.T) {
-			isolateEnv(t)
-			s := c.setup(t)
-			cfg, err := externaldns.ParseFlags(append([]string{"--provider=" + c.provider}, s.args...))
-			require.NoError(t, err)
-			p, err := externaldns.New(s.ctx, s.ctor, cfg, xendpoint.NewDomainFilter([]string{"example.com"}))
-			require.NoError(t, err)
+			p, s := constructCase(t, c)
 			want, ok := externaldns.KnownGuarantees(c.provider)
 			require.True(t, ok)
 			assert.Equal(t, want, provider.GuaranteesOf(p))

@@ -86,16 +86,7 @@ func TestProviderLabels(t *testing.T) {
 // it, so a provider that finds records by label finds the TXT.
 func TestProviderLabelsOfTXTRecordsReachTheProvider(t *testing.T) {
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
-	labelled := providertest.Intercept(zone, providertest.Funcs{
-		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
-			eps, err := next.Records(ctx)
-			for _, ep := range eps {
-				ep.Labels.Set("key", "k-"+ep.DNSName)
-			}
-			return eps, err
-		},
-	})
-	rp := providertest.NewRecordingProvider(labelled)
+	rp := providertest.NewRecordingProvider(keyLabels(zone))
 	reg := newRegistry(t, rp, txt.Config{})
 	ctx := context.Background()
 
@@ -128,6 +119,20 @@ func TestProviderLabelsOfTXTRecordsReachTheProvider(t *testing.T) {
 	assert.Empty(t, zoneDump(t, zone))
 }
 
+// keyLabels returns zone as a provider that returns every record with its
+// own "key" label, as external-dns's coredns provider returns etcd keys.
+func keyLabels(zone provider.Provider) provider.Provider {
+	return providertest.Intercept(zone, providertest.Funcs{
+		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
+			eps, err := next.Records(ctx)
+			for _, ep := range eps {
+				ep.Labels.Set("key", "k-"+ep.DNSName)
+			}
+			return eps, err
+		},
+	})
+}
+
 func findTXT(eps []*endpoint.Endpoint) *endpoint.Endpoint {
 	for _, ep := range eps {
 		if ep.RecordType == endpoint.RecordTypeTXT {
@@ -148,16 +153,7 @@ func TestProviderLabelsAfterATXTIsRemoved(t *testing.T) {
 		a("a2.example.com", "192.0.2.2").WithSetIdentifier("eu"), txtRecord("a-a2.example.com", v1).WithSetIdentifier("eu"),
 		a("a3.example.com", "192.0.2.3"), txtRecord("a-a3.example.com", v1),
 	)
-	labelled := providertest.Intercept(zone, providertest.Funcs{
-		Records: func(ctx context.Context, next provider.Provider) ([]*endpoint.Endpoint, error) {
-			eps, err := next.Records(ctx)
-			for _, ep := range eps {
-				ep.Labels.Set("key", "k-"+ep.DNSName)
-			}
-			return eps, err
-		},
-	})
-	rp := providertest.NewRecordingProvider(labelled)
+	rp := providertest.NewRecordingProvider(keyLabels(zone))
 	reg := newRegistry(t, rp, txt.Config{})
 	ctx := context.Background()
 	recs, err := reg.Records(ctx)
