@@ -276,17 +276,16 @@ func (r *Reconciler) read(ctx context.Context, clk clock.Clock, c *Cycle) (input
 	desired = in.invalid.split(desired, checked)
 	c.Desired = len(desired) + len(in.invalid.eps)
 	c.Invalid = len(in.invalid.eps)
-	cause := srcErr // the source's error as it came
 	if len(in.invalid.eps) > 0 {
 		// The planner reports them and holds the records at their names.
 		desired = append(desired, in.invalid.eps...)
+		fromSource := in.partial
 		in.partial = in.invalid.merge(in.partial, current)
-		cause = in.partial
+		in.srcErr = in.invalid.cycleError(fromSource, in.partial, current)
+	} else if in.partial != nil {
+		in.srcErr = &partialError{err: fmt.Errorf("zonesync: planned without the objects the source could not read: %w", srcErr)}
 	}
 	in.desired = desired
-	if in.partial != nil {
-		in.srcErr = &partialError{err: fmt.Errorf("zonesync: planned without the objects the source could not read: %w", cause)}
-	}
 	c.SourceDuration = clk.Now().Sub(t)
 	return in, nil
 }

@@ -28,9 +28,17 @@ var ErrUnsafePlan = plan.ErrUnsafePlan
 // partialError marks the error of a cycle that planned and applied
 // everything but the objects a source could not read. Run keeps its regular
 // schedule after it.
-type partialError struct{ err error }
+type partialError struct {
+	err error
+	msg string // the message, when it is not err's
+}
 
-func (e *partialError) Error() string { return e.err.Error() }
+func (e *partialError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return e.err.Error()
+}
 func (e *partialError) Unwrap() error { return e.err }
 
 // isPartial reports whether err is only a source's partial error.

@@ -159,6 +159,9 @@ func TestInvalidEndpointsAreObjectFailures(t *testing.T) {
 		wantKeys    []string
 		wantDeletes []string
 		wantLines   []string // records that must be in the zone
+		// wantMsg is the start of the cycle's error, which names the
+		// layer that refused the endpoint.
+		wantMsg string
 	}{
 		{
 			name: "labelled invalid endpoint protects its object",
@@ -169,6 +172,7 @@ func TestInvalidEndpointsAreObjectFailures(t *testing.T) {
 			wantKeys:    []string{"service/ns/a"},
 			wantDeletes: []string{"delete old.example.com/A 192.0.2.9"},
 			wantLines:   []string{"a1.example.com A 192.0.2.1", "a2.example.com A 192.0.2.2", "b1.example.com A 192.0.2.30"},
+			wantMsg:     "zonesync: planned without the objects the source could not read: source: endpoints of 1 object(s) could not be built: service/ns/a: invalid endpoint a2.example.com/A",
 		},
 		{
 			name: "invalid endpoint without a label holds every delete",
@@ -188,6 +192,22 @@ func TestInvalidEndpointsAreObjectFailures(t *testing.T) {
 			wantKeys:    []string{"service/ns/b"},
 			wantDeletes: []string{"delete old.example.com/A 192.0.2.9"},
 			wantLines:   []string{"b1.example.com A 192.0.2.3"},
+			// Not the source's fault: the message says who refused it.
+			wantMsg: "zonesync: planned without 1 object(s) whose endpoints the registry's AdjustEndpoints (its provider) made invalid, not the source: " +
+				"service/ns/b: refused after AdjustEndpoints (the registry's provider changed the endpoint; the source built a valid one): invalid endpoint b1.example.com/A: targets[0]: A target \"garbage\"",
+		},
+		{
+			name: "invalid from the source and from AdjustEndpoints, each named",
+			eps: []*endpoint.Endpoint{
+				svc("a1.example.com", "192.0.2.1", "service/ns/a"), svc("a2.example.com", "not-an-ip", "service/ns/a"),
+				svc("b1.example.com", "192.0.2.3", "service/ns/b"),
+			},
+			adjustBreak: "b1.example.com",
+			wantKeys:    []string{"service/ns/a", "service/ns/b"},
+			wantDeletes: []string{"delete old.example.com/A 192.0.2.9"},
+			wantLines:   []string{"a2.example.com A 192.0.2.2", "b1.example.com A 192.0.2.3"},
+			wantMsg: "zonesync: planned without the objects the source could not read (source: endpoints of 1 object(s) could not be built: service/ns/a: invalid endpoint a2.example.com/A: " +
+				"targets[0]: A target \"not-an-ip\" is not an IPv4 address) and 1 object(s) whose endpoints the registry's AdjustEndpoints (its provider) made invalid, not the source: service/ns/b: refused after AdjustEndpoints",
 		},
 	}
 	for _, tt := range tests {
@@ -203,6 +223,9 @@ func TestInvalidEndpointsAreObjectFailures(t *testing.T) {
 			changes, err := r.RunOnce(ctx)
 			var pe *source.PartialError
 			require.ErrorAs(t, err, &pe, "invalid endpoints are reported as per-object failures")
+			if tt.wantMsg != "" {
+				assert.True(t, strings.HasPrefix(err.Error(), tt.wantMsg), "message:\n%s\nwant prefix:\n%s", err, tt.wantMsg)
+			}
 			if tt.wantKeys != nil {
 				assert.Equal(t, tt.wantKeys, sortedKeys(pe.Failed))
 			} else {

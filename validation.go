@@ -1,7 +1,9 @@
 package zonesync
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
@@ -12,6 +14,9 @@ import (
 type invalidEndpoints struct {
 	eps  []*endpoint.Endpoint
 	errs []error // errs[i] is the validation error of eps[i]
+	// adjusted is the number of eps, at the end, that were valid as the
+	// source built them and invalid after AdjustEndpoints changed them.
+	adjusted int
 	// registry is the registry's own check of desired endpoints
 	// ([registry.DesiredChecker]); nil when it has none.
 	registry func(*endpoint.Endpoint) error
@@ -33,12 +38,21 @@ func (v *invalidEndpoints) validate(ep *endpoint.Endpoint) error {
 // endpoint that is checked[i] itself (the same pointer at the same index)
 // was validated before and is not validated again. eps is not modified;
 // without invalid endpoints it is returned as is.
+//
+// With checked set, eps are what AdjustEndpoints returned for checked: an
+// endpoint refused then was changed (or added) by the registry and its
+// provider, not built so by the source, and its error says so
+// ([errAdjusted]).
 func (v *invalidEndpoints) split(eps, checked []*endpoint.Endpoint) []*endpoint.Endpoint {
 	var valid []*endpoint.Endpoint
 	for i, ep := range eps {
 		var err error
 		if i >= len(checked) || checked[i] != ep || ep == nil {
 			err = v.validate(ep)
+			if err != nil && checked != nil {
+				err = &adjustedError{err: err}
+				v.adjusted++
+			}
 		}
 		if err == nil {
 			if valid != nil {
@@ -72,6 +86,18 @@ func (v *invalidEndpoints) verdict() func(*endpoint.Endpoint) error {
 	return func(ep *endpoint.Endpoint) error { return errs[ep] }
 }
 
+// adjustedError is the validation error of a desired endpoint that was
+// valid as the source built it and invalid after AdjustEndpoints changed
+// it: the layer that refused it is named, so that it never reads as a
+// failure of the source.
+type adjustedError struct{ err error }
+
+func (e *adjustedError) Error() string {
+	return "refused after AdjustEndpoints (the registry's provider changed the endpoint; the source built a valid one): " + e.err.Error()
+}
+
+func (e *adjustedError) Unwrap() error { return e.err }
+
 // invalidKeyPrefix starts the key under which an invalid endpoint without a
 // resource label is reported in the cycle's [*source.PartialError].
 const invalidKeyPrefix = "zonesync/invalid-endpoint/"
@@ -84,9 +110,15 @@ const invalidKeyPrefix = "zonesync/invalid-endpoint/"
 // [plan.Plan.Protected]). Each object's error is flat and bounded
 // ([source.PartialError.Add]).
 func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoint.Endpoint) *source.PartialError {
+	return v.mergeRange(partial, current, 0, len(v.eps))
+}
+
+// mergeRange is merge for the invalid endpoints v.eps[from:to].
+func (v *invalidEndpoints) mergeRange(partial *source.PartialError, current []*endpoint.Endpoint, from, to int) *source.PartialError {
 	out := (&source.PartialError{Failed: map[string]error{}}).Merge(partial)
 	var carried map[string]bool // resource labels of the current records
-	for i, ep := range v.eps {
+	for i := from; i < to; i++ {
+		ep := v.eps[i]
 		key := ""
 		if ep != nil {
 			key, _ = ep.Labels.Get(endpoint.ResourceLabelKey)
@@ -115,6 +147,31 @@ func (v *invalidEndpoints) merge(partial *source.PartialError, current []*endpoi
 		out = out.Add(key, v.errs[i]) // Validate names the endpoint; causes stay flat and bounded
 	}
 	return out
+}
+
+// cycleError returns the cycle's partial error: the objects the source
+// could not read (partial, as the source returned it; nil: none) and those
+// with invalid endpoints, all in one [*source.PartialError] that the error
+// wraps (merged: what merge returned). Its message names the layer at
+// fault: endpoints that AdjustEndpoints made invalid are reported apart
+// from the source's failures.
+func (v *invalidEndpoints) cycleError(partial, merged *source.PartialError, current []*endpoint.Endpoint) error {
+	if v.adjusted == 0 {
+		return &partialError{err: fmt.Errorf("zonesync: planned without the objects the source could not read: %w", merged)}
+	}
+	n := len(v.eps) - v.adjusted
+	fromSource := v.mergeRange(partial, current, 0, n)
+	adjusted := v.mergeRange(nil, current, n, len(v.eps))
+	var b strings.Builder
+	b.WriteString("zonesync: planned without ")
+	if len(fromSource.Failed) > 0 {
+		b.WriteString("the objects the source could not read (")
+		b.WriteString(fromSource.Error())
+		b.WriteString(") and ")
+	}
+	fmt.Fprintf(&b, "%d object(s) whose endpoints the registry's AdjustEndpoints (its provider) made invalid, not the source: %s",
+		len(adjusted.Failed), adjusted.Causes())
+	return &partialError{err: fmt.Errorf("zonesync: planned without some objects: %w", merged), msg: b.String()}
 }
 
 // canonicalNames puts the DNS names of eps in the form written to DNS

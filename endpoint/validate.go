@@ -14,7 +14,8 @@ import (
 // dot is accepted, [ToALabel] removes it; for a TXT record, which
 // may be an ownership record, see [ValidateOwnershipTXTName]), a
 // missing record type, no targets, or targets that do not fit the record type
-// (see [ValidateTarget]), labels that cannot be written into an ownership
+// (see [Endpoint.CheckTarget]: host names for an alias A or AAAA record,
+// [ValidateTarget] otherwise), labels that cannot be written into an ownership
 // TXT record as they are (see [ValidateLabels]), a record type that is not
 // a mnemonic of letters and digits, or a set identifier or
 // provider-specific property holding control characters or invalid UTF-8. All problems are reported
@@ -64,7 +65,7 @@ func (e *Endpoint) validate(desired bool) error {
 		errs = append(errs, errors.New("no targets"))
 	}
 	for i, t := range e.Targets {
-		if err := ValidateTarget(e.RecordType, t); err != nil {
+		if err := e.CheckTarget(t); err != nil {
 			errs = append(errs, fmt.Errorf("targets[%d]: %w", i, err))
 		}
 		if desired && e.RecordType == RecordTypeTXT {
@@ -92,6 +93,47 @@ func (e *Endpoint) validate(desired bool) error {
 		return nil
 	}
 	return fmt.Errorf("invalid endpoint %s: %w", e.Key(), errors.Join(errs...))
+}
+
+// IsAlias reports whether e asks for an alias record: a record the DNS
+// service answers with the addresses of another name (a Route 53 alias, a
+// PowerDNS ALIAS) instead of a CNAME. That is the provider-specific
+// property "alias" (external-dns's annotation and the value its providers
+// set in AdjustEndpoints) with the value "true" on an A, AAAA or CNAME
+// record, or the value naming the record's own address family: "A" on an A
+// record, "AAAA" on an AAAA record, and either on a CNAME (the alias is then
+// asked for that family alone). Any other value, "false" included, or the
+// property on another type (which [Endpoint.Validate] refuses), is not an
+// alias.
+func (e *Endpoint) IsAlias() bool {
+	v, ok := e.GetProviderSpecificProperty(ProviderSpecificAlias)
+	if !ok {
+		return false
+	}
+	switch e.RecordType {
+	case RecordTypeA, RecordTypeAAAA:
+		return v == "true" || v == e.RecordType
+	case RecordTypeCNAME:
+		return v == "true" || v == RecordTypeA || v == RecordTypeAAAA
+	}
+	return false
+}
+
+// CheckTarget checks that target is valid record data for e: the one rule
+// for a target of an endpoint. It is [ValidateTarget] for e's record type,
+// but for an alias A or AAAA record ([Endpoint.IsAlias]), whose targets are
+// the names the alias points at (an AWS load balancer's host name, say) and
+// are checked as host names: the addresses are the DNS service's to find.
+// Every other record is held to its type as strictly as ValidateTarget
+// says.
+func (e *Endpoint) CheckTarget(target string) error {
+	if (e.RecordType == RecordTypeA || e.RecordType == RecordTypeAAAA) && e.IsAlias() {
+		if err := validateHost(target); err != nil {
+			return fmt.Errorf("alias %s target %q: %w", e.RecordType, target, err)
+		}
+		return nil
+	}
+	return ValidateTarget(e.RecordType, target)
 }
 
 // ValidateTarget checks that target is valid record data for recordType:

@@ -327,3 +327,68 @@ func TestValidateRecordName(t *testing.T) {
 		})
 	}
 }
+
+// TestAliasTargets is the rule for the targets of alias records: an A or
+// AAAA record that asks for an alias may point at a host name (what
+// external-dns's AWS provider makes of a CNAME to a load balancer in its
+// AdjustEndpoints); nothing else is relaxed.
+func TestAliasTargets(t *testing.T) {
+	const elb = "k8s-shop-1234567890.us-east-1.elb.amazonaws.com"
+	tests := []struct {
+		name       string
+		recordType string
+		alias      string // "" for none
+		target     string
+		isAlias    bool
+		wantErr    string // "" for valid
+	}{
+		{"A alias=true to a host name", "A", "true", elb, true, ""},
+		{"AAAA alias=true to a host name", "AAAA", "true", elb, true, ""},
+		{"A alias=true with a trailing dot", "A", "true", "dualstack." + elb + ".", true, ""},
+		{"A alias=A (external-dns v0.22 spelling)", "A", "A", elb, true, ""},
+		{"AAAA alias=AAAA", "AAAA", "AAAA", elb, true, ""},
+		{"A alias=true to an address is still a host name", "A", "true", "192.0.2.1", true, ""},
+		{"A alias=true to a bad host name", "A", "true", "bad..name", true, `alias A target "bad..name"`},
+		{"A alias=true to an empty target", "A", "true", "", true, `alias A target "": host name is empty`},
+		{"A alias=true to a name with a space", "A", "true", "a b.example.com", true, `alias A target "a b.example.com"`},
+		{"A alias=AAAA is not an A alias", "A", "AAAA", elb, false, "is not an IPv4 address"},
+		{"AAAA alias=A is not an AAAA alias", "AAAA", "A", elb, false, "is not an IPv6 address"},
+		{"A alias=false", "A", "false", elb, false, "is not an IPv4 address"},
+		{"A alias=TRUE (not external-dns's value)", "A", "TRUE", elb, false, "is not an IPv4 address"},
+		{"A alias=1", "A", "1", elb, false, "is not an IPv4 address"},
+		{"A without alias", "A", "", elb, false, "is not an IPv4 address"},
+		{"A without alias to an address", "A", "", "192.0.2.1", false, ""},
+		{"AAAA without alias", "AAAA", "", elb, false, "is not an IPv6 address"},
+		{"CNAME alias=true", "CNAME", "true", elb, true, ""},
+		{"CNAME alias=A", "CNAME", "A", elb, true, ""},
+		{"CNAME alias=false", "CNAME", "false", elb, false, ""},
+		{"MX alias=true is no alias", "MX", "true", "10 " + elb, false, ""},
+		{"TXT alias=true is no alias", "TXT", "true", "x", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ep := endpoint.NewEndpoint("shop.example.com", tt.recordType, tt.target)
+			if tt.alias != "" {
+				ep.WithProviderSpecific(endpoint.ProviderSpecificAlias, tt.alias)
+			}
+			assert.Equal(t, tt.isAlias, ep.IsAlias())
+			err := ep.CheckTarget(tt.target)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+			}
+			// Validate applies the same rule to every target.
+			verr := ep.Validate()
+			if tt.wantErr == "" && tt.recordType != "MX" && tt.recordType != "TXT" {
+				assert.NoError(t, verr)
+			}
+			if tt.wantErr != "" {
+				require.Error(t, verr)
+				assert.Contains(t, verr.Error(), "targets[0]: ")
+				assert.Contains(t, verr.Error(), tt.wantErr)
+			}
+		})
+	}
+}

@@ -243,7 +243,7 @@ func validateConnector(ep *endpoint.Endpoint) error {
 		errs = append(errs, errors.New("record type is empty"))
 	}
 	for i, t := range ep.Targets {
-		err := endpoint.ValidateTarget(ep.RecordType, t)
+		err := ep.CheckTarget(t)
 		if err == nil && ep.RecordType == endpoint.RecordTypeTXT {
 			err = endpoint.CheckNotOwnershipText(t, nil)
 		}

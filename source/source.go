@@ -160,9 +160,20 @@ func (e *PartialError) Error() string {
 	if e == nil || len(e.Failed) == 0 {
 		return "source: no object failed"
 	}
+	return fmt.Sprintf("source: endpoints of %d object(s) could not be built: %s", len(e.Failed), e.Causes())
+}
+
+// Causes returns the objects' keys with their causes, as Error lists them
+// after its opening words: "key: cause; key: cause", in key order, naming at
+// most 100 keys and counting the others. A caller that reports the failures
+// in words of its own (the Reconciler, for endpoints its registry's
+// AdjustEndpoints made invalid) uses it.
+func (e *PartialError) Causes() string {
+	if e == nil || len(e.Failed) == 0 {
+		return ""
+	}
 	keys := slices.Sorted(maps.Keys(e.Failed))
 	var b strings.Builder
-	fmt.Fprintf(&b, "source: endpoints of %d object(s) could not be built: ", len(keys))
 	for i, k := range keys {
 		if i == maxKeysInError {
 			fmt.Fprintf(&b, "; and %d more object(s)", len(keys)-i)

@@ -260,14 +260,10 @@ func (r *Registry) GetDomainFilter() endpoint.DomainFilterInterface {
 	return r.provider.GetDomainFilter()
 }
 
-// isAliasA reports whether ep is an A record with the alias property
-// "true" or "A" (an AWS A ALIAS record).
+// isAliasA reports whether ep is an A alias record ([endpoint.Endpoint.IsAlias]:
+// the alias property "true" or "A"), an AWS A ALIAS record.
 func isAliasA(ep *endpoint.Endpoint) bool {
-	if ep.RecordType != endpoint.RecordTypeA {
-		return false
-	}
-	v, _ := ep.GetProviderSpecificProperty(endpoint.ProviderSpecificAlias)
-	return v == "true" || v == endpoint.RecordTypeA
+	return ep.RecordType == endpoint.RecordTypeA && ep.IsAlias()
 }
 
 // txtType is the record type whose name the ownership TXT of ep carries.
