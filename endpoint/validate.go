@@ -121,19 +121,21 @@ func (e *Endpoint) IsAlias() bool {
 
 // CheckTarget checks that target is valid record data for e: the one rule
 // for a target of an endpoint. It is [ValidateTarget] for e's record type,
-// but for an alias A or AAAA record ([Endpoint.IsAlias]), whose targets are
-// the names the alias points at (an AWS load balancer's host name, say) and
-// are checked as host names: the addresses are the DNS service's to find.
-// Every other record is held to its type as strictly as ValidateTarget
-// says.
+// but for an alias A or AAAA record ([Endpoint.IsAlias]), whose target may
+// also be the name the alias points at (an AWS load balancer's host name,
+// say), checked as a host name: the addresses are the DNS service's to
+// find. An address of the record's family stays valid there, as it is for
+// external-dns. Every other record is held to its type as strictly as
+// ValidateTarget says.
 func (e *Endpoint) CheckTarget(target string) error {
-	if (e.RecordType == RecordTypeA || e.RecordType == RecordTypeAAAA) && e.IsAlias() {
-		if err := validateHost(target); err != nil {
-			return fmt.Errorf("alias %s target %q: %w", e.RecordType, target, err)
-		}
-		return nil
+	err := ValidateTarget(e.RecordType, target)
+	if err == nil || (e.RecordType != RecordTypeA && e.RecordType != RecordTypeAAAA) || !e.IsAlias() {
+		return err
 	}
-	return ValidateTarget(e.RecordType, target)
+	if herr := validateHost(target); herr != nil {
+		return fmt.Errorf("alias %s target %q is neither an address of its family nor a host name: %w", e.RecordType, target, herr)
+	}
+	return nil
 }
 
 // ValidateTarget checks that target is valid record data for recordType:
