@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,9 +54,11 @@ func randomEndpoint(r *rand.Rand) *endpoint.Endpoint {
 	for range n {
 		switch recordType {
 		case "A":
-			targets = append(targets, pick(r, "192.0.2.1", "192.0.2.2", "192.0.2.3"))
+			// 9.0.0.1 and 10.0.0.2 are in one order as numbers, the
+			// other as text: the conflict resolver must compare numbers.
+			targets = append(targets, pick(r, "192.0.2.1", "192.0.2.2", "192.0.2.3", "9.0.0.1", "10.0.0.2"))
 		case "AAAA":
-			targets = append(targets, pick(r, "2001:db8::1", "2001:db8::2"))
+			targets = append(targets, pick(r, "2001:db8::1", "2001:db8::2", "2001:db8::10", "::9"))
 		case "CNAME":
 			targets = append(targets, pick(r, "t1.example.net", "t2.example.net"))
 		case "MX":
@@ -302,5 +305,140 @@ func TestPlanAgreement(t *testing.T) {
 	// The generator must keep producing plans worth comparing.
 	if withChanges < planCases/2 {
 		t.Fatalf("only %d of %d cases have changes", withChanges, planCases)
+	}
+}
+
+// resolverCase is one conflict: the current record (nil for a new record
+// set) and the candidates.
+type resolverCase struct {
+	name       string
+	current    *endpoint.Endpoint
+	candidates []*endpoint.Endpoint
+}
+
+func candidateEP(recordType, resource string, targets ...string) *endpoint.Endpoint {
+	ep := endpoint.NewEndpoint("app.example.com", recordType, targets...)
+	if resource != "" {
+		ep.WithLabel(endpoint.ResourceLabelKey, resource)
+	}
+	return ep
+}
+
+// resolveBoth runs external-dns's PerResource (ResolveCreate without a
+// current record, ResolveUpdate with one) and zonesync's on one conflict
+// and returns the targets and resource label of each winner. Rule
+// tie-break-by-data: external-dns gets the candidates in zonesync's order
+// of their data (the targets as endpoint.Targets.IsLess orders them, then
+// as written, then the resource label), where its "first in source order"
+// is zonesync's choice.
+func resolveBoth(c resolverCase) (x, z string) {
+	cands := slices.Clone(c.candidates)
+	slices.SortStableFunc(cands, func(a, b *endpoint.Endpoint) int {
+		switch {
+		case a.Targets.IsLess(b.Targets):
+			return -1
+		case b.Targets.IsLess(a.Targets):
+			return 1
+		}
+		resA, _ := a.Labels.Get(endpoint.ResourceLabelKey)
+		resB, _ := b.Labels.Get(endpoint.ResourceLabelKey)
+		return cmp.Or(slices.Compare(a.Targets, b.Targets), strings.Compare(resA, resB))
+	})
+	describe := func(targets []string, resource string) string {
+		return strings.Join(targets, ",") + " from " + strconv.Quote(resource)
+	}
+	// external-dns sorts the candidates (ResolveUpdate) and the targets of
+	// the endpoints it compares in place: describe its winner by the
+	// candidate it came from.
+	xc := FromZonesyncAll(cands)
+	given := slices.Clone(xc)
+	var xw *xendpoint.Endpoint
+	if c.current == nil {
+		xw = xplan.PerResource{}.ResolveCreate(xc)
+	} else {
+		xw = xplan.PerResource{}.ResolveUpdate(FromZonesync(c.current), xc)
+	}
+	for i, e := range FromZonesyncAll(cands) {
+		if given[i] == xw {
+			x = describe(e.Targets, e.Labels[xendpoint.ResourceLabelKey])
+		}
+	}
+	zw, _ := plan.PerResource{}.Resolve(c.current, c.candidates)
+	res, _ := zw.Labels.Get(endpoint.ResourceLabelKey)
+	return x, describe(zw.Targets, res)
+}
+
+// TestPerResourceAgreement runs external-dns's conflict resolver and
+// zonesync's PerResource on the cases of external-dns's own tests
+// (plan/conflict_test.go), the cases of issue 34 (IP targets compared as
+// numbers) and random conflicts over IPv4 and IPv6 addresses in several
+// spellings, host names and text, with and without resource labels, and
+// requires the same winner.
+func TestPerResourceAgreement(t *testing.T) {
+	cases := []resolverCase{
+		{name: "create: 127.0.0.1 before 192.168.0.1", candidates: []*endpoint.Endpoint{
+			candidateEP("A", "ingress/default/bar-127", "127.0.0.1"), candidateEP("A", "ingress/default/bar-192", "192.168.0.1")}},
+		{name: "create: an IP before a host name", candidates: []*endpoint.Endpoint{
+			candidateEP("A", "ingress/default/foo-5", "5.5.5.5"), candidateEP("CNAME", "ingress/default/foo-v1", "v1")}},
+		{name: "create: host names as text", candidates: []*endpoint.Endpoint{
+			candidateEP("CNAME", "ingress/default/foo-v2", "v2"), candidateEP("CNAME", "ingress/default/foo-v1", "v1")}},
+		{name: "update: the same resource twice", current: candidateEP("A", "ingress/default/bar-127", "127.0.0.1"), candidates: []*endpoint.Endpoint{
+			candidateEP("A", "ingress/default/bar-127", "8.8.8.8"), candidateEP("A", "ingress/default/bar-127", "127.0.0.1")}},
+		{name: "update: the existing resource", current: candidateEP("A", "ingress/default/bar-127", "127.0.0.1"), candidates: []*endpoint.Endpoint{
+			candidateEP("A", "ingress/default/bar-192", "192.168.0.1"), candidateEP("A", "ingress/default/bar-127", "127.0.0.1")}},
+		{name: "update: the existing resource with equal targets", current: candidateEP("CNAME", "ingress/default/foo-v2", "v2"), candidates: []*endpoint.Endpoint{
+			candidateEP("CNAME", "ingress/default/foo-v2", "v2"), candidateEP("CNAME", "ingress/default/foo-v2-duplicate", "v2")}},
+		{name: "update: the resource was deleted", current: candidateEP("CNAME", "ingress/default/foo-v1", "v1"), candidates: []*endpoint.Endpoint{
+			candidateEP("A", "ingress/default/foo-5", "5.5.5.5"), candidateEP("CNAME", "ingress/default/foo-v2", "v2")}},
+		{name: "update: a legacy record without resource label", current: candidateEP("A", "", "192.168.0.1"), candidates: []*endpoint.Endpoint{
+			candidateEP("A", "ingress/default/bar-127", "127.0.0.1"), candidateEP("A", "ingress/default/bar-192", "192.168.0.1")}},
+		{name: "update: an unlabelled record stays with an unlabelled candidate", current: candidateEP("A", "", "192.168.0.1"), candidates: []*endpoint.Endpoint{
+			candidateEP("A", "ingress/default/bar-127", "127.0.0.1"), candidateEP("A", "", "192.168.0.9")}},
+		{name: "issue 34: 8.8.8.8 before 127.0.0.1", candidates: []*endpoint.Endpoint{
+			candidateEP("A", "resource/one", "8.8.8.8"), candidateEP("A", "resource/two", "127.0.0.1")}},
+		{name: "issue 34: 9.0.0.1 before 10.0.0.2", candidates: []*endpoint.Endpoint{
+			candidateEP("A", "resource/one", "10.0.0.2"), candidateEP("A", "resource/two", "9.0.0.1")}},
+		{name: "issue 34: ::9 before 2001:db8::10", candidates: []*endpoint.Endpoint{
+			candidateEP("AAAA", "resource/one", "2001:db8::10"), candidateEP("AAAA", "resource/two", "::9")}},
+		{name: "issue 34: takeover", current: candidateEP("A", "resource/gone", "192.0.2.1"), candidates: []*endpoint.Endpoint{
+			candidateEP("A", "resource/one", "10.0.0.2"), candidateEP("A", "resource/two", "9.0.0.1")}},
+		{name: "several targets: sorted as text, compared as numbers", candidates: []*endpoint.Endpoint{
+			candidateEP("A", "resource/one", "2.0.0.0", "10.0.0.1"), candidateEP("A", "resource/two", "4.0.0.0", "3.0.0.0")}},
+		{name: "two spellings of one address", candidates: []*endpoint.Endpoint{
+			candidateEP("AAAA", "resource/one", "2001:db8::1", "2001:db8::5"), candidateEP("AAAA", "resource/two", "2001:DB8:0::1", "2001:db8::3")}},
+	}
+	pool := []string{
+		"9.0.0.1", "10.0.0.2", "127.0.0.1", "8.8.8.8", "192.0.2.1", "1.2.3.4",
+		"::9", "2001:db8::10", "2001:db8::1", "2001:DB8::1", "2001:db8:0::1", "1::", "fe80::1%eth0",
+		"1-2-3-4.example.com", "v1", "V1", "a.example.com", "text with spaces",
+	}
+	resources := []string{"", "r/one", "r/two", "r/three"}
+	r := rand.New(rand.NewPCG(34, 2))
+	for i := range 3000 {
+		c := resolverCase{name: fmt.Sprintf("random %d", i)}
+		for range 2 + r.IntN(3) {
+			var targets []string
+			for range 1 + r.IntN(3) {
+				targets = append(targets, pick(r, pool...))
+			}
+			c.candidates = append(c.candidates, candidateEP("A", pick(r, resources...), targets...))
+		}
+		if r.IntN(2) == 0 {
+			c.current = candidateEP("A", pick(r, resources...), pick(r, pool...))
+		}
+		cases = append(cases, c)
+	}
+	for _, c := range cases {
+		x, z := resolveBoth(c)
+		if x != z {
+			var b strings.Builder
+			if c.current != nil {
+				fmt.Fprintf(&b, "current %s %v\n", c.current.Targets, maps.Collect(c.current.Labels.All()))
+			}
+			for _, e := range c.candidates {
+				fmt.Fprintf(&b, "candidate %s %v\n", e.Targets, maps.Collect(e.Labels.All()))
+			}
+			t.Fatalf("%s: external-dns picks %s, zonesync %s\n%s", c.name, x, z, b.String())
+		}
 	}
 }

@@ -119,9 +119,11 @@
 // set identifier and type, [Plan.Resolver] picks what is planned.
 // [PerResource], the default, follows the multiple-targets design of
 // external-dns: resources do not merge; a new record goes to the candidate
-// with the smallest targets; an existing record stays with the resource named
-// in its resource label and follows that resource's changes; when that
-// resource is gone, the smallest remaining candidate takes over. A takeover
+// with the smallest targets, compared as external-dns compares them (IP
+// addresses as numbers: 9.0.0.1 before 10.0.0.2); an existing record stays
+// with the resource named in its resource label and follows that resource's
+// changes; when that resource is gone, the smallest remaining candidate
+// takes over. A takeover
 // needs no change of its own: when the new resource asks for other data, the
 // update carries its resource label (and the registry records it); when it
 // asks for the same data, nothing changes and the record keeps the old label
