@@ -26,8 +26,10 @@ const (
 	// OwnedRecordLabelKey is set on generated ownership TXT endpoints only and
 	// holds the name of the record they own.
 	OwnedRecordLabelKey = "ownedRecord"
-	// TxtEncryptionNonceLabelKey holds, in memory only, the nonce of an
-	// encrypted ownership TXT so that re-serialising gives the same bytes.
+	// TxtEncryptionNonceLabelKey holds the nonce of an encrypted ownership
+	// TXT so that re-serialising gives the same bytes. It is never written
+	// into a TXT value; the TXT registry sets it on the records it sends
+	// while encrypting, as external-dns does (package registry/txt).
 	TxtEncryptionNonceLabelKey = "txt-encryption-nonce"
 )
 

@@ -30,6 +30,13 @@ import (
 // writes a TXT on the belief that a failed call (or a rejected change,
 // [provider.RejectedError]) wrote or removed another.
 //
+// UpdateOld and UpdateNew are paired by position and must have the same
+// length; otherwise nothing is applied and the error says so. external-dns's
+// TXT registry applies an UpdateNew list without its old side; this one
+// refuses it, since the old side is the record whose ownership is checked
+// and whose ownership TXT, as read, the update replaces (no planner, of
+// either project, makes such a change set).
+//
 // Changes are checked first: when an update (its UpdateOld record) or a
 // delete concerns a record not owned by OwnerID or OldOwnerID (its owner
 // label), nothing is applied and the error, which matches
@@ -375,6 +382,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		// name from the planner is in that form already.
 		rec.DNSName = endpoint.CanonicalName(rec.DNSName)
 		rec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
+		r.withNonce(rec)
 		txt, err := r.ownershipTXT(rec)
 		if err == nil {
 			err = b.checkFilter(rec, txt)
@@ -411,9 +419,17 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		}
 		oldRec, newRec := oldEp.DeepCopy(), newEp.DeepCopy()
 		newRec.Labels.Set(endpoint.OwnerLabelKey, r.ownerID)
+		if !r.encrypt {
+			// The nonce of a TXT read encrypted, carried over by the
+			// planner from the current record: the TXT written now is
+			// plain, so no nonce stands behind the new record.
+			newRec.Labels.Delete(endpoint.TxtEncryptionNonceLabelKey)
+		}
 		out.UpdateOld = append(out.UpdateOld, oldRec)
 		out.UpdateNew = append(out.UpdateNew, newRec)
+		r.withNonce(newRec)
 		b.updateTXT(oldRec, newRec)
+		r.withNonce(oldRec)
 		key := b.recordKey(newRec)
 		b.attempts = append(b.attempts, attempt{key: key, targets: oldRec.Targets}, attempt{key: key, targets: newRec.Targets})
 	}
@@ -424,6 +440,7 @@ func (b *changeBuilder) build(changes *plan.Changes) *plan.Changes {
 		rec := ep.DeepCopy()
 		out.Delete = append(out.Delete, rec)
 		b.deleteTXT(rec)
+		r.withNonce(rec)
 		b.attempts = append(b.attempts, attempt{key: b.recordKey(rec), targets: rec.Targets, create: true})
 	}
 	b.deleteUnused()
@@ -502,15 +519,30 @@ func keyOf(txt *endpoint.Endpoint) string {
 // written is a TXT record that an ApplyChanges call creates or updates.
 type written struct {
 	name, setID, value string
-	users              int32 // records of this call writing it
+	nonce              string // of an encrypted value: the nonce label of the record it was built from
+	users              int32  // records of this call writing it
 }
 
-func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
+// markWritten records txt, built from the labels of rec, as written by
+// this call.
+func (b *changeBuilder) markWritten(key string, txt, rec *endpoint.Endpoint) {
 	if b.written == nil {
 		b.written = map[string]*written{}
 	}
-	b.written[key] = &written{name: txt.DNSName, setID: txt.SetIdentifier,
-		value: txt.Targets[0], users: 1}
+	w := &written{name: txt.DNSName, setID: txt.SetIdentifier, value: txt.Targets[0], users: 1}
+	if b.r.encrypt {
+		w.nonce, _ = rec.Labels.Get(endpoint.TxtEncryptionNonceLabelKey)
+	}
+	b.written[key] = w
+}
+
+// shareWritten makes rec, another record of this call owned through the
+// TXT w writes, carry the nonce w is encrypted with.
+func shareWritten(w *written, rec *endpoint.Endpoint) {
+	w.users++
+	if w.nonce != "" {
+		rec.Labels.Set(endpoint.TxtEncryptionNonceLabelKey, w.nonce)
+	}
 }
 
 // createTXT writes the ownership TXT of a created record: reused when the
@@ -522,7 +554,7 @@ func (b *changeBuilder) markWritten(key string, txt *endpoint.Endpoint) {
 func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	key := keyOf(txt)
 	if w, ok := b.written[key]; ok {
-		w.users++ // another record of this call owned through it
+		shareWritten(w, rec) // another record of this call owned through it
 		return
 	}
 	if b.touched[key] {
@@ -532,6 +564,12 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 	if info, ok := b.st.lookup(key); ok {
 		if stored, ok := b.st.unclaimed[key]; ok && sameLabels(stored, rec.Labels) {
 			b.log.V(1).Info("reusing existing ownership TXT", "record", rec.Key().String(), "txt", txt.DNSName)
+			if nonce, ok := stored.Get(endpoint.TxtEncryptionNonceLabelKey); ok && b.r.encrypt {
+				// The TXT that stays was read encrypted: the record
+				// carries its nonce (a plain one leaves the fresh nonce,
+				// as external-dns does).
+				rec.Labels.Set(endpoint.TxtEncryptionNonceLabelKey, nonce)
+			}
 			return
 		}
 		old := txt.DeepCopy()
@@ -539,11 +577,11 @@ func (b *changeBuilder) createTXT(rec, txt *endpoint.Endpoint) {
 		b.st.keptLabels(b.st.index()[key], old)
 		b.reuseOld = append(b.reuseOld, old)
 		b.reuseNew = append(b.reuseNew, txt)
-		b.markWritten(key, txt)
+		b.markWritten(key, txt, rec)
 		return
 	}
 	b.txtCreate = append(b.txtCreate, txt)
-	b.markWritten(key, txt)
+	b.markWritten(key, txt, rec)
 }
 
 // sameLabels reports whether stored, the labels parsed from a TXT when it
@@ -589,7 +627,7 @@ func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 	if oldTXT != nil && newTXT != nil && keyOf(oldTXT) == keyOf(newTXT) {
 		key := keyOf(newTXT)
 		if w, ok := b.written[key]; ok {
-			w.users++
+			shareWritten(w, newRec)
 			return
 		}
 		if b.touched[key] {
@@ -605,12 +643,12 @@ func (b *changeBuilder) updateTXT(oldRec, newRec *endpoint.Endpoint) {
 			// The last read did not see it (the record was owned through a
 			// legacy or alias TXT, or its TXT went missing): create it.
 			b.txtCreate = append(b.txtCreate, newTXT)
-			b.markWritten(key, newTXT)
+			b.markWritten(key, newTXT, newRec)
 			return
 		}
 		b.txtOld = append(b.txtOld, oldTXT)
 		b.txtNew = append(b.txtNew, newTXT)
-		b.markWritten(key, newTXT)
+		b.markWritten(key, newTXT, newRec)
 		return
 	}
 	if oldTXT != nil && b.st == nil {

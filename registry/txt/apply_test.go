@@ -659,3 +659,44 @@ func TestRegression_TrailingDotCreateUsesCanonicalNames(t *testing.T) {
 	require.Len(t, owned, 1)
 	assert.True(t, owned[0].IsOwnedBy("me"))
 }
+
+// TestApplyUnpairedUpdates: an update without its old side (or an old side
+// without its new one) is refused whole, before anything reaches the
+// provider. external-dns's TXT registry applies an UpdateNew-only change
+// set; zonesync refuses it (docs/compatibility.md, Ownership): the old
+// side names the record whose ownership is checked and whose TXT, as read,
+// is replaced.
+func TestApplyUnpairedUpdates(t *testing.T) {
+	owned := a("app.example.com", "192.0.2.1").WithLabel(endpoint.OwnerLabelKey, "default")
+	next := a("app.example.com", "192.0.2.2").WithLabel(endpoint.OwnerLabelKey, "default")
+	tests := []struct {
+		name    string
+		changes *plan.Changes
+		wantMsg string
+	}{
+		{"new side only", &plan.Changes{UpdateNew: []*endpoint.Endpoint{next}}, "0 UpdateOld and 1 UpdateNew records: updates must come in pairs"},
+		{"old side only", &plan.Changes{UpdateOld: []*endpoint.Endpoint{owned}}, "1 UpdateOld and 0 UpdateNew records: updates must come in pairs"},
+		{"one pair and a new side", &plan.Changes{
+			UpdateOld: []*endpoint.Endpoint{owned},
+			UpdateNew: []*endpoint.Endpoint{next, a("other.example.com", "192.0.2.3")},
+			Create:    []*endpoint.Endpoint{a("new.example.com", "192.0.2.4")},
+		}, "1 UpdateOld and 2 UpdateNew records: updates must come in pairs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", `"heritage=external-dns,external-dns/owner=default"`))
+			rp := providertest.NewRecordingProvider(zone)
+			reg := newRegistry(t, rp, txt.Config{})
+			_, err := reg.Records(ctx)
+			require.NoError(t, err)
+			before := zoneDump(t, zone)
+
+			err = reg.ApplyChanges(ctx, tt.changes)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+			assert.Empty(t, rp.CallsTo(providertest.MethodApplyChanges), "nothing reaches the provider")
+			assert.Equal(t, before, zoneDump(t, zone))
+		})
+	}
+}

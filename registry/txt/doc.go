@@ -52,7 +52,16 @@
 // in plain text while encrypted values are still decrypted, to roll
 // encryption out or back; both plain and encrypted values are read. The nonce of a decrypted value is kept in the
 // "txt-encryption-nonce" label of the owned record so that rewriting it
-// gives the same bytes. TXT records whose value has no
+// gives the same bytes. With encrypted writes every record ApplyChanges
+// sends to the provider carries that label, as external-dns's records do
+// (providers that store or forward labels, such as a webhook, see them):
+// a created record and the new side of an update carry the nonce their
+// ownership TXT is encrypted with (that of an encrypted TXT reused as it
+// stands, or a fresh one, which the TXT written beside them then uses);
+// the old side of an update and a deleted record carry the nonce read with
+// their TXT, or a fresh one when it was plain. The ownership TXT records
+// themselves carry none, and without encrypted writes the new side of an
+// update carries none either. TXT records whose value has no
 // heritage=external-dns are not ownership records: they are returned like
 // any other record.
 //

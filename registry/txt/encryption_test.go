@@ -2,6 +2,8 @@ package txt_test
 
 import (
 	"context"
+	"encoding/base64"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -196,4 +198,151 @@ func txtValues(t *testing.T, p interface {
 		}
 	}
 	return out
+}
+
+// TestNonceLabelOnRecordsSent: with encrypted values, every record
+// ApplyChanges sends carries the txt-encryption-nonce label, as with
+// external-dns's TXT registry: a created record and the new side of an
+// update the nonce of the TXT written beside it (or of the encrypted TXT
+// that stays), the old side of an update and a deleted record the nonce of
+// their TXT as read, or a fresh one when that TXT was plain. The ownership
+// TXT records carry none; without encrypted writes no new record carries
+// one.
+func TestNonceLabelOnRecordsSent(t *testing.T) {
+	readWrite := txt.Config{EncryptionKey: []byte(testKey)}
+	decryptOnly := txt.Config{EncryptionKey: []byte(testKey), EncryptionMode: txt.EncryptionDecryptOnly}
+	plain := txt.Config{}
+	// Where the nonce label of a record sent comes from.
+	const (
+		newTXT  = "the TXT written in the same list pair (Create or UpdateNew)"
+		oldTXT  = "the TXT replaced or deleted (UpdateOld or Delete)"
+		zoneTXT = "the TXT in the zone before the call"
+		fresh   = "a valid nonce of its own"
+		none    = "no nonce label"
+	)
+	type want struct{ list, name, nonce string }
+	tests := []struct {
+		name    string
+		start   *txt.Config // writes app (192.0.2.1) first; nil: empty zone
+		orphan  bool        // then removes the A record, leaving its TXT
+		cfg     txt.Config
+		desired []*endpoint.Endpoint
+		want    []want
+	}{
+		{
+			name: "create", cfg: readWrite,
+			desired: []*endpoint.Endpoint{svc("app", "192.0.2.1")},
+			want:    []want{{"create", "app", newTXT}},
+		},
+		{
+			name: "update of a record read encrypted", start: &readWrite, cfg: readWrite,
+			desired: []*endpoint.Endpoint{svc("app", "192.0.2.2"), svc("new", "192.0.2.3")},
+			want:    []want{{"updateOld", "app", oldTXT}, {"updateNew", "app", newTXT}, {"create", "new", newTXT}},
+		},
+		{
+			name: "delete of a record read encrypted", start: &readWrite, cfg: readWrite,
+			want: []want{{"delete", "app", oldTXT}},
+		},
+		{
+			name: "update of a record read plain", start: &plain, cfg: readWrite,
+			desired: []*endpoint.Endpoint{svc("app", "192.0.2.2")},
+			want:    []want{{"updateOld", "app", fresh}, {"updateNew", "app", newTXT}},
+		},
+		{
+			name: "delete of a record read plain", start: &plain, cfg: readWrite,
+			want: []want{{"delete", "app", fresh}},
+		},
+		{
+			name: "create reusing an encrypted TXT of ours", start: &readWrite, orphan: true, cfg: readWrite,
+			desired: []*endpoint.Endpoint{svc("app", "192.0.2.1")},
+			want:    []want{{"create", "app", zoneTXT}},
+		},
+		{
+			name: "create reusing a plain TXT of ours", start: &plain, orphan: true, cfg: readWrite,
+			desired: []*endpoint.Endpoint{svc("app", "192.0.2.1")},
+			want:    []want{{"create", "app", fresh}},
+		},
+		{
+			name: "decrypt-only: the old side as read, nothing on the new side", start: &readWrite, cfg: decryptOnly,
+			desired: []*endpoint.Endpoint{svc("app", "192.0.2.2"), svc("new", "192.0.2.3")},
+			want:    []want{{"updateOld", "app", oldTXT}, {"updateNew", "app", none}, {"create", "new", none}},
+		},
+		{
+			name: "plain", start: &plain, cfg: plain,
+			desired: []*endpoint.Endpoint{svc("app", "192.0.2.2"), svc("new", "192.0.2.3")},
+			want:    []want{{"updateOld", "app", none}, {"updateNew", "app", none}, {"create", "new", none}},
+		},
+	}
+	key, err := endpoint.ParseEncryptionKey([]byte(testKey))
+	require.NoError(t, err)
+	// nonceOf returns the nonce an ownership TXT value is encrypted with,
+	// "" for a plain value.
+	nonceOf := func(t *testing.T, value string) string {
+		t.Helper()
+		labels, err := endpoint.ParseLabelsWithKey(value, key)
+		require.NoError(t, err)
+		return labelValue(labels, endpoint.TxtEncryptionNonceLabelKey)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			zone := newZone()
+			if tt.start != nil {
+				_, err := cycle(ctx, newRegistry(t, zone, *tt.start), []*endpoint.Endpoint{svc("app", "192.0.2.1")})
+				require.NoError(t, err)
+			}
+			if tt.orphan {
+				require.NoError(t, zone.ApplyChanges(ctx, &plan.Changes{Delete: []*endpoint.Endpoint{a("app.example.com", "192.0.2.1")}}))
+			}
+			before := txtValues(t, zone)
+			rp := providertest.NewRecordingProvider(zone)
+			_, err := cycle(ctx, newRegistry(t, rp, tt.cfg), tt.desired)
+			require.NoError(t, err)
+			got := lastApply(t, rp)
+			lists := map[string][]*endpoint.Endpoint{"create": got.Create, "updateOld": got.UpdateOld, "updateNew": got.UpdateNew, "delete": got.Delete}
+			// The ownership TXT of name in the lists given.
+			txtIn := func(name string, in ...string) string {
+				for _, l := range in {
+					for _, ep := range lists[l] {
+						if ep.RecordType == endpoint.RecordTypeTXT && ep.DNSName == "a-"+name+".example.com" {
+							return ep.Targets[0]
+						}
+					}
+				}
+				t.Fatalf("no ownership TXT of %s in %v", name, in)
+				return ""
+			}
+			n := 0
+			for list, eps := range lists {
+				for _, ep := range eps {
+					if ep.RecordType == endpoint.RecordTypeTXT {
+						assert.NotContains(t, maps.Collect(ep.Labels.All()), endpoint.TxtEncryptionNonceLabelKey, "%s %s: an ownership TXT", list, ep.DNSName)
+						continue
+					}
+					n++
+					name := strings.TrimSuffix(ep.DNSName, ".example.com")
+					i := slices.IndexFunc(tt.want, func(w want) bool { return w.list == list && w.name == name })
+					require.GreaterOrEqual(t, i, 0, "unexpected %s %s", list, ep.DNSName)
+					nonce, has := ep.Labels.Get(endpoint.TxtEncryptionNonceLabelKey)
+					switch w := tt.want[i]; w.nonce {
+					case none:
+						assert.False(t, has, "%s %s carries %q", list, name, nonce)
+						continue
+					case newTXT:
+						assert.Equal(t, nonceOf(t, txtIn(name, "create", "updateNew")), nonce, "%s %s: %s", list, name, w.nonce)
+					case oldTXT:
+						assert.Equal(t, nonceOf(t, txtIn(name, "updateOld", "delete")), nonce, "%s %s: %s", list, name, w.nonce)
+					case zoneTXT:
+						assert.Equal(t, nonceOf(t, before["a-"+name+".example.com"]), nonce, "%s %s: %s", list, name, w.nonce)
+					case fresh:
+						n, err := base64.StdEncoding.DecodeString(nonce)
+						require.NoError(t, err, "%s %s: %q", list, name, nonce)
+						assert.Len(t, n, 12, "%s %s", list, name)
+					}
+					assert.NotEmpty(t, nonce, "%s %s: %s", list, name, tt.want[i].nonce)
+				}
+			}
+			assert.Equal(t, len(tt.want), n, "records sent")
+		})
+	}
 }

@@ -2,6 +2,7 @@ package txt
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"fmt"
 	"slices"
@@ -350,11 +351,34 @@ func (r *Registry) value(ep *endpoint.Endpoint, encrypt bool) (string, error) {
 	return value, nil
 }
 
+// withNonce gives ep, a record ApplyChanges sends to the provider, the
+// nonce label external-dns's TXT registry gives every such record when it
+// writes encrypted values: the nonce ep carries when it is valid (read with
+// its encrypted TXT, or chosen by the caller), else a fresh one, which
+// ownershipTXT then encrypts the TXT of ep with. Without encrypted writes
+// ep is left as it is. It is called on the new side of a change before its
+// TXT is built, and on the old side and on deletes after their TXT is
+// rebuilt (a nonce on a record tells that its TXT was read encrypted).
+func (r *Registry) withNonce(ep *endpoint.Endpoint) {
+	if !r.encrypt {
+		return
+	}
+	if n, ok := ep.Labels.Get(endpoint.TxtEncryptionNonceLabelKey); ok && validNonce(n) {
+		return
+	}
+	var n [nonceSize]byte
+	_, _ = rand.Read(n[:]) // never fails (crypto/rand, Go 1.24 and later)
+	ep.Labels.Set(endpoint.TxtEncryptionNonceLabelKey, base64.StdEncoding.EncodeToString(n[:]))
+}
+
+// nonceSize is the size of an AES-GCM nonce, as external-dns draws it.
+const nonceSize = 12
+
 // validNonce reports whether s is the standard base64 encoding of a 12-byte
 // AES-GCM nonce.
 func validNonce(s string) bool {
 	n, err := base64.StdEncoding.DecodeString(s)
-	return err == nil && len(n) == 12
+	return err == nil && len(n) == nonceSize
 }
 
 // txtProviderSpecific copies the provider-specific properties of an owned
