@@ -159,11 +159,15 @@ func matchEntry(entry, name string) bool {
 	return len(name) > len(entry) && strings.HasSuffix(name, entry) && name[len(name)-len(entry)-1] == '.'
 }
 
-// MatchParent reports whether domain is a parent of (or equal to) one of the
-// include entries without a leading dot, for example to decide whether a zone
-// "example.com" is needed for an include entry "a.b.example.com". Exclusions
-// still apply, and an empty include list matches every domain. Regex filters
-// are not consulted. Like [DomainFilter.Match], it does not trim domain.
+// MatchParent reports whether domain is a proper parent of one of the
+// include entries without a leading dot, as external-dns's MatchParent does:
+// for example to decide whether a zone "example.com" is needed for an
+// include entry "a.b.example.com". The entry itself is not its own parent:
+// on a filter "example.com", MatchParent("example.com") is false (use
+// [DomainFilter.Match] for the names an entry covers). A domain that an
+// exclude entry matches gives false, and an empty include list matches
+// every domain. Regex filters are not consulted. Like [DomainFilter.Match],
+// it does not trim domain.
 func (df *DomainFilter) MatchParent(domain string) bool {
 	if df == nil {
 		return true
@@ -179,7 +183,7 @@ func (df *DomainFilter) MatchParent(domain string) bool {
 		if strings.HasPrefix(e, ".") {
 			continue
 		}
-		if e == name || strings.HasSuffix(e, "."+name) {
+		if strings.HasSuffix(e, "."+name) {
 			return true
 		}
 	}
@@ -229,14 +233,17 @@ func (df *DomainFilter) RegexExclude() *regexp.Regexp {
 	return df.regexExclude
 }
 
-// String renders the filter for logs.
+// String renders the filter for logs: its JSON form ({} for a nil filter).
 func (df *DomainFilter) String() string {
-	b, _ := json.Marshal(df)
+	b, _ := df.MarshalJSON()
 	return string(b)
 }
 
-// domainFilterJSON is the wire shape of a DomainFilter.
-type domainFilterJSON struct {
+// domainFilterSerde is the wire shape of a DomainFilter. Its name is
+// external-dns's: encoding/json names the type in the errors of a decoding
+// ("… into Go struct field domainFilterSerde.include of type []string"),
+// which UnmarshalJSON returns as they are.
+type domainFilterSerde struct {
 	Include      []string `json:"include,omitempty"`
 	Exclude      []string `json:"exclude,omitempty"`
 	RegexInclude string   `json:"regexInclude,omitempty"`
@@ -246,11 +253,19 @@ type domainFilterJSON struct {
 // MarshalJSON encodes the filter as external-dns does: the list form with
 // sorted entries in the Unicode form of [ToUnicode] (the form external-dns
 // writes; decoding converts them back to A-labels), or, when a regular expression is set (even an
-// empty one), the regex form with only non-empty patterns. It has a value
-// receiver so that a DomainFilter held by value in a struct encodes too; a
-// nil *DomainFilter encodes as null.
-func (df DomainFilter) MarshalJSON() ([]byte, error) {
-	var w domainFilterJSON
+// empty one), the regex form with only non-empty patterns. A nil filter
+// gives {}, the JSON of the match-everything filter, as in external-dns.
+//
+// As in external-dns the receiver is a pointer: encoding/json encodes a nil
+// *DomainFilter as null without calling MarshalJSON, and calls it for a
+// DomainFilter held by value only where it can take its address (a field of
+// a struct passed by pointer, json.Marshal(&v)); a by-value copy elsewhere
+// encodes as {}. Hold filters by pointer, as the constructors return them.
+func (df *DomainFilter) MarshalJSON() ([]byte, error) {
+	if df == nil {
+		return []byte("{}"), nil
+	}
+	var w domainFilterSerde
 	if df.regexInclude != nil || df.regexExclude != nil {
 		if df.regexInclude != nil {
 			w.RegexInclude = df.regexInclude.String()
@@ -288,31 +303,47 @@ func unicodeEntries(entries []string) []string {
 	return out
 }
 
-// ErrDomainListAndRegex is returned (wrapped) when a JSON filter has both
-// list entries and regular expressions.
+// ErrDomainListAndRegex is the error UnmarshalJSON returns, as it is, when
+// a JSON filter has both list entries and regular expressions; its text is
+// external-dns's.
 var ErrDomainListAndRegex = errors.New("cannot have both domain list and regex")
 
 // UnmarshalJSON decodes the external-dns wire form. List entries are
-// converted to A-labels; a filter with both lists and regular expressions, or with an
-// invalid regular expression, is an error that names the pattern. null gives
-// the match-everything filter.
+// converted to A-labels. null gives the match-everything filter. The
+// errors are external-dns's, word for word, since programs match on them:
+// the error of encoding/json as it is (it names domainFilterSerde, the
+// wire type); [ErrDomainListAndRegex] for a filter with both lists and
+// regular expressions; "invalid regexInclude: " or "invalid regexExclude: "
+// followed by the error of regexp.Compile (which quotes the pattern) and
+// wrapping it.
 func (df *DomainFilter) UnmarshalJSON(data []byte) error {
-	var w domainFilterJSON
+	var w domainFilterSerde
 	if err := json.Unmarshal(data, &w); err != nil {
-		return fmt.Errorf("decoding domain filter: %w", err)
+		return err
 	}
 	if w.RegexInclude == "" && w.RegexExclude == "" {
 		*df = *NewDomainFilterWithExclusions(w.Include, w.Exclude)
 		return nil
 	}
 	if len(w.Include) > 0 || len(w.Exclude) > 0 {
-		return fmt.Errorf("decoding domain filter: %w", ErrDomainListAndRegex)
+		return ErrDomainListAndRegex
 	}
-	out, err := ParseRegexDomainFilter(w.RegexInclude, w.RegexExclude)
-	if err != nil {
-		return fmt.Errorf("decoding domain filter: %w", err)
+	var out DomainFilter
+	if w.RegexInclude != "" {
+		re, err := regexp.Compile(w.RegexInclude)
+		if err != nil {
+			return fmt.Errorf("invalid regexInclude: %w", err)
+		}
+		out.regexInclude = re
 	}
-	*df = *out
+	if w.RegexExclude != "" {
+		re, err := regexp.Compile(w.RegexExclude)
+		if err != nil {
+			return fmt.Errorf("invalid regexExclude: %w", err)
+		}
+		out.regexExclude = re
+	}
+	*df = out
 	return nil
 }
 

@@ -3,6 +3,7 @@ package endpoint_test
 import (
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -230,7 +231,7 @@ func TestDomainFilterAccessors(t *testing.T) {
 	assert.Nil(t, nilFilter.Exclude())
 	assert.Nil(t, nilFilter.RegexInclude())
 	assert.Nil(t, nilFilter.RegexExclude())
-	assert.Equal(t, "null", nilFilter.String())
+	assert.Equal(t, "{}", nilFilter.String())
 
 	assert.False(t, endpoint.NewDomainFilter(nil).IsConfigured())
 	assert.False(t, endpoint.NewDomainFilter([]string{" "}).IsConfigured())
@@ -247,9 +248,12 @@ func TestDomainFilterByValueInStruct(t *testing.T) {
 	v := struct {
 		Filter endpoint.DomainFilter `json:"filter"`
 	}{*endpoint.NewDomainFilter([]string{"example.com"})}
-	got, err := json.Marshal(v)
+	got, err := json.Marshal(&v)
 	require.NoError(t, err)
-	assert.Equal(t, `{"filter":{"include":["example.com"]}}`, string(got))
+	assert.Equal(t, `{"filter":{"include":["example.com"]}}`, string(got), "an addressable field encodes through MarshalJSON")
+	got, err = json.Marshal(v)
+	require.NoError(t, err)
+	assert.Equal(t, `{"filter":{}}`, string(got), "a copy cannot call the pointer method (as in external-dns): hold filters by pointer")
 }
 
 func TestParseRegexDomainFilter(t *testing.T) {
@@ -279,7 +283,7 @@ func TestDomainFilterMatchParent(t *testing.T) {
 	}{
 		{"parent of include", endpoint.NewDomainFilter([]string{"a.b.example.com"}), "example.com", true},
 		{"direct parent", endpoint.NewDomainFilter([]string{"a.b.example.com"}), "b.example.com", true},
-		{"equal", endpoint.NewDomainFilter([]string{"a.b.example.com"}), "a.b.example.com", true},
+		{"equal is not a parent", endpoint.NewDomainFilter([]string{"a.b.example.com"}), "a.b.example.com", false},
 		{"case and trailing dot", endpoint.NewDomainFilter([]string{"a.b.example.com"}), "Example.COM.", true},
 		{"child is not a parent", endpoint.NewDomainFilter([]string{"example.com"}), "a.example.com", false},
 		{"not on a label boundary", endpoint.NewDomainFilter([]string{"a.myexample.com"}), "example.com", false},
@@ -294,6 +298,53 @@ func TestDomainFilterMatchParent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, tt.filter.MatchParent(tt.domain))
+		})
+	}
+}
+
+// TestDomainFilterMatchParentExternalDNS holds the cases of external-dns's
+// own TestDomainFilterMatchParent: each domain with and without a trailing
+// dot, on the filter and on the filter decoded from the JSON of its lists,
+// which must encode as external-dns's does.
+func TestDomainFilterMatchParentExternalDNS(t *testing.T) {
+	tests := []struct {
+		include, exclude []string
+		domains          []string
+		want             bool
+		json             string
+	}{
+		{[]string{"a.example.com."}, nil, []string{"example.com"}, true, `{"include":["a.example.com"]}`},
+		{[]string{" a.example.com "}, nil, []string{"example.com"}, true, `{"include":["a.example.com"]}`},
+		{[]string{""}, nil, []string{"example.com"}, true, `{}`},
+		{[]string{".a.example.com."}, nil, []string{"example.com"}, false, `{"include":[".a.example.com"]}`},
+		{[]string{"a.example.com.", "b.example.com"}, nil, []string{"example.com"}, true, `{"include":["a.example.com","b.example.com"]}`},
+		{[]string{"a.xn--c1yn36f.æøå.", "b.點看.xn--5cab8c", "c.點看.æøå"}, nil, []string{"xn--c1yn36f.xn--5cab8c"}, true,
+			`{"include":["a.點看.æøå","b.點看.æøå","c.點看.æøå"]}`},
+		{[]string{"punycode.xn--c1yn36f.local", "å.點看.local.", "ø.點看.local"}, nil, []string{"點看.local"}, true,
+			`{"include":["punycode.點看.local","å.點看.local","ø.點看.local"]}`},
+		{[]string{"a.example.com"}, nil, []string{"b.example.com"}, false, `{"include":["a.example.com"]}`},
+		{[]string{"example.com"}, nil, []string{"example.com"}, false, `{"include":["example.com"]}`},
+		{[]string{"example.com"}, nil, []string{"anexample.com"}, false, `{"include":["example.com"]}`},
+		{[]string{""}, nil, []string{""}, true, `{}`},
+		{[]string{"example.com"}, []string{"excluded.example.com"}, []string{"excluded.example.com"}, false,
+			`{"include":["example.com"],"exclude":["excluded.example.com"]}`},
+	}
+	for i, tt := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			df := endpoint.NewDomainFilterWithExclusions(tt.include, tt.exclude)
+			got, err := json.Marshal(df)
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.json, string(got))
+			lists, err := json.Marshal(map[string][]string{"include": tt.include, "exclude": tt.exclude})
+			require.NoError(t, err)
+			var decoded endpoint.DomainFilter
+			require.NoError(t, json.Unmarshal(lists, &decoded))
+			for _, d := range tt.domains {
+				for _, name := range []string{d, d + "."} {
+					assert.Equal(t, tt.want, df.MatchParent(name), "%q", name)
+					assert.Equal(t, tt.want, decoded.MatchParent(name), "decoded, %q", name)
+				}
+			}
 		})
 	}
 }

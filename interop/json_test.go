@@ -136,7 +136,55 @@ func TestJSONDomainFilter(t *testing.T) {
 			for _, n := range names {
 				require.Equal(t, c.x.Match(n), zFromX.Match(n), "zonesync decoding external-dns's %s on %q", xb, n)
 				require.Equal(t, c.z.Match(n), xFromZ.Match(n), "external-dns decoding zonesync's %s on %q", zb, n)
+				require.Equal(t, c.x.MatchParent(n), c.z.MatchParent(n), "MatchParent(%q) of %s", n, xb)
+				require.Equal(t, c.x.MatchParent(n), zFromX.MatchParent(n), "MatchParent(%q), zonesync decoding %s", n, xb)
 			}
 		})
+	}
+}
+
+// TestJSONDomainFilterEdges: what a program may depend on besides the
+// encoding of a filter: the JSON of a nil filter (MarshalJSON gives {},
+// encoding/json writes null for a nil pointer on both sides), and the
+// errors of decoding, word for word.
+func TestJSONDomainFilterEdges(t *testing.T) {
+	var xNil *xendpoint.DomainFilter
+	var zNil *endpoint.DomainFilter
+	xb, err := xNil.MarshalJSON()
+	require.NoError(t, err)
+	zb, err := zNil.MarshalJSON()
+	require.NoError(t, err)
+	require.Equal(t, string(xb), string(zb), "MarshalJSON of a nil filter")
+	xb, err = json.Marshal(xNil)
+	require.NoError(t, err)
+	zb, err = json.Marshal(zNil)
+	require.NoError(t, err)
+	require.Equal(t, string(xb), string(zb), "json.Marshal of a nil filter")
+	xb, err = json.Marshal(struct{ F *xendpoint.DomainFilter }{})
+	require.NoError(t, err)
+	zb, err = json.Marshal(struct{ F *endpoint.DomainFilter }{})
+	require.NoError(t, err)
+	require.Equal(t, string(xb), string(zb), "a nil filter field")
+
+	for _, in := range []string{
+		`{"include":3}`, `{"include":"example.com"}`, `{"exclude":{}}`, `{"regexInclude":1}`, `[1]`, `"text"`, `{`, `{"include":["a"]}x`,
+		`{"include":["example.com"],"regexInclude":"example.com"}`,
+		`{"exclude":["example.com"],"regexInclude":"example.com"}`,
+		`{"include":["example.com"],"regexExclude":"example.com"}`,
+		`{"exclude":["example.com"],"regexExclude":"example.com"}`,
+		`{"include":["example.com"],"regexInclude":"*"}`,
+		`{"regexInclude":"*"}`, `{"regexExclude":"*"}`, `{"regexInclude":"(","regexExclude":"["}`,
+		`{"regexInclude":"a","regexExclude":"[z-a]"}`, `{"regexInclude":"\\p{Nope}"}`,
+		`{"include":[],"regexInclude":"ok"}`, `null`, `{}`,
+	} {
+		var x xendpoint.DomainFilter
+		var z endpoint.DomainFilter
+		xErr := json.Unmarshal([]byte(in), &x)
+		zErr := json.Unmarshal([]byte(in), &z)
+		if xErr == nil || zErr == nil {
+			require.Equal(t, xErr == nil, zErr == nil, "%s: external-dns %v, zonesync %v", in, xErr, zErr)
+			continue
+		}
+		require.Equal(t, xErr.Error(), zErr.Error(), "decoding %s", in)
 	}
 }
