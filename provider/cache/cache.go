@@ -8,8 +8,10 @@
 // have applied part of its changes), and a read that raced with an
 // ApplyChanges is not stored. The cache holds its own deep copy and
 // returns a fresh one on every call, so a caller that modifies what it got
-// never changes the cache. The zone list ([provider.ZoneLister]) is cached
-// in a [blueprint.ZoneCache] for [Options.ZonesTTL].
+// never changes the cache. The zone list ([provider.ZoneLister]) and the
+// domain filter (GetDomainFilter, which some providers build from the zone
+// list with an API call, as Route 53 does) are each cached in a
+// [blueprint.ZoneCache] for [Options.ZonesTTL].
 //
 // The cache only sees changes made through it: changes made to the zone
 // by others show after the TTL. Records is one call for all zones, so the
@@ -39,8 +41,8 @@ type Options struct {
 	// TTL is how long records read are served from the cache; zero or
 	// less disables the records cache.
 	TTL time.Duration
-	// ZonesTTL is how long the zone list is cached; zero means TTL,
-	// negative disables the zone cache.
+	// ZonesTTL is how long the zone list and the domain filter are
+	// cached; zero means TTL, negative disables both caches.
 	ZonesTTL time.Duration
 	// Clock times the entries; nil means [clock.Real].
 	Clock clock.Clock
@@ -75,8 +77,9 @@ type Provider struct {
 	obs           Observer
 
 	mu      sync.Mutex
-	zones   *blueprint.ZoneCache[[]string] // replaced by Invalidate
-	gen     uint64                         // incremented by every ApplyChanges, at its start and end
+	zones   *blueprint.ZoneCache[[]string]                       // replaced by Invalidate
+	filters *blueprint.ZoneCache[endpoint.DomainFilterInterface] // replaced by Invalidate
+	gen     uint64                                               // incremented by every ApplyChanges, at its start and end
 	records []*endpoint.Endpoint
 	expires time.Time
 	valid   bool
@@ -101,7 +104,8 @@ func New(p provider.Provider, opts Options) provider.Provider {
 		obs = nopObserver{}
 	}
 	return &Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, obs: obs,
-		zones: blueprint.NewZoneCacheWithClock[[]string](zttl, clk)}
+		zones:   blueprint.NewZoneCacheWithClock[[]string](zttl, clk),
+		filters: blueprint.NewZoneCacheWithClock[endpoint.DomainFilterInterface](zttl, clk)}
 }
 
 // Unwrap returns the wrapped provider, through which [provider.As] finds
@@ -157,6 +161,7 @@ func (p *Provider) Invalidate() {
 	p.gen++
 	p.records, p.valid = nil, false
 	p.zones = blueprint.NewZoneCacheWithClock[[]string](p.zonesTTL, p.clock)
+	p.filters = blueprint.NewZoneCacheWithClock[endpoint.DomainFilterInterface](p.zonesTTL, p.clock)
 	p.mu.Unlock()
 }
 
@@ -204,7 +209,17 @@ func (p *Provider) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint
 	return p.next.AdjustEndpoints(ctx, eps)
 }
 
-// GetDomainFilter returns the wrapped provider's filter.
+// GetDomainFilter returns the wrapped provider's filter, asking it at most
+// once per [Options.ZonesTTL] (every time when the zone cache is
+// disabled).
 func (p *Provider) GetDomainFilter() endpoint.DomainFilterInterface {
-	return p.next.GetDomainFilter()
+	p.mu.Lock()
+	fc := p.filters
+	p.mu.Unlock()
+	if !fc.Expired() {
+		return fc.Get()
+	}
+	f := p.next.GetDomainFilter()
+	fc.Reset(f)
+	return f
 }

@@ -20,7 +20,7 @@ import (
 )
 
 type counting struct {
-	records, zones atomic.Int32
+	records, zones, filters atomic.Int32
 }
 
 func newCounted(zone *inmemory.Provider, c *counting) provider.Provider {
@@ -32,6 +32,10 @@ func newCounted(zone *inmemory.Provider, c *counting) provider.Provider {
 		ListZones: func(ctx context.Context, next provider.Provider) ([]string, error) {
 			c.zones.Add(1)
 			return next.(provider.ZoneLister).ListZones(ctx)
+		},
+		GetDomainFilter: func(next provider.Provider) endpoint.DomainFilterInterface {
+			c.filters.Add(1)
+			return next.GetDomainFilter()
 		},
 	})
 }
@@ -128,5 +132,43 @@ func TestConcurrentUse(t *testing.T) {
 	assert.Len(t, recs, 8)
 	for _, r := range recs {
 		assert.Equal(t, "192.0.2.1", r.Targets[0])
+	}
+}
+
+// TestDomainFilterCache checks that GetDomainFilter, which some providers
+// answer with an API call (Route 53 lists its hosted zones), is asked of the
+// wrapped provider once per ZonesTTL, every time when the zone cache is off,
+// and again after Invalidate.
+func TestDomainFilterCache(t *testing.T) {
+	tests := []struct {
+		name     string
+		zonesTTL time.Duration
+		advance  time.Duration
+		want     int32 // calls reaching the provider after three calls
+	}{
+		{name: "cached", zonesTTL: time.Hour, want: 1},
+		{name: "expired between calls", zonesTTL: time.Hour, advance: time.Hour, want: 3},
+		{name: "zone cache disabled", zonesTTL: -1, want: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clocktest.New(time.Unix(0, 0))
+			var n counting
+			zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, DomainFilter: endpoint.NewDomainFilter([]string{"example.com"})})
+			p := cache.New(newCounted(zone, &n), cache.Options{TTL: time.Minute, ZonesTTL: tt.zonesTTL, Clock: clk})
+			for range 3 {
+				f := p.GetDomainFilter()
+				require.NotNil(t, f)
+				assert.True(t, f.Match("a.example.com"))
+				assert.False(t, f.Match("a.example.org"))
+				clk.Advance(tt.advance)
+			}
+			assert.Equal(t, tt.want, n.filters.Load())
+			c, ok := p.(*cache.Provider)
+			require.True(t, ok)
+			c.Invalidate()
+			p.GetDomainFilter()
+			assert.Equal(t, tt.want+1, n.filters.Load(), "Invalidate drops the filter")
+		})
 	}
 }

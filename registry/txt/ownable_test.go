@@ -139,4 +139,11 @@ func TestCheckOwnableTakesTheDomainFilterOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, reg.CheckOwnable(a("x.example.com", "192.0.2.1")))
 	assert.Equal(t, int32(1), calls.Load(), "every read takes it anew")
+	calls.Store(0)
+	_, err = reg.Records(context.Background())
+	require.NoError(t, err)
+	f := reg.GetDomainFilter()
+	require.NotNil(t, f)
+	assert.True(t, f.Match("app.example.com"))
+	assert.Equal(t, int32(1), calls.Load(), "GetDomainFilter after a read returns the filter the read took: one provider call a cycle, as in external-dns")
 }

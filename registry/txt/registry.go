@@ -256,9 +256,11 @@ func (r *Registry) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint
 	return r.provider.AdjustEndpoints(ctx, eps)
 }
 
-// GetDomainFilter returns the provider's domain filter.
+// GetDomainFilter returns the provider's domain filter: the one the last
+// Records call took, when it took one, so that a cycle asks the provider
+// (for Route 53, an API call) no more often than external-dns does.
 func (r *Registry) GetDomainFilter() endpoint.DomainFilterInterface {
-	return r.provider.GetDomainFilter()
+	return r.domainFilter()
 }
 
 // isAliasA reports whether ep is an A alias record ([endpoint.Endpoint.IsAlias]:
