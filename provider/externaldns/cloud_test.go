@@ -311,7 +311,9 @@ func awsSDSetup(t *testing.T) cloudSetup {
 // bearer-token policy refuses to send a token over plain http, and the
 // HTTPS transport it uses is its own, trusting only the system roots;
 // external-dns passes no Transport option through. An httptest TLS server
-// is therefore unreachable without changing the process's trust store.
+// is therefore unreachable without changing the process's trust store,
+// which azuredns_cycle_test.go does, in a child process with SSL_CERT_FILE
+// set, to run whole cycles.
 func azureSetup(ctor externaldns.Constructor) func(*testing.T) cloudSetup {
 	return func(t *testing.T) cloudSetup {
 		file := writeFile(t, "azure.json", `{
