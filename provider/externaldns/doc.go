@@ -26,6 +26,30 @@
 // own parser it never prints nor ends the process: it refuses the flags
 // that would. [Wrap] adapts a provider that is already constructed.
 //
+// # From external-dns's command line to a running program
+//
+// [NewProgram] turns a whole external-dns configuration, not only the
+// provider's part, into zonesync's: the sources (source/kubernetes,
+// source/gatewayapi) with their flags and wrappers, the domain filters,
+// the policy, the registry (txt, noop or crd), the record types, the
+// interval, --events, --dry-run and --once, over the provider --provider
+// names:
+//
+//	cfg, err := externaldns.ParseFlags(os.Args[1:])
+//	...
+//	prog, err := externaldns.NewProgram(ctx, cfg, externaldns.ProgramOptions{
+//		Kube: kube, Dynamic: dyn, Constructors: intree.Constructors(),
+//	})
+//	...
+//	err = prog.Run(ctx)
+//
+// Flags it cannot carry out are never passed over in silence: those that
+// would change what is written stop it with an [*UnsupportedFlagsError]
+// naming each, the others are listed in [Program.Warnings]. Package
+// provider/externaldns/intree has the constructor of every provider this
+// module builds (it links all their SDKs); examples/dropin is a program
+// that takes external-dns's command line unchanged.
+//
 // # What the adapter does
 //
 //   - Endpoints are converted both ways without loss: name, targets, type,
