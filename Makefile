@@ -16,10 +16,10 @@ INTEROP_GO ?= GOTOOLCHAIN=auto $(GO)
 KUBE_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" && $$2 ~ /^v[0-9]/ { sub(/^v/, "", $$2); print $$2 }' tools/kubeapiserver/go.mod)
 KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION))) -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION)))
 
-.PHONY: test test-root test-operator test-interop test-externaldns kubetest-binaries fmt vet bench bench-interop bench-externaldns fuzz-smoke
+.PHONY: test test-root test-operator test-interop test-externaldns test-dropin kubetest-binaries fmt vet bench bench-interop bench-externaldns fuzz-smoke
 
-## test: every test of the root module and of the nested modules (examples/operator, interop, provider/externaldns), with -race; builds the kubetest binaries first (minutes on the first run).
-test: kubetest-binaries test-root test-operator test-interop test-externaldns
+## test: every test of the root module and of the nested modules (examples/operator, interop, provider/externaldns, examples/dropin), with -race; builds the kubetest binaries first (minutes on the first run).
+test: kubetest-binaries test-root test-operator test-interop test-externaldns test-dropin
 
 ## kubetest-binaries: build bin/kube-apiserver and bin/etcd, which the Kubernetes tests start (internal/kubetest); several minutes the first time, cached after.
 kubetest-binaries: bin/kube-apiserver bin/etcd
@@ -44,6 +44,10 @@ test-interop:
 test-externaldns:
 	cd provider/externaldns && $(INTEROP_GO) test $(GOFLAGS_TEST) ./...
 
+## test-dropin: examples/dropin (external-dns's command line running zonesync, a module of its own on Go 1.27), against moto's Route 53.
+test-dropin:
+	cd examples/dropin && $(INTEROP_GO) test $(GOFLAGS_TEST) ./...
+
 ## fmt: fail if any file is not gofmt-formatted.
 fmt:
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
@@ -54,6 +58,7 @@ vet:
 	cd examples/operator && $(GO) vet ./...
 	cd interop && $(INTEROP_GO) vet ./...
 	cd provider/externaldns && $(INTEROP_GO) vet ./...
+	cd examples/dropin && $(INTEROP_GO) vet ./...
 
 ## bench: the benchmarks recorded in docs/benchmarks.md (rfc2136 needs named, see README).
 bench:
