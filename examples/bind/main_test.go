@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -298,19 +297,9 @@ func writeFile(t *testing.T, path, content string) {
 // freePort returns a port free on 127.0.0.1 for both TCP and UDP.
 func freePort(t *testing.T) int {
 	t.Helper()
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := l.Addr().(*net.TCPAddr).Port
-		u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		_ = l.Close()
-		if err == nil {
-			_ = u.Close()
-			return port
-		}
-	}
-	t.Fatal("no port free on both TCP and UDP")
-	return 0
+	port, err := testproc.FreePort(true)
+	require.NoError(t, err)
+	return port
 }
 
 // syncBuffer is an io.Writer safe for a program writing while the test

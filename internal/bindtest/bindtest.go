@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -66,9 +64,8 @@ type Server struct {
 	timeout time.Duration
 
 	mu     sync.Mutex
-	cmd    *exec.Cmd
-	done   chan struct{}
-	stderr *testproc.LogTail
+	proc   *testproc.Process // nil while stopped
+	stderr *testproc.LogTail // the last process's, kept after it stops
 }
 
 // absentAction decides what a test does when named cannot be found: skip
@@ -118,7 +115,7 @@ func Start(t testing.TB, cfg Config) *Server {
 	// A port free now may be taken before named binds it: retry.
 	var lastErr error
 	for range 5 {
-		port, err := freePort()
+		port, err := testproc.FreePort(true)
 		if err != nil {
 			t.Fatalf("bindtest: picking a free port: %v", err)
 		}
@@ -185,26 +182,18 @@ func (s *Server) Restart() {
 func (s *Server) start() error {
 	cmd := exec.Command(s.named, "-g", "-4", "-n", "1", "-c", s.conf)
 	cmd.Dir = s.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	buf := &testproc.LogTail{}
-	cmd.Stdout = buf
-	cmd.Stderr = buf
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", s.named, err)
+	proc, err := testproc.Start(cmd)
+	if err != nil {
+		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
 	s.mu.Lock()
-	s.cmd, s.done, s.stderr = cmd, done, buf
+	s.proc, s.stderr = proc, proc.Log
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	if err := s.waitReady(ctx, done); err != nil {
-		return fmt.Errorf("named on %s did not answer SOA for %v: %w\nnamed's output:\n%s", s.addr, s.zones, err, buf.String())
+	if err := s.waitReady(ctx, proc.Done); err != nil {
+		return fmt.Errorf("named on %s did not answer SOA for %v: %w\nnamed's output:\n%s", s.addr, s.zones, err, proc.Log.String())
 	}
 	return nil
 }
@@ -213,39 +202,32 @@ func (s *Server) start() error {
 func (s *Server) waitReady(ctx context.Context, exited <-chan struct{}) error {
 	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
 	pending := append([]string(nil), s.zones...)
-	for {
+	return testproc.Poll(ctx, exited, 50*time.Millisecond, func(ctx context.Context) error {
 		for len(pending) > 0 {
 			m := new(dns.Msg)
 			m.SetQuestion(dns.Fqdn(pending[0]), dns.TypeSOA)
 			r, _, err := c.ExchangeContext(ctx, m, s.addr)
-			if err != nil || r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0 {
-				break
+			switch {
+			case err != nil:
+				return fmt.Errorf("SOA %s: %w", pending[0], err)
+			case r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0:
+				return fmt.Errorf("SOA %s: %s, %d answers", pending[0], dns.RcodeToString[r.Rcode], len(r.Answer))
 			}
 			pending = pending[1:]
 		}
-		if len(pending) == 0 {
-			return nil
-		}
-		select {
-		case <-exited:
-			return errors.New("named exited")
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+		return nil
+	})
 }
 
 func (s *Server) stop() {
 	s.mu.Lock()
-	cmd, done := s.cmd, s.done
-	s.cmd, s.done = nil, nil
+	proc := s.proc
+	s.proc = nil
 	s.mu.Unlock()
-	if cmd == nil {
-		return
+	if proc != nil {
+		// named runs in its own process group.
+		proc.Stop(10 * time.Second)
 	}
-	// named runs in its own process group.
-	testproc.StopGroup(cmd, done, 10*time.Second)
 }
 
 // Query sends a plain (unsigned) query for name and type over UDP (TCP when
@@ -343,25 +325,6 @@ $TTL 300
 @	IN NS ns.%s.
 ns	IN A 127.0.0.1
 `, zone, zone, zone, zone)
-}
-
-// freePort returns a port that was free on 127.0.0.1 for both UDP and TCP.
-func freePort() (int, error) {
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		_ = l.Close()
-		if err != nil {
-			continue // taken on UDP: try another
-		}
-		_ = u.Close()
-		return port, nil
-	}
-	return 0, errors.New("no port free on both UDP and TCP")
 }
 
 func newSecret(t testing.TB, n int) string {

@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -136,7 +135,7 @@ func (e *Env) start(ctx context.Context, etcdBin, apiBin string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ports, err := freePorts(3)
+		ports, err := testproc.FreePorts(3)
 		if err != nil {
 			return fmt.Errorf("kubetest: picking free ports: %w", err)
 		}
@@ -265,10 +264,10 @@ func (e *Env) Host() string { return e.host }
 func (e *Env) Output() string {
 	var out string
 	if e.apiserver != nil {
-		out += "kube-apiserver:\n" + e.apiserver.log.String()
+		out += "kube-apiserver:\n" + e.apiserver.Log.String()
 	}
 	if e.etcd != nil {
-		out += "\netcd:\n" + e.etcd.log.String()
+		out += "\netcd:\n" + e.etcd.Log.String()
 	}
 	return out
 }
@@ -291,10 +290,8 @@ func (e *Env) stopProcesses() {
 
 // process is a server started in its own process group.
 type process struct {
+	*testproc.Process
 	name string
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  *testproc.LogTail
 	url  string
 }
 
@@ -308,40 +305,24 @@ func startProcess(dir, bin string, args ...string) (*process, error) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	log := &testproc.LogTail{}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("kubetest: starting %s: %w", bin, err)
+	proc, err := testproc.Start(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("kubetest: %w", err)
 	}
-	p := &process{name: filepath.Base(bin), cmd: cmd, done: make(chan struct{}), log: log}
-	go func() {
-		_ = cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
+	return &process{Process: proc, name: filepath.Base(bin)}, nil
 }
 
-func (p *process) stop() { testproc.StopGroup(p.cmd, p.done, 15*time.Second) }
+func (p *process) stop() { p.Stop(15 * time.Second) }
 
 // waitFor polls check until it succeeds, p exits, timeout passes or ctx
 // ends; the error carries the server's log.
 func waitFor(ctx context.Context, timeout time.Duration, p *process, check func(context.Context) error, what string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var last error
-	for {
-		if last = check(ctx); last == nil {
-			return nil
-		}
-		select {
-		case <-p.done:
-			return fmt.Errorf("kubetest: %s exited before it was ready (last check: %w)\n%s's output:\n%s", what, last, p.name, p.log.String())
-		case <-ctx.Done():
-			return fmt.Errorf("kubetest: %s not ready: %w (last check: %w)\n%s's output:\n%s", what, ctx.Err(), last, p.name, p.log.String())
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := testproc.Poll(ctx, p.Done, 100*time.Millisecond, check); err != nil {
+		return fmt.Errorf("kubetest: %s not ready: %w\n%s's output:\n%s", what, err, p.name, p.Log.String())
 	}
+	return nil
 }
 
 func getOK(ctx context.Context, c *http.Client, url, token string) error {
@@ -381,26 +362,6 @@ func randomToken() (string, error) {
 		return "", fmt.Errorf("kubetest: token: %w", err)
 	}
 	return hex.EncodeToString(b), nil
-}
-
-// freePorts returns n distinct ports that were free on 127.0.0.1.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // Shared is one [Env] for a whole test binary, started by the first test

@@ -75,7 +75,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -112,9 +111,8 @@ type Server struct {
 	client  *http.Client
 
 	mu     sync.Mutex
-	cmd    *exec.Cmd
-	done   chan struct{}
-	output *testproc.LogTail
+	proc   *testproc.Process // nil while stopped
+	output *testproc.LogTail // the last process's, kept after it stops
 	counts Counts
 	refuse []Refusal
 	zones  map[string]string // zone id -> zone name, for the proxy's checks
@@ -164,7 +162,7 @@ func StartConfig(t testing.TB, cfg Config) *Server {
 	var lastErr error
 	// A port free now may be taken before moto_server binds it: retry.
 	for range 5 {
-		port, err := freePort()
+		port, err := testproc.FreePort(false)
 		if err != nil {
 			t.Fatalf("motoserver: picking a free port: %v", err)
 		}
@@ -183,72 +181,39 @@ func StartConfig(t testing.TB, cfg Config) *Server {
 }
 
 func (s *Server) start(bin string, port int, timeout time.Duration) error {
-	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	buf := &testproc.LogTail{}
-	cmd.Stdout = buf
-	cmd.Stderr = buf
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", bin, err)
+	proc, err := testproc.Start(exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port)))
+	if err != nil {
+		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
 	s.mu.Lock()
-	s.cmd, s.done, s.output = cmd, done, buf
+	s.proc, s.output = proc, proc.Log
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := s.waitReady(ctx, done); err != nil {
-		return fmt.Errorf("moto_server on %s did not answer: %w\nmoto_server's output:\n%s", s.motoURL, err, buf.String())
+	// Ready once ListHostedZones answers 200.
+	err = testproc.Poll(ctx, proc.Done, 100*time.Millisecond, func(ctx context.Context) error {
+		code, _, err := s.motoDo(ctx, http.MethodGet, apiVersion+"/hostedzone", nil)
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("status %d", code)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("moto_server on %s did not answer: %w\nmoto_server's output:\n%s", s.motoURL, err, proc.Log.String())
 	}
 	return nil
 }
 
-// waitReady polls ListHostedZones until moto answers 200 or ctx ends.
-func (s *Server) waitReady(ctx context.Context, exited <-chan struct{}) error {
-	var last error
-	for {
-		code, _, err := s.motoDo(ctx, http.MethodGet, apiVersion+"/hostedzone", nil)
-		if err == nil && code == http.StatusOK {
-			return nil
-		}
-		if err == nil {
-			err = fmt.Errorf("status %d", code)
-		}
-		last = err
-		select {
-		case <-exited:
-			return fmt.Errorf("moto_server exited (last poll: %w)", last)
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last poll: %w)", ctx.Err(), last)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
 func (s *Server) stop() {
 	s.mu.Lock()
-	cmd, done := s.cmd, s.done
-	s.cmd, s.done = nil, nil
+	proc := s.proc
+	s.proc = nil
 	s.mu.Unlock()
-	if cmd == nil {
-		return
+	if proc != nil {
+		// moto_server (a pyenv shim, then python) runs in its own process group.
+		proc.Stop(10 * time.Second)
 	}
-	// moto_server (a pyenv shim, then python) runs in its own process group.
-	testproc.StopGroup(cmd, done, 10*time.Second)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // URL is the proxy's base URL, "http://127.0.0.1:<port>": the Route 53

@@ -1,7 +1,11 @@
 package testproc_test
 
 import (
+	"context"
+	"errors"
+	"net"
 	"os"
+	"strconv"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -118,5 +122,99 @@ func TestStopGroup(t *testing.T) {
 				t.Fatal("StopGroup returned before the process ended")
 			}
 		})
+	}
+}
+
+// TestStart checks that a started process's output lands in its log, that
+// Done closes when it exits, and that Stop ends a process that would run
+// on.
+func TestStart(t *testing.T) {
+	p, err := testproc.Start(exec.Command("sh", "-c", "echo out; echo err >&2"))
+	require.NoError(t, err)
+	select {
+	case <-p.Done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done did not close after the process exited")
+	}
+	assert.Contains(t, p.Log.String(), "out")
+	assert.Contains(t, p.Log.String(), "err")
+
+	p, err = testproc.Start(exec.Command("sh", "-c", "sleep 60 & wait"))
+	require.NoError(t, err)
+	p.Stop(500 * time.Millisecond)
+	select {
+	case <-p.Done:
+	default:
+		t.Fatal("Stop returned before the process ended")
+	}
+
+	_, err = testproc.Start(exec.Command(filepath.Join(t.TempDir(), "absent")))
+	require.Error(t, err)
+}
+
+func TestPoll(t *testing.T) {
+	never := make(chan struct{})
+	exited := make(chan struct{})
+	close(exited)
+	notYet := errors.New("not yet")
+	tests := []struct {
+		name    string
+		exited  <-chan struct{}
+		timeout time.Duration
+		okAfter int // probe succeeds on this call; 0: never
+		wantErr string
+	}{
+		{name: "ready at once", exited: never, timeout: time.Minute, okAfter: 1},
+		{name: "ready on the third probe", exited: never, timeout: time.Minute, okAfter: 3},
+		{name: "process exited", exited: exited, timeout: time.Minute, wantErr: "the process exited (last check: not yet)"},
+		{name: "timeout", exited: never, timeout: 50 * time.Millisecond, wantErr: "context deadline exceeded (last check: not yet)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+			defer cancel()
+			calls := 0
+			err := testproc.Poll(ctx, tt.exited, time.Millisecond, func(context.Context) error {
+				calls++
+				if calls == tt.okAfter {
+					return nil
+				}
+				return notYet
+			})
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				assert.ErrorIs(t, err, notYet)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.okAfter, calls)
+		})
+	}
+}
+
+func TestFreePorts(t *testing.T) {
+	ports, err := testproc.FreePorts(3)
+	require.NoError(t, err)
+	require.Len(t, ports, 3)
+	assert.NotEqual(t, ports[0], ports[1])
+	assert.NotEqual(t, ports[1], ports[2])
+	assert.NotEqual(t, ports[0], ports[2])
+	for _, p := range ports {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		require.NoError(t, err, "port %d is free again", p)
+		_ = l.Close()
+	}
+
+	for _, udp := range []bool{false, true} {
+		p, err := testproc.FreePort(udp)
+		require.NoError(t, err)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		require.NoError(t, err)
+		_ = l.Close()
+		if udp {
+			u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+			require.NoError(t, err)
+			_ = u.Close()
+		}
 	}
 }

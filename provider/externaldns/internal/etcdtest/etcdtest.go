@@ -11,7 +11,6 @@ package etcdtest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -22,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -59,9 +57,8 @@ type Server struct {
 	timeout time.Duration
 
 	mu     sync.Mutex
-	cmd    *exec.Cmd
-	done   chan struct{}
-	output *testproc.LogTail
+	proc   *testproc.Process // nil while stopped
+	output *testproc.LogTail // the last process's, kept after it stops
 	client *clientv3.Client
 }
 
@@ -92,7 +89,7 @@ func Start(t testing.TB, cfg Config) *Server {
 	// Ports free now may be taken before etcd binds them: retry.
 	var lastErr error
 	for attempt := range 5 {
-		ports, err := freePorts(2)
+		ports, err := testproc.FreePorts(2)
 		if err != nil {
 			t.Fatalf("etcdtest: picking free ports: %v", err)
 		}
@@ -174,27 +171,19 @@ func (s *Server) start(attempt, clientPort, peerPort int) error {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	buf := &testproc.LogTail{}
-	cmd.Stdout = buf
-	cmd.Stderr = buf
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", s.etcd, err)
+	proc, err := testproc.Start(cmd)
+	if err != nil {
+		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
 	s.mu.Lock()
-	s.cmd, s.done, s.output = cmd, done, buf
+	s.proc, s.output = proc, proc.Log
 	s.mu.Unlock()
 	s.url = clientURL
 
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	if err := waitHealthy(ctx, clientURL, done); err != nil {
-		return fmt.Errorf("etcd on %s did not become healthy: %w\netcd's output:\n%s", clientURL, err, buf.String())
+	if err := waitHealthy(ctx, clientURL, proc.Done); err != nil {
+		return fmt.Errorf("etcd on %s did not become healthy: %w\netcd's output:\n%s", clientURL, err, proc.Log.String())
 	}
 	return nil
 }
@@ -203,19 +192,7 @@ func (s *Server) start(attempt, clientPort, peerPort int) error {
 // exits or ctx ends.
 func waitHealthy(ctx context.Context, url string, exited <-chan struct{}) error {
 	c := &http.Client{Timeout: 2 * time.Second}
-	var last error
-	for {
-		if last = health(ctx, c, url); last == nil {
-			return nil
-		}
-		select {
-		case <-exited:
-			return fmt.Errorf("etcd exited (last check: %w)", last)
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last check: %w)", ctx.Err(), last)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return testproc.Poll(ctx, exited, 50*time.Millisecond, func(ctx context.Context) error { return health(ctx, c, url) })
 }
 
 func health(ctx context.Context, c *http.Client, url string) error {
@@ -261,38 +238,14 @@ func (s *Server) connect() {
 
 func (s *Server) stop() {
 	s.mu.Lock()
-	cmd, done, client := s.cmd, s.done, s.client
-	s.cmd, s.done, s.client = nil, nil, nil
+	proc, client := s.proc, s.client
+	s.proc, s.client = nil, nil
 	s.mu.Unlock()
 	if client != nil {
 		_ = client.Close()
 	}
-	if cmd == nil {
-		return
+	if proc != nil {
+		// etcd runs in its own process group.
+		proc.Stop(10 * time.Second)
 	}
-	// etcd runs in its own process group.
-	testproc.StopGroup(cmd, done, 10*time.Second)
-}
-
-// freePorts returns n distinct ports that were free on 127.0.0.1.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	if len(ports) != n {
-		return nil, errors.New("not enough free ports")
-	}
-	return ports, nil
 }

@@ -20,7 +20,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -33,7 +32,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,9 +102,8 @@ type Server struct {
 	client  *http.Client
 
 	mu     sync.Mutex
-	cmd    *exec.Cmd
-	done   chan struct{}
-	output *testproc.LogTail
+	proc   *testproc.Process // nil while stopped
+	output *testproc.LogTail // the last process's, kept after it stops
 }
 
 // tools are the files a server needs.
@@ -195,11 +192,11 @@ func Start(t testing.TB, cfg Config) *Server {
 	// Ports free now may be taken before pdns_server binds them: retry.
 	var lastErr error
 	for range 5 {
-		dnsPort, err := freePort(true)
+		dnsPort, err := testproc.FreePort(true)
 		if err != nil {
 			t.Fatalf("pdnstest: picking a free port: %v", err)
 		}
-		webPort, err := freePort(false)
+		webPort, err := testproc.FreePort(false)
 		if err != nil {
 			t.Fatalf("pdnstest: picking a free port: %v", err)
 		}
@@ -271,63 +268,39 @@ func (s *Server) start() error {
 	cmd := exec.Command(s.bin, "--daemon=no", "--guardian=no", "--disable-syslog",
 		"--socket-dir="+s.dir, "--config-dir="+s.dir)
 	cmd.Dir = s.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	buf := &testproc.LogTail{}
-	cmd.Stdout = buf
-	cmd.Stderr = buf
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", s.bin, err)
+	proc, err := testproc.Start(cmd)
+	if err != nil {
+		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
 	s.mu.Lock()
-	s.cmd, s.done, s.output = cmd, done, buf
+	s.proc, s.output = proc, proc.Log
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	if err := s.waitReady(ctx, done); err != nil {
-		return fmt.Errorf("pdns_server's API on %s did not answer: %w\npdns_server's output:\n%s", s.apiURL, err, buf.String())
+	// Ready once the API's server resource answers 200.
+	err = testproc.Poll(ctx, proc.Done, 50*time.Millisecond, func(ctx context.Context) error {
+		code, _, err := s.do(ctx, http.MethodGet, "/api/v1/servers/"+ServerID, nil)
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("status %d", code)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("pdns_server's API on %s did not answer: %w\npdns_server's output:\n%s", s.apiURL, err, proc.Log.String())
 	}
 	return nil
 }
 
-// waitReady polls the API's server resource until it answers 200 or ctx
-// ends.
-func (s *Server) waitReady(ctx context.Context, exited <-chan struct{}) error {
-	var last error
-	for {
-		code, _, err := s.do(ctx, http.MethodGet, "/api/v1/servers/"+ServerID, nil)
-		if err == nil && code == http.StatusOK {
-			return nil
-		}
-		if err == nil {
-			err = fmt.Errorf("status %d", code)
-		}
-		last = err
-		select {
-		case <-exited:
-			return fmt.Errorf("pdns_server exited (last poll: %w)", last)
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last poll: %w)", ctx.Err(), last)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
 func (s *Server) stop() {
 	s.mu.Lock()
-	cmd, done := s.cmd, s.done
-	s.cmd, s.done = nil, nil
+	proc := s.proc
+	s.proc = nil
 	s.mu.Unlock()
-	if cmd == nil {
-		return
+	if proc != nil {
+		// pdns_server runs in its own process group.
+		proc.Stop(10 * time.Second)
 	}
-	// pdns_server runs in its own process group.
-	testproc.StopGroup(cmd, done, 10*time.Second)
 }
 
 // Stop stops pdns_server (SIGTERM, then SIGKILL after 10 s) and waits for
@@ -512,30 +485,6 @@ func (s *Server) do(ctx context.Context, method, path string, body any) (int, []
 
 func fqdn(name string) string {
 	return strings.ToLower(strings.TrimSuffix(name, ".")) + "."
-}
-
-// freePort returns a port free on 127.0.0.1 for TCP, and for UDP too when
-// udp is set.
-func freePort(udp bool) (int, error) {
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		if !udp {
-			_ = l.Close()
-			return port, nil
-		}
-		u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		_ = l.Close()
-		if err != nil {
-			continue
-		}
-		_ = u.Close()
-		return port, nil
-	}
-	return 0, errors.New("no free port")
 }
 
 func randomKey(t testing.TB) string {
