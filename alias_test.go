@@ -58,7 +58,8 @@ func TestAliasRecordsToLoadBalancerHostNames(t *testing.T) {
 	}}
 	r := &zonesync.Reconciler{Source: src, Registry: reg, Logger: testr.New(t)}
 
-	changes, err := r.RunOnce(ctx)
+	cyc, err := r.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.Len(t, changes.Create, 3, "alias A, alias AAAA and the plain A (ownership records are the registry's)")
 	lines := zoneLines(t, zone)
@@ -73,7 +74,8 @@ func TestAliasRecordsToLoadBalancerHostNames(t *testing.T) {
 		assert.True(t, containsPrefix(lines, want), "ownership TXT %s in %v", want, lines)
 	}
 
-	changes, err = r.RunOnce(ctx)
+	cyc, err = r.RunOnce(ctx)
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "the second cycle plans nothing: %v", changeLines(changes))
 }

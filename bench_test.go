@@ -32,17 +32,17 @@ func BenchmarkRunOnceSteady(b *testing.B) {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
 			rec := benchReconciler(b, n)
 			ctx := context.Background()
-			if changes, err := rec.RunOnce(ctx); err != nil || changes.HasChanges() {
-				b.Fatalf("workload not in steady state: %v, %v", err, changes)
+			if cyc, err := rec.RunOnce(ctx); err != nil || cyc.Changes().HasChanges() {
+				b.Fatalf("workload not in steady state: %v, %v", err, cyc.Changes())
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				changes, err := rec.RunOnce(ctx)
+				cyc, err := rec.RunOnce(ctx)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if changes.HasChanges() {
+				if cyc.Changes().HasChanges() {
 					b.Fatal("steady state produced changes")
 				}
 			}

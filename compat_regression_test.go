@@ -47,12 +47,14 @@ func TestRegression_PunycodeNamesKeepTheirOwnership(t *testing.T) {
 				`a-xn--mnchen-3ya.example.com TXT "heritage=external-dns,external-dns/owner=me,external-dns/resource=service/ns/a"`,
 				"xn--mnchen-3ya.example.com A 192.0.2.1",
 			}, zoneLines(t, p), "one spelling on the wire: A-labels")
-			changes, err := rec.RunOnce(context.Background())
+			cyc, err := rec.RunOnce(context.Background())
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges(), "converged")
 
 			src.Set()
-			changes, err = rec.RunOnce(context.Background())
+			cyc, err = rec.RunOnce(context.Background())
+			changes = cyc.Changes()
 			require.NoError(t, err)
 			assert.Equal(t, []string{"delete xn--mnchen-3ya.example.com/A 192.0.2.1"}, changeLines(changes))
 			assert.Empty(t, zoneLines(t, p), "the record and its TXT are gone")
@@ -88,7 +90,8 @@ func TestRegression_TrailingDotInTXTName(t *testing.T) {
 				"a-b.example.com AAAA 2001:db8::1",
 				`aaaa-a-b.example.com TXT "heritage=external-dns,external-dns/owner=me"`,
 			}, zoneLines(t, p))
-			changes, err := rec.RunOnce(context.Background())
+			cyc, err := rec.RunOnce(context.Background())
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges())
 		})

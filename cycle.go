@@ -23,8 +23,18 @@ import (
 // plan (domain filter = [Reconciler.DomainFilter] AND the registry's filter,
 // the configured policy, the registry's ownership settings), checks the
 // safety threshold and, unless DryRun is set, applies the changes through
-// the registry. It returns the changes applied, or that would have been
-// applied in dry run; a plan without changes is not sent to the registry.
+// the registry. A plan without changes is not sent to the registry.
+//
+// It returns the cycle as a value, together with the cycle's error (the
+// same as the Cycle's Err): the changes applied, or that would have been
+// applied in dry run ([Cycle.Changes]), every change skipped with its
+// reason ([Cycle.Plan]), what happened to each record and each object
+// ([Cycle.RecordStatuses], [Cycle.ResourceStatuses]: also the objects the
+// source could not read), the registry's warnings, the counts and
+// durations. The [Observer] gets the same Cycle; a program that calls
+// RunOnce itself does not need one. When no cycle started (an invalid
+// configuration, ctx done while another cycle ran), the Cycle holds only
+// the error.
 //
 // A source that is not ready ([source.Syncer]) stops the cycle before
 // anything is read: RunOnce returns an error matching [ErrSourceNotReady]
@@ -69,21 +79,22 @@ import (
 // safety threshold refuses a plan, RunOnce applies nothing and returns the
 // refused changes together with an error matching [ErrUnsafePlan]; when the
 // registry fails to apply them, the attempted changes are returned with the
-// error. Errors before the plan is calculated return nil changes.
-func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
+// error. Errors before the plan is calculated leave Plan nil, and
+// [Cycle.Changes] returns nil then.
+func (r *Reconciler) RunOnce(ctx context.Context) (Cycle, error) {
 	set, err := r.validate()
 	if err != nil {
-		return nil, err
+		return notStarted(err)
 	}
 	r.init()
 	select {
 	case r.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return notStarted(ctx.Err())
 	}
 	defer func() { <-r.sem }()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return notStarted(err)
 	}
 
 	clk := r.clock()
@@ -98,7 +109,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
 	obs.CycleStarted(ctx, start)
 
 	cycle := Cycle{Start: start, DryRun: r.DryRun, Owned: -1}
-	changes, err := r.cycle(ctx, log, clk, set, &cycle)
+	err = r.cycle(ctx, log, clk, set, &cycle)
 	end := clk.Now()
 	cycle.Duration = end.Sub(start)
 	cycle.Err = err
@@ -109,13 +120,20 @@ func (r *Reconciler) RunOnce(ctx context.Context) (*plan.Changes, error) {
 
 	logCycle(log, &cycle)
 	obs.CycleFinished(ctx, cycle)
-	return changes, err
+	return cycle, err
 }
 
-func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock, set settings, c *Cycle) (*plan.Changes, error) {
+// notStarted returns the Cycle and error of a RunOnce call that started no
+// cycle.
+func notStarted(err error) (Cycle, error) {
+	return Cycle{Owned: -1, Err: err}, err
+}
+
+// cycle runs the steps of a cycle, filling in c, and returns its error.
+func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock, set settings, c *Cycle) error {
 	calc, err := r.calculate(ctx, clk, set, c)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p, t, srcErr := calc.plan, calc.end, calc.srcErr
 	changes := p.Changes
@@ -132,14 +150,14 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 		log.Info("the registry's settings leave records without their owner", "warning", w)
 	}
 	if unsafe := r.Safety.Check(changes, calc.tally); unsafe != nil {
-		return changes, joinErrs(fmt.Errorf("zonesync: %w", unsafe), srcErr)
+		return joinErrs(fmt.Errorf("zonesync: %w", unsafe), srcErr)
 	}
 	if r.DryRun {
-		return changes, srcErr
+		return srcErr
 	}
 	if !changes.HasChanges() {
 		if calc.repairs == 0 {
-			return changes, srcErr
+			return srcErr
 		}
 		// Nothing to change, but ownership records to repair: the
 		// registry makes the repairs its read found when it is handed a
@@ -148,7 +166,7 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 	}
 	if err := r.Registry.ApplyChanges(ctx, changes); err != nil {
 		c.Rejected = provider.Rejected(err)
-		return changes, joinErrs(fmt.Errorf("zonesync: applying %d creates, %d updates and %d deletes: %w",
+		return joinErrs(fmt.Errorf("zonesync: applying %d creates, %d updates and %d deletes: %w",
 			c.Creates, c.Updates, c.Deletes, err), srcErr)
 	}
 	c.Applied = true
@@ -156,7 +174,7 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 	if r.Verifier != nil {
 		verifyApplied(ctx, r.Verifier, clk.Now, changes, c)
 	}
-	return changes, srcErr
+	return srcErr
 }
 
 // calculation is what calculate found besides the plan.

@@ -163,7 +163,9 @@
 // With [Reconciler.Verifier] set (for example a *verify.Verifier), a cycle
 // that applied changes resolves the records it created or updated and
 // reports what DNS answered in [Cycle.Verified]; [Cycle.RecordStatuses]
-// gives the state of every desired record. The metrics/prometheus package
+// gives the state of every desired record and [Cycle.ResourceStatuses] that
+// of every object the cycle heard of, those the source could not read
+// included. [Reconciler.RunOnce] returns the same Cycle the Observer gets. The metrics/prometheus package
 // turns cycles into Prometheus metrics with external-dns's names, and
 // source/kubernetes/events into Kubernetes Events. There is no package-level state: two Reconcilers in one process share
 // nothing.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/zonesync/zonesync"
@@ -28,19 +30,20 @@ func ExampleReconciler_RunOnce() {
 	)
 	rec := &zonesync.Reconciler{Source: src, Registry: reg}
 
-	changes, err := rec.RunOnce(ctx)
+	// RunOnce returns the cycle: its changes, skips, counts and error.
+	c, err := rec.RunOnce(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(changes)
+	fmt.Println(c.Changes())
 
-	changes, err = rec.RunOnce(ctx)
+	c, err = rec.RunOnce(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("second cycle:", changes)
+	fmt.Println("second cycle:", c.Changes())
 
 	records, _ := zone.Records(ctx)
 	for _, r := range records {
@@ -55,6 +58,70 @@ func ExampleReconciler_RunOnce() {
 	// api.example.com CNAME www.example.com
 	// cname-api.example.com TXT "heritage=external-dns,external-dns/owner=example"
 	// www.example.com A 192.0.2.10
+}
+
+// websites is a custom source: one A record per Website object, keyed
+// "website/<namespace>/<name>". A Website whose host name is not valid is
+// reported in a *source.PartialError under its key.
+type websites map[string][2]string // key -> host, address
+
+func (w websites) Endpoints(context.Context) ([]*endpoint.Endpoint, error) {
+	var eps []*endpoint.Endpoint
+	var failed *source.PartialError
+	for _, key := range slices.Sorted(maps.Keys(w)) {
+		host, addr := w[key][0], w[key][1]
+		if err := endpoint.ValidateDNSName(host); err != nil {
+			failed = failed.Add(key, fmt.Errorf("spec.host: %w", err))
+			continue
+		}
+		eps = append(eps, endpoint.NewEndpoint(host, endpoint.RecordTypeA, addr).WithLabel(endpoint.ResourceLabelKey, key))
+	}
+	return eps, failed.OrNil()
+}
+
+func (websites) AddEventHandler(context.Context, func()) {}
+
+// An operator calls RunOnce from its reconcile loop and writes what the
+// cycle did with each of its objects into the object's status: every
+// object the cycle heard of has a status, the ones its source could not
+// read too.
+func ExampleCycle_ResourceStatuses() {
+	ctx := context.Background()
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
+	other, _ := txt.New(zone, txt.Config{OwnerID: "someone-else"})
+	_ = other.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
+		endpoint.NewEndpoint("shop.example.com", endpoint.RecordTypeA, "192.0.2.99"),
+	}})
+	reg, err := txt.New(zone, txt.Config{OwnerID: "my-operator"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rec := &zonesync.Reconciler{Registry: reg, Source: websites{
+		"website/default/blog":   {"blog.example.com", "192.0.2.10"},
+		"website/default/shop":   {"shop.example.com", "192.0.2.20"},
+		"website/default/broken": {"bad_host!.example.com", "192.0.2.30"},
+	}}
+
+	c, err := rec.RunOnce(ctx)
+	// err holds the partial error of the source: the other objects were
+	// reconciled.
+	fmt.Println("partial:", errors.As(err, new(*source.PartialError)))
+	for _, obj := range c.ResourceStatuses() {
+		line := obj.Resource + ": " + string(obj.State)
+		if obj.Reason != "" {
+			line += " (" + obj.Reason + ")"
+		}
+		if obj.Message != "" {
+			line += ": " + obj.Message
+		}
+		fmt.Println(line)
+	}
+	// Output:
+	// partial: true
+	// website/default/blog: applied
+	// website/default/broken: invalid (source-error): spec.host: DNS name "bad_host!.example.com" contains '!' (U+0021 at offset 8) in label "bad_host!": only letters, digits, "-", "_" and dots between labels are allowed
+	// website/default/shop: skipped (foreign-owner): shop.example.com/A: skipped (foreign-owner): the record is owned by "someone-else", not "my-operator"
 }
 
 // printCycles is an Observer that prints each cycle and calls after with

@@ -71,7 +71,8 @@ func TestConnectorInvalidEndpointKeepsItsRecord(t *testing.T) {
 	second := []*endpoint.Endpoint{a("x.example.com", "not-an-address"), a("y.example.com", "192.0.2.20"), a("w.example.com", "192.0.2.4")}
 	list.Store(&second)
 	for range 2 {
-		changes, err := rec.RunOnce(ctx)
+		cyc, err := rec.RunOnce(ctx)
+		changes := cyc.Changes()
 		var pe *source.PartialError
 		require.ErrorAs(t, err, &pe)
 		assert.Contains(t, err.Error(), "x.example.com")
@@ -90,7 +91,8 @@ func TestConnectorInvalidEndpointKeepsItsRecord(t *testing.T) {
 	// Once the connector sends valid data, the deletes are made.
 	third := []*endpoint.Endpoint{a("y.example.com", "192.0.2.20"), a("w.example.com", "192.0.2.4")}
 	list.Store(&third)
-	changes, err := rec.RunOnce(ctx)
+	cyc, err := rec.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"delete x.example.com/A 192.0.2.1", "delete z.example.com/A 192.0.2.3"}, changeLines(changes))
 }
@@ -220,7 +222,8 @@ func TestInvalidEndpointsAreObjectFailures(t *testing.T) {
 			reg.breakName = tt.adjustBreak
 
 			r.Source = staticSource{eps: tt.eps}
-			changes, err := r.RunOnce(ctx)
+			cyc, err := r.RunOnce(ctx)
+			changes := cyc.Changes()
 			var pe *source.PartialError
 			require.ErrorAs(t, err, &pe, "invalid endpoints are reported as per-object failures")
 			if tt.wantMsg != "" {
@@ -283,7 +286,8 @@ func TestUnownableApexIsSkipped(t *testing.T) {
 	assert.Contains(t, pv.String(), "unownable")
 
 	for i := range 3 {
-		changes, err := rec.RunOnce(ctx)
+		cyc, err := rec.RunOnce(ctx)
+		changes := cyc.Changes()
 		require.NoError(t, err, "cycle %d: an unownable record does not fail the cycle", i)
 		for _, e := range changes.Create {
 			assert.NotEqual(t, "example.com", e.DNSName, "the apex is never sent")
@@ -350,7 +354,8 @@ func TestRunOnceReportsSettingsWarnings(t *testing.T) {
 		Registry: reg, Observer: obs,
 		Logger: funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{}),
 	}
-	changes, err := rec.RunOnce(t.Context())
+	cyc, err := rec.RunOnce(t.Context())
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "the other owner's record is left alone")
 
@@ -386,7 +391,8 @@ func TestRepairsApplyEmptyPlan(t *testing.T) {
 			reg.repairs.Store(tt.repairs)
 			obs := &lastCycle{}
 			rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg, DryRun: tt.dryRun, Observer: obs}
-			changes, err := rec.RunOnce(context.Background())
+			cyc, err := rec.RunOnce(context.Background())
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges())
 			require.Equal(t, tt.wantApply, reg.appliedCount())
@@ -551,7 +557,8 @@ func TestInvalidEndpointErrorsStayFlat(t *testing.T) {
 	}
 	eps = append(eps, a("ok.example.com", "192.0.2.1"))
 	rec := &zonesync.Reconciler{Source: staticSource{eps: eps}, Registry: &fakeRegistry{}}
-	changes, err := rec.RunOnce(context.Background())
+	cyc, err := rec.RunOnce(context.Background())
+	changes := cyc.Changes()
 	var pe *source.PartialError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, []string{"create ok.example.com/A 192.0.2.1"}, changeLines(changes))

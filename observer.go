@@ -28,7 +28,10 @@ type Observer interface {
 	CycleFinished(ctx context.Context, c Cycle)
 }
 
-// Cycle describes one reconcile cycle for an [Observer].
+// Cycle describes one reconcile cycle: [Reconciler.RunOnce] returns it and
+// an [Observer] gets it. What happened to each record and each object is
+// derived from it on demand ([Cycle.RecordStatuses],
+// [Cycle.ResourceStatuses]).
 type Cycle struct {
 	// Start is when the cycle began and Duration how long it took, both
 	// from [Reconciler.Clock].
@@ -139,6 +142,16 @@ func (NopObserver) CycleStarted(context.Context, time.Time) {}
 
 // CycleFinished does nothing.
 func (NopObserver) CycleFinished(context.Context, Cycle) {}
+
+// Changes returns the changes of the cycle's plan: those applied, or, in
+// dry run or when the cycle failed after planning, those it would have
+// applied. It is nil when the cycle failed before planning.
+func (c Cycle) Changes() *plan.Changes {
+	if c.Plan == nil {
+		return nil
+	}
+	return c.Plan.Changes
+}
 
 // Succeeded reports whether the cycle counts as a success, as [Reconciler.Run]
 // counts it: no error, or only a source's partial error (the objects the

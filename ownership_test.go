@@ -123,7 +123,8 @@ func TestSetIdentifierNeverReachesProviderThatDropsIt(t *testing.T) {
 	assert.Contains(t, pv.String(), "does not keep set identifiers")
 
 	for range 3 {
-		changes, err := r.RunOnce(ctx)
+		cyc, err := r.RunOnce(ctx)
+		changes := cyc.Changes()
 		require.NoError(t, err)
 		for _, ep := range changes.Create {
 			assert.Empty(t, ep.SetIdentifier, "no endpoint with a set identifier is sent")
@@ -287,7 +288,8 @@ func TestRepairNeverCollidesWithPlan(t *testing.T) {
 	assert.Contains(t, lines, `txt-a-b.example.com TXT "heritage=external-dns,external-dns/owner=me,external-dns/resource=dnsendpoint/default/hello"`)
 	assert.Len(t, lines, 2, "the orphan is gone: %v", lines)
 
-	changes, err := r.RunOnce(ctx)
+	cyc, err := r.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 	rp, ok := registry.As[registry.Repairer](reg)
@@ -315,7 +317,8 @@ func TestAmbiguousTXTNameIsNotRepaired(t *testing.T) {
 		"wild.apps.example.com AAAA 2001:db8::1",
 	}
 	for range 3 {
-		changes, err := r.RunOnce(ctx)
+		cyc, err := r.RunOnce(ctx)
+		changes := cyc.Changes()
 		require.NoError(t, err)
 		assert.False(t, changes.HasChanges())
 		assert.Equal(t, want, zoneLines(t, zone), "the TXT of a record we created is never repaired away")
@@ -366,7 +369,8 @@ func TestOwnerMigrationThroughVerdict(t *testing.T) {
 
 	obs := newCycleObserver()
 	r := &zonesync.Reconciler{Source: source.NewStatic(a("app.example.com", "192.0.2.1")), Registry: reg, Observer: obs}
-	changes, err := r.RunOnce(ctx)
+	cyc, err := r.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.Len(t, changes.UpdateNew, 1, "the record of the old owner is relabelled")
 	assert.Len(t, changes.Delete, 1, "the old owner's record no longer desired is ours to delete")
@@ -376,7 +380,8 @@ func TestOwnerMigrationThroughVerdict(t *testing.T) {
 	assert.Contains(t, lines, "theirs.example.com A 192.0.2.3")
 	assert.NotContains(t, lines, "gone.example.com A 192.0.2.2")
 
-	changes, err = r.RunOnce(ctx)
+	cyc, err = r.RunOnce(ctx)
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "one cycle migrates")
 }

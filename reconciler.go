@@ -106,6 +106,15 @@ type Reconciler struct {
 	// source, the registry and the provider ([logr.NewContext]); they log
 	// through [logr.FromContextOrDiscard], so one logger covers every
 	// component.
+	//
+	// A program that sets no Logger and runs with no logger in its context
+	// sees nothing of what zonesync does: no line for a failed cycle, a
+	// retry, a skipped record or a setting that leaves records without
+	// their owner. RunOnce still returns every cycle with its error, and
+	// Run returns the last cycle's error when its context ends before any
+	// cycle succeeded; but a Run that keeps failing (a wrong TSIG secret,
+	// an unreachable provider) is silent until then. Set a Logger, or give
+	// Run a context holding one, in every program that uses Run.
 	Logger logr.Logger
 	// Observer receives cycle metrics; nil means [NopObserver].
 	Observer Observer

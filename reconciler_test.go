@@ -126,7 +126,8 @@ func TestRunOnceConvergesAndFollowsTheSource(t *testing.T) {
 			if step.desired != nil {
 				src.Set(step.desired...)
 			}
-			changes, err := rec.RunOnce(context.Background())
+			cyc, err := rec.RunOnce(context.Background())
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			assert.Equal(t, step.wantChanges, changeLines(changes))
 			if len(step.wantChanges) == 0 {
@@ -154,7 +155,8 @@ func TestRunOnceNeverTouchesForeignRecords(t *testing.T) {
 			before := zoneLines(t, p)
 			rec := &zonesync.Reconciler{Source: source.NewStatic(tt.desired...), Registry: reg, Logger: testr.New(t)}
 			for range 2 {
-				changes, err := rec.RunOnce(context.Background())
+				cyc, err := rec.RunOnce(context.Background())
+				changes := cyc.Changes()
 				require.NoError(t, err)
 				assert.Empty(t, changeLines(changes))
 			}
@@ -183,7 +185,8 @@ func TestRunOnceSourceSuddenlyEmpty(t *testing.T) {
 	before := zoneLines(t, p)
 
 	src.Set() // the source briefly looks empty
-	changes, err := rec.RunOnce(context.Background())
+	cyc, err := rec.RunOnce(context.Background())
+	changes := cyc.Changes()
 	require.ErrorIs(t, err, zonesync.ErrUnsafePlan)
 	var unsafe *plan.UnsafePlanError
 	require.ErrorAs(t, err, &unsafe)
@@ -193,7 +196,8 @@ func TestRunOnceSourceSuddenlyEmpty(t *testing.T) {
 	assert.Equal(t, before, zoneLines(t, p), "nothing deleted")
 
 	src.Set(desired...) // it recovers
-	changes, err = rec.RunOnce(context.Background())
+	cyc, err = rec.RunOnce(context.Background())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 }
@@ -219,13 +223,15 @@ func TestRunOncePolicies(t *testing.T) {
 				Source:   source.NewStatic(a("keep.example.com", "192.0.2.9"), a("new.example.com", "192.0.2.3")),
 				Registry: reg, Policy: tt.policy, Logger: testr.New(t),
 			}
-			changes, err := rec.RunOnce(context.Background())
+			cyc, err := rec.RunOnce(context.Background())
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantChanges, changeLines(changes))
 			if tt.keepsGone {
 				assert.Contains(t, zoneLines(t, p), "gone.example.com A 192.0.2.2")
 			}
-			changes, err = rec.RunOnce(context.Background())
+			cyc, err = rec.RunOnce(context.Background())
+			changes = cyc.Changes()
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges(), "converged under the policy")
 		})
@@ -241,7 +247,8 @@ func TestRunOnceDryRun(t *testing.T) {
 		DryRun: true, Observer: obs, Logger: testr.New(t),
 	}
 	for range 2 {
-		changes, err := rec.RunOnce(context.Background())
+		cyc, err := rec.RunOnce(context.Background())
+		changes := cyc.Changes()
 		require.NoError(t, err)
 		assert.Equal(t, []string{"create new.example.com/A 192.0.2.3", "delete gone.example.com/A 192.0.2.2"}, changeLines(changes))
 		c := <-obs.finished
@@ -292,7 +299,8 @@ func TestRunOnceFiltersAndTypes(t *testing.T) {
 			if tt.configure != nil {
 				tt.configure(rec)
 			}
-			changes, err := rec.RunOnce(context.Background())
+			cyc, err := rec.RunOnce(context.Background())
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantChanges, changeLines(changes))
 		})
@@ -302,7 +310,8 @@ func TestRunOnceFiltersAndTypes(t *testing.T) {
 func TestRunOnceNoopRegistry(t *testing.T) {
 	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{a("manual.example.com", "198.51.100.2")}})
 	rec := &zonesync.Reconciler{Source: source.NewStatic(a("web.example.com", "192.0.2.1")), Registry: noop.New(p)}
-	changes, err := rec.RunOnce(context.Background())
+	cyc, err := rec.RunOnce(context.Background())
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"create web.example.com/A 192.0.2.1", "delete manual.example.com/A 198.51.100.2"}, changeLines(changes),
 		"without ownership every record is managed")

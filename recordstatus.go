@@ -3,18 +3,21 @@ package zonesync
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/verify/result"
 )
 
-// RecordState is what a cycle did with one desired endpoint; see
-// [Cycle.RecordStatuses]. The values are short, stable strings meant for an
-// object's status.
+// RecordState is what a cycle did with one record, or, summed up, with the
+// records of one object; see [Cycle.RecordStatuses] and
+// [Cycle.ResourceStatuses]. The values are short, stable strings meant for
+// an object's status.
 type RecordState string
 
 // Record states.
@@ -38,6 +41,16 @@ const (
 	// plan, [ReasonZoneFailed] when the record's zone failed to apply, and
 	// [ReasonError] otherwise; Message is the error.
 	RecordFailed RecordState = "failed"
+	// RecordInvalid: the desired endpoint failed validation and was not
+	// planned (Reason is [plan.SkipInvalid]); for an object
+	// ([ResourceStatus]), also: the source could not build its endpoints
+	// at all (Reason [ReasonSourceError]). Message is the error. The
+	// object's records in DNS are held as they are.
+	RecordInvalid RecordState = "invalid"
+	// RecordDeleted: the cycle deleted the record and the provider
+	// accepted it ([Cycle.DeleteStatuses]); for an object, every record it
+	// had was deleted and none is desired.
+	RecordDeleted RecordState = "deleted"
 )
 
 // Reasons of a [RecordFailed] record.
@@ -46,6 +59,11 @@ const (
 	ReasonZoneFailed = "zone-failed"
 	ReasonError      = "error"
 )
+
+// ReasonSourceError is the reason of a [RecordInvalid] object whose
+// endpoints the source could not build: it is a key of the cycle's
+// [*source.PartialError] and has no valid desired record.
+const ReasonSourceError = string(plan.SkipSourceError)
 
 // RecordStatus is the outcome of one desired endpoint in a cycle: the data an
 // operator keeps per record in the status of the object the record comes
@@ -67,10 +85,10 @@ type RecordStatus struct {
 	Verification *result.Result
 }
 
-// Ready reports whether DNS holds the record as desired: it was applied or
-// unchanged and, when it was verified, found in sync.
+// Ready reports whether DNS holds the record as desired: it was applied,
+// unchanged or deleted and, when it was verified, found in sync.
 func (s RecordStatus) Ready() bool {
-	if s.State != RecordApplied && s.State != RecordUnchanged {
+	if s.State != RecordApplied && s.State != RecordUnchanged && s.State != RecordDeleted {
 		return false
 	}
 	return s.Verification == nil || s.Verification.Status == result.Sync
@@ -86,9 +104,13 @@ func (c Cycle) RecordStatuses() []RecordStatus {
 	if c.Plan == nil {
 		return nil
 	}
-	cl := newClassifier(&c)
-	out := make([]RecordStatus, 0, len(c.Plan.Desired))
-	for _, e := range c.Plan.Desired {
+	return newClassifier(&c).recordStatuses()
+}
+
+// recordStatuses is [Cycle.RecordStatuses] with the cycle's classifier.
+func (cl *classifier) recordStatuses() []RecordStatus {
+	out := make([]RecordStatus, 0, len(cl.c.Plan.Desired))
+	for _, e := range cl.c.Plan.Desired {
 		if e != nil {
 			out = append(out, cl.desired(e))
 		}
@@ -98,7 +120,7 @@ func (c Cycle) RecordStatuses() []RecordStatus {
 }
 
 // DeleteStatuses returns the outcome of every delete of the cycle's changes,
-// classified as [Cycle.RecordStatuses] classifies changed records: applied
+// classified as [Cycle.RecordStatuses] classifies changed records: deleted
 // (the record is gone), pending (dry run), rejected or failed. It is sorted
 // like RecordStatuses and nil when the cycle failed before planning.
 func (c Cycle) DeleteStatuses() []RecordStatus {
@@ -200,10 +222,40 @@ func newClassifier(c *Cycle) *classifier {
 			cl.verified[e.Key()] = &c.Verified[i]
 		}
 	}
-	zones := provider.FailedZones(c.Err)
+	zones := failedZones(c.Err)
 	cl.zoneFailed = len(zones) > 0
 	cl.failedZones = provider.NewZoneMatcher(slices.DeleteFunc(zones, func(z string) bool { return z == "" })...)
 	return cl
+}
+
+// failedZones returns the zones of the [*provider.ZoneError]s in err's tree
+// whose changes failed beyond the ones the provider rejected: a zone whose
+// error is only a [*provider.RejectedError] (a batching provider under the
+// registry isolated the rejected changes) applied the rest.
+func failedZones(err error) []string {
+	var out []string
+	provider.WalkErrors(err, func(e error) bool {
+		z, ok := e.(*provider.ZoneError)
+		if !ok {
+			return true
+		}
+		if !onlyRejected(z.Err) && !slices.Contains(out, z.Zone) {
+			out = append(out, z.Zone)
+		}
+		return false
+	})
+	return out
+}
+
+// onlyRejected reports whether err is a [*provider.RejectedError], possibly
+// wrapped, and nothing else.
+func onlyRejected(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if _, ok := err.(*provider.RejectedError); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func resource(e *endpoint.Endpoint) string {
@@ -220,6 +272,8 @@ func (cl *classifier) desired(e *endpoint.Endpoint) RecordStatus {
 		s, skipped = cl.skipByKey[resKey{res, key}]
 	}
 	switch {
+	case skipped && s.Reason == plan.SkipInvalid:
+		return RecordStatus{Resource: res, Endpoint: e, State: RecordInvalid, Reason: string(s.Reason), Message: s.Detail}
 	case skipped:
 		return RecordStatus{Resource: res, Endpoint: e, State: RecordSkipped, Reason: string(s.Reason), Message: s.Detail}
 	case !cl.changedKs[key]:
@@ -243,10 +297,15 @@ func (cl *classifier) changed(action plan.Action, e *endpoint.Endpoint) RecordSt
 		if action != plan.ActionDelete {
 			st.Verification = cl.verified[key]
 		}
-	case c.DryRun && c.Err == nil:
+	case c.DryRun && (c.Err == nil || isPartial(c.Err)):
+		// A dry run applies nothing; the objects the source could not
+		// read do not change that.
 		st.State = RecordPending
 	default:
 		st.State, st.Reason, st.Message = cl.failure(key)
+	}
+	if action == plan.ActionDelete && st.State == RecordApplied {
+		st.State = RecordDeleted
 	}
 	return st
 }
@@ -280,19 +339,35 @@ func (cl *classifier) failure(key endpoint.Key) (RecordState, string, string) {
 	}
 }
 
-// ResourceStatus gathers the records of one object (one resource label).
+// ResourceStatus is what a cycle did with one object: the records of one
+// resource key ([Cycle.ResourceStatuses]), or records grouped by their
+// resource label ([GroupByResource]).
 type ResourceStatus struct {
-	// Resource is the resource label ("kind/namespace/name"), "" for the
-	// records without one.
+	// Resource is the object's key as the source keyed it: the resource
+	// label of its endpoints ("kind/namespace/name", see
+	// [endpoint.ResourceLabelKey]) and the key of the source's
+	// [*source.PartialError]. It is "" for the records without one.
 	Resource string
-	// Records are the object's records, in the order of
-	// [Cycle.RecordStatuses].
+	// State sums up the records (see [Cycle.ResourceStatuses]); Reason and
+	// Message are those of the records in that state, Message naming the
+	// first of them and counting the others. GroupByResource leaves the
+	// three empty.
+	State   RecordState
+	Reason  string
+	Message string
+	// Records are the object's records: its desired endpoints, then the
+	// records deleted or held back from deletion (skips of deletes), each
+	// part in the order of [Cycle.RecordStatuses]. An object the source
+	// could not read has none.
 	Records []RecordStatus
 }
 
 // Ready reports whether every record of the object is ready (see
-// [RecordStatus.Ready]).
+// [RecordStatus.Ready]) and the object is not invalid.
 func (r ResourceStatus) Ready() bool {
+	if r.State == RecordInvalid {
+		return false
+	}
 	for _, s := range r.Records {
 		if !s.Ready() {
 			return false
@@ -318,11 +393,191 @@ func GroupByResource(statuses []RecordStatus) []ResourceStatus {
 	return out
 }
 
-// resourceOf returns the resource label of ep ("" for a nil ep or none).
-func resourceOf(ep *endpoint.Endpoint) string {
-	if ep == nil {
-		return ""
+// ResourceStatuses returns what the cycle did with every object it heard
+// of, one [ResourceStatus] per resource key, sorted by key: each object
+// with desired endpoints, each object whose records were deleted or held
+// back from deletion, and each object the source could not turn into
+// endpoints (a key of the cycle's [*source.PartialError], with no
+// records). Records without a resource label are gathered under "".
+//
+// An object's State is, from the first that applies:
+//
+//   - [RecordInvalid] when the source reported it in the partial error
+//     (Reason [ReasonSourceError], or [plan.SkipInvalid] when one of its
+//     endpoints failed validation; Message is the error the partial error
+//     holds for it) or one of its endpoints failed validation;
+//   - [RecordFailed], [RecordRejected], [RecordSkipped] (Reason is the
+//     skip reason: filtered-out, foreign-owner, unownable, policy, ...) or
+//     [RecordPending] when one of its records is in that state;
+//   - [RecordApplied] when a record was created, updated or deleted and the
+//     object still has desired records;
+//   - [RecordDeleted] when its records were deleted and none is desired
+//     (the object was deleted, or no longer asks for records);
+//   - [RecordUnchanged] otherwise.
+//
+// It is nil when the cycle failed before planning (c.Plan is nil): nothing
+// is known about any object then. Messages come from the plan, the source,
+// the provider and the error, with control characters escaped
+// ([endpoint.Printable]).
+func (c Cycle) ResourceStatuses() []ResourceStatus {
+	if c.Plan == nil {
+		return nil
 	}
-	res, _ := ep.Labels.Get(endpoint.ResourceLabelKey)
-	return res
+	cl := newClassifier(&c)
+	desired := cl.recordStatuses()
+	var gone []RecordStatus
+	if ch := c.Plan.Changes; ch != nil {
+		for _, e := range ch.Delete {
+			if e != nil {
+				gone = append(gone, cl.changed(plan.ActionDelete, e))
+			}
+		}
+	}
+	for _, sk := range c.Plan.Skipped {
+		if sk.Action == plan.ActionDelete && sk.Endpoint != nil {
+			gone = append(gone, RecordStatus{Resource: resource(sk.Endpoint), Endpoint: sk.Endpoint, State: RecordSkipped, Reason: string(sk.Reason), Message: sk.Detail})
+		}
+	}
+	sortStatuses(gone)
+	var failed map[string]error
+	var failedKeys []string
+	if pe := (*source.PartialError)(nil); errors.As(c.Err, &pe) && pe != nil {
+		failed = pe.Failed
+		for key := range failed {
+			// Invalid endpoints without a resource label are keyed by
+			// record in the partial error; their records are under "".
+			if !strings.HasPrefix(key, invalidKeyPrefix) {
+				failedKeys = append(failedKeys, key)
+			}
+		}
+		slices.Sort(failedKeys)
+	}
+
+	// Three lists sorted by resource: merge them, one object per key.
+	var out []ResourceStatus
+	for len(desired) > 0 || len(gone) > 0 || len(failedKeys) > 0 {
+		key := ""
+		switch {
+		case len(desired) > 0:
+			key = desired[0].Resource
+		case len(gone) > 0:
+			key = gone[0].Resource
+		default:
+			key = failedKeys[0]
+		}
+		if len(gone) > 0 && gone[0].Resource < key {
+			key = gone[0].Resource
+		}
+		if len(failedKeys) > 0 && failedKeys[0] < key {
+			key = failedKeys[0]
+		}
+		var d, g []RecordStatus
+		d, desired = cutRun(desired, key)
+		g, gone = cutRun(gone, key)
+		if len(failedKeys) > 0 && failedKeys[0] == key {
+			failedKeys = failedKeys[1:]
+		}
+		st := ResourceStatus{Resource: key, Records: d}
+		if len(g) > 0 {
+			st.Records = append(slices.Clip(d), g...)
+		}
+		st.State, st.Reason, st.Message = summarize(st.Records, len(d) > 0, failed[key])
+		out = append(out, st)
+	}
+	return out
+}
+
+// cutRun splits off the leading statuses of list whose resource is key.
+func cutRun(list []RecordStatus, key string) (run, rest []RecordStatus) {
+	n := 0
+	for n < len(list) && list[n].Resource == key {
+		n++
+	}
+	return list[:n:n], list[n:]
+}
+
+// stateRank orders the states of an object's records, the one that sums
+// them up first; applied, deleted and unchanged are decided apart (ok is
+// false for them).
+func stateRank(s RecordState) (rank int, ok bool) {
+	switch s {
+	case RecordInvalid:
+		return 1, true
+	case RecordFailed:
+		return 2, true
+	case RecordRejected:
+		return 3, true
+	case RecordSkipped:
+		return 4, true
+	case RecordPending:
+		return 5, true
+	}
+	return 0, false
+}
+
+// summarize returns the state, reason and message of an object from its
+// records, whether any of them is desired, and the error the source's
+// partial error holds for it (nil: none); see [Cycle.ResourceStatuses].
+func summarize(records []RecordStatus, desired bool, srcErr error) (RecordState, string, string) {
+	if srcErr != nil {
+		reason := ReasonSourceError
+		for _, r := range records {
+			if r.State == RecordInvalid {
+				reason = r.Reason
+				break
+			}
+		}
+		return RecordInvalid, reason, endpoint.Printable(srcErr.Error())
+	}
+	var worst *RecordStatus
+	worstRank, same := 0, 0
+	changed := false
+	for i := range records {
+		r := &records[i]
+		if r.State == RecordApplied || r.State == RecordDeleted {
+			changed = true
+		}
+		rank, ok := stateRank(r.State)
+		if !ok {
+			continue
+		}
+		switch {
+		case worst == nil || rank < worstRank:
+			worst, worstRank, same = r, rank, 1
+		case rank == worstRank:
+			same++
+		}
+	}
+	switch {
+	case worst != nil:
+		return worst.State, worst.Reason, recordMessage(worst, same)
+	case changed && desired:
+		return RecordApplied, "", ""
+	case changed:
+		return RecordDeleted, "", ""
+	}
+	return RecordUnchanged, "", ""
+}
+
+// recordMessage is the message of an object whose state is that of r,
+// shared by n of its records: r's record and message, and the count of
+// the others.
+func recordMessage(r *RecordStatus, n int) string {
+	var b strings.Builder
+	b.WriteString(r.Endpoint.Key().String())
+	b.WriteString(": ")
+	b.WriteString(string(r.State))
+	if r.Reason != "" {
+		b.WriteString(" (")
+		b.WriteString(r.Reason)
+		b.WriteByte(')')
+	}
+	if r.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(endpoint.Printable(r.Message))
+	}
+	if n > 1 {
+		fmt.Fprintf(&b, "; and %d more records %s", n-1, r.State)
+	}
+	return b.String()
 }

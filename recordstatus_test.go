@@ -272,14 +272,13 @@ func ExampleCycle_RecordStatuses() {
 		endpoint.NewEndpoint("taken.example.com", endpoint.RecordTypeA, "192.0.2.99"),
 	}})
 
-	obs := &lastCycle{}
-	r := &zonesync.Reconciler{Registry: reg, Observer: obs, Source: source.NewStatic(
+	r := &zonesync.Reconciler{Registry: reg, Source: source.NewStatic(
 		rec("www.example.com", "192.0.2.10", "service/default/web"),
 		rec("taken.example.com", "192.0.2.11", "service/default/web"),
 	)}
-	_, _ = r.RunOnce(context.Background())
+	c, _ := r.RunOnce(context.Background())
 
-	for _, res := range zonesync.GroupByResource(obs.c.RecordStatuses()) {
+	for _, res := range zonesync.GroupByResource(c.RecordStatuses()) {
 		fmt.Printf("%s ready=%v\n", res.Resource, res.Ready())
 		for _, s := range res.Records {
 			fmt.Printf("  %s %s %s\n", s.Endpoint.DNSName, s.State, s.Reason)
@@ -323,13 +322,13 @@ func TestDeleteStatuses(t *testing.T) {
 		want  map[string]zonesync.RecordState
 	}{
 		{"applied", zonesync.Cycle{Plan: p, Applied: true},
-			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordApplied, "b.example.org/A": zonesync.RecordApplied, "c.xn--bcher-kva.example/A": zonesync.RecordApplied}},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordDeleted, "b.example.org/A": zonesync.RecordDeleted, "c.xn--bcher-kva.example/A": zonesync.RecordDeleted}},
 		{"dry run", zonesync.Cycle{Plan: p, DryRun: true},
 			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordPending, "b.example.org/A": zonesync.RecordPending, "c.xn--bcher-kva.example/A": zonesync.RecordPending}},
 		{"one rejected", zonesync.Cycle{Plan: p, Rejected: rejectB, Err: &provider.RejectedError{Rejected: rejectB}},
-			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordApplied, "b.example.org/A": zonesync.RecordRejected, "c.xn--bcher-kva.example/A": zonesync.RecordApplied}},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordDeleted, "b.example.org/A": zonesync.RecordRejected, "c.xn--bcher-kva.example/A": zonesync.RecordDeleted}},
 		{"one zone failed", zonesync.Cycle{Plan: p, Err: errors.Join(&provider.ZoneError{Zone: "xn--bcher-kva.example", Err: errors.New("SERVFAIL")}, &provider.ZoneError{Zone: "", Err: errors.New("outside")})},
-			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordApplied, "b.example.org/A": zonesync.RecordApplied, "c.xn--bcher-kva.example/A": zonesync.RecordFailed}},
+			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordDeleted, "b.example.org/A": zonesync.RecordDeleted, "c.xn--bcher-kva.example/A": zonesync.RecordFailed}},
 		{"root zone failed", zonesync.Cycle{Plan: p, Err: &provider.ZoneError{Zone: ".", Err: errors.New("SERVFAIL")}},
 			map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordFailed, "b.example.org/A": zonesync.RecordFailed, "c.xn--bcher-kva.example/A": zonesync.RecordFailed}},
 		{"unsafe plan", zonesync.Cycle{Plan: p, Err: fmt.Errorf("refused: %w", zonesync.ErrUnsafePlan)},
@@ -348,4 +347,41 @@ func TestDeleteStatuses(t *testing.T) {
 		})
 	}
 	assert.Nil(t, zonesync.Cycle{}.DeleteStatuses())
+}
+
+// BenchmarkResourceStatuses is the cost of the per-object status of an
+// applied cycle of W(N) with churn: a tenth of the objects changed their
+// address, a tenth were deleted and a tenth are new.
+func BenchmarkResourceStatuses(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			var desired, current []*endpoint.Endpoint
+			for i := range n {
+				current = append(current, workload.Current(i))
+				switch i % 10 {
+				case 0:
+					e := workload.Desired(i)
+					e.Targets = endpoint.Targets{"198.51.100.1"}
+					desired = append(desired, e)
+				case 1: // deleted
+				default:
+					desired = append(desired, workload.Desired(i))
+				}
+			}
+			for i := n; i < n+n/10; i++ {
+				desired = append(desired, workload.Desired(i))
+			}
+			p := (&plan.Plan{Current: current, Desired: desired, OwnerID: workload.Owner}).Calculate()
+			if got := len(p.Changes.Create) + len(p.Changes.UpdateNew) + len(p.Changes.Delete); got != 3*(n/10) {
+				b.Fatalf("%d changes", got)
+			}
+			c := zonesync.Cycle{Plan: p, Applied: true}
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := c.ResourceStatuses(); len(got) != n+n/10 {
+					b.Fatalf("%d statuses", len(got))
+				}
+			}
+		})
+	}
 }

@@ -54,7 +54,8 @@ func TestRunOnceSourceNotReady(t *testing.T) {
 	obs := newCycleObserver()
 	rec := &zonesync.Reconciler{Source: src, Registry: creg, Observer: obs, Logger: testr.New(t)}
 
-	changes, err := rec.RunOnce(context.Background())
+	cyc, err := rec.RunOnce(context.Background())
+	changes := cyc.Changes()
 	require.ErrorIs(t, err, zonesync.ErrSourceNotReady)
 	require.ErrorIs(t, err, provider.SoftError, "not ready is transient")
 	assert.Nil(t, changes, "nothing planned")
@@ -71,7 +72,8 @@ func TestRunOnceSourceNotReady(t *testing.T) {
 	// Once synced, the cycle runs: the source (still empty) really wants
 	// nothing, and the owned record goes.
 	src.ready.Store(true)
-	changes, err = rec.RunOnce(context.Background())
+	cyc, err = rec.RunOnce(context.Background())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"delete old.example.com/A 192.0.2.1"}, changeLines(changes))
 }
@@ -126,7 +128,8 @@ func TestRunOncePartialSource(t *testing.T) {
 	obs := newCycleObserver()
 	rec = &zonesync.Reconciler{Source: src, Registry: reg, Observer: obs, Logger: testr.New(t)}
 
-	changes, err := rec.RunOnce(context.Background())
+	cyc, err := rec.RunOnce(context.Background())
+	changes := cyc.Changes()
 	require.Error(t, err)
 	var pe *source.PartialError
 	require.ErrorAs(t, err, &pe)
@@ -180,7 +183,8 @@ func TestRunOncePartialSourceIsNotAnEmptySource(t *testing.T) {
 	for i := range 3 {
 		failed[fmt.Sprintf("service/default/svc-%d", i)] = errors.New("bad")
 	}
-	changes, err := (&zonesync.Reconciler{Source: &partialSource{Static: inmem, failed: failed}, Registry: reg}).RunOnce(context.Background())
+	cyc, err := (&zonesync.Reconciler{Source: &partialSource{Static: inmem, failed: failed}, Registry: reg}).RunOnce(context.Background())
+	changes := cyc.Changes()
 	var pe *source.PartialError
 	require.ErrorAs(t, err, &pe)
 	assert.False(t, changes.HasChanges())
@@ -191,7 +195,8 @@ func TestRunOnceSourceHardError(t *testing.T) {
 	_, reg := newZone(t)
 	boom := errors.New("apiserver unreachable")
 	src := source.Source(errSource{err: boom})
-	changes, err := (&zonesync.Reconciler{Source: src, Registry: reg}).RunOnce(context.Background())
+	cyc, err := (&zonesync.Reconciler{Source: src, Registry: reg}).RunOnce(context.Background())
+	changes := cyc.Changes()
 	require.ErrorIs(t, err, boom)
 	assert.Nil(t, changes)
 	var pe *source.PartialError
@@ -210,7 +215,8 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 		p, _ := newZone(t, a("web.example.com", "192.0.2.1"), ownershipTXT("a-web.example.com", "old"))
 		reg := newTXT(t, p, txtConfig{owner: "me", oldOwner: "old"})
 		rec := &zonesync.Reconciler{Source: source.NewStatic(a("web.example.com", "192.0.2.1")), Registry: reg, Logger: testr.New(t)}
-		changes, err := rec.RunOnce(context.Background())
+		cyc, err := rec.RunOnce(context.Background())
+		changes := cyc.Changes()
 		require.NoError(t, err)
 		require.Len(t, changes.UpdateNew, 1, "the migration relabels the record")
 		why := plan.Why(changes.UpdateOld[0], changes.UpdateNew[0])
@@ -218,7 +224,8 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 		assert.False(t, why.ChangesData(), why.String())
 		assert.Contains(t, zoneLines(t, p), `a-web.example.com TXT "heritage=external-dns,external-dns/owner=me"`)
 
-		changes, err = rec.RunOnce(context.Background())
+		cyc, err = rec.RunOnce(context.Background())
+		changes = cyc.Changes()
 		require.NoError(t, err)
 		assert.False(t, changes.HasChanges(), "converged: no update printed again and again")
 	})
@@ -229,7 +236,8 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 			a("a.example.com", "192.0.2.1"),
 			endpoint.NewEndpoint("c.example.com", endpoint.RecordTypeCNAME, "a.example.com"),
 		), Registry: reg}
-		changes, err := rec.RunOnce(context.Background())
+		cyc, err := rec.RunOnce(context.Background())
+		changes := cyc.Changes()
 		require.NoError(t, err)
 		assert.Equal(t, []string{"create c.example.com/CNAME a.example.com"}, changeLines(changes))
 	})
@@ -261,7 +269,8 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 			a("a.example.com", "192.0.2.1"),
 			endpoint.NewEndpoint("t.example.com", endpoint.RecordTypeTXT, `"x"`),
 		), Registry: fr, ManagedRecordTypes: []string{"a", "txt"}}
-		changes, err := rec.RunOnce(context.Background())
+		cyc, err := rec.RunOnce(context.Background())
+		changes := cyc.Changes()
 		require.NoError(t, err)
 		assert.Equal(t, []string{"create a.example.com/A 192.0.2.1", `create t.example.com/TXT "x"`}, changeLines(changes))
 	})

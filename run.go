@@ -3,6 +3,7 @@ package zonesync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/zonesync/zonesync/provider"
@@ -100,9 +101,12 @@ func (r *Reconciler) nextDue(tick time.Time) time.Time {
 // cycle forward; with it set, Run does not call AddEventHandler and only
 // the program's own ScheduleRunOnce calls do.
 //
-// Run returns only when ctx is done (nil, without waiting for more than the
-// cycle in progress) or on a configuration error ([ErrInvalidConfig]), which
-// it returns. Every other failed cycle — a soft error (errors.Is(err,
+// Run returns only when ctx is done, without waiting for more than the
+// cycle in progress, or on a configuration error ([ErrInvalidConfig]), which
+// it returns. When ctx is done it returns nil if a cycle of this Run
+// succeeded (or none finished), and otherwise the last failed cycle's
+// error, wrapped: a program whose cycles all failed (a wrong TSIG secret,
+// a provider it cannot reach) learns why even without a logger. Every other failed cycle — a soft error (errors.Is(err,
 // provider.SoftError)), a plan refused by the safety threshold
 // ([ErrUnsafePlan]) or a hard error such as a denied permission or a
 // provider that cannot be reached — is logged and retried with a capped
@@ -128,9 +132,19 @@ func (r *Reconciler) Run(ctx context.Context) error {
 
 	tick := clk.Now() // first cycle at once
 	failures := 0     // consecutive failed cycles
+	// lastErr is the error of the last failed cycle while no cycle of this
+	// Run succeeded; done returns what Run returns when ctx is done.
+	var lastErr error
+	succeeded := false
+	done := func() error {
+		if lastErr == nil {
+			return nil
+		}
+		return fmt.Errorf("zonesync: Run stopped (%w) before any cycle succeeded; the last cycle failed: %w", context.Cause(ctx), lastErr)
+	}
 	for {
 		if ctx.Err() != nil {
-			return nil
+			return done()
 		}
 		now := clk.Now()
 		due := r.nextDue(tick)
@@ -145,7 +159,7 @@ func (r *Reconciler) Run(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 				timer.Stop()
-				return nil
+				return done()
 			case <-timer.C():
 			case <-r.wake:
 				timer.Stop()
@@ -155,18 +169,24 @@ func (r *Reconciler) Run(ctx context.Context) error {
 
 		_, err := r.RunOnce(ctx)
 		if ctx.Err() != nil {
-			return nil
+			// The cycle in progress was cut short: it tells nothing.
+			return done()
 		}
 		end := clk.Now()
 		switch {
 		case err == nil || isPartial(err):
 			// RunOnce logged the partial error.
+			lastErr = nil
+			succeeded = true
 			failures = 0
 			r.setBackoff(time.Time{})
 			tick = end.Add(r.interval())
 		case errors.Is(err, ErrInvalidConfig):
 			return err
 		default:
+			if !succeeded {
+				lastErr = err
+			}
 			failures++
 			delay := r.backoff(failures)
 			// RunOnce logged the error.

@@ -439,3 +439,54 @@ func TestRunOnceWaitingForLockHonoursContext(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.EqualValues(t, 1, reg.calls.Load(), "the waiting call never started a cycle")
 }
+
+// TestRunReturnsLastErrorWhenNothingSucceeded: when ctx ends and no cycle
+// of the Run succeeded, Run returns the last cycle's error (wrapped), so a
+// program without a logger learns why; after a success it returns nil.
+func TestRunReturnsLastErrorWhenNothingSucceeded(t *testing.T) {
+	first := errors.New("dns: bad TSIG signature")
+	last := errors.New("dns: bad TSIG signature (again)")
+	tests := []struct {
+		name string
+		errs []error // of the successive cycles; then Run is stopped
+		want error   // nil: Run returns nil
+	}{
+		{"only failures", []error{first, last}, last},
+		{"a failure after a success", []error{nil, last}, nil},
+		{"a success after a failure", []error{first, nil}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := &fakeRegistry{errs: tt.errs}
+			h := startRun(t, reg, func(r *zonesync.Reconciler) { r.BackoffInitial = time.Second })
+			for i := range tt.errs {
+				c := h.cycle()
+				require.ErrorIs(t, c.Err, tt.errs[i], "cycle %d", i)
+				if i < len(tt.errs)-1 {
+					if tt.errs[i] == nil {
+						h.timer(time.Hour)
+						h.clock.Advance(time.Hour)
+					} else {
+						h.timer(time.Second)
+						h.clock.Advance(time.Second)
+					}
+				}
+			}
+			h.stop()
+			var err error
+			select {
+			case err = <-h.done:
+			case <-time.After(waitLimit):
+				t.Fatal("Run did not return after cancel")
+			}
+			h.done <- err // for the cleanup
+			if tt.want == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tt.want)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Contains(t, err.Error(), "before any cycle succeeded")
+		})
+	}
+}

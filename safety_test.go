@@ -97,7 +97,8 @@ func TestSafetyThreshold(t *testing.T) {
 				Registry: reg,
 				Safety:   tt.safety,
 			}
-			changes, err := rec.RunOnce(context.Background())
+			cyc, err := rec.RunOnce(context.Background())
+			changes := cyc.Changes()
 			if tt.wantUnsafe != nil {
 				require.ErrorIs(t, err, zonesync.ErrUnsafePlan)
 				var unsafe *plan.UnsafePlanError

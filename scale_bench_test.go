@@ -8,7 +8,6 @@ import (
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/internal/workload"
-	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/registry/txt"
@@ -79,10 +78,11 @@ func BenchmarkRunOnceChurn(b *testing.B) {
 				}
 				src := &churnSource{n: n}
 				rec := &zonesync.Reconciler{Source: src, Registry: reg}
-				check := func(changes *plan.Changes, err error) {
+				check := func(c zonesync.Cycle, err error) {
 					if err != nil {
 						b.Fatal(err)
 					}
+					changes := c.Changes()
 					if len(changes.Create) != n/10 || len(changes.UpdateNew) != n/10 || len(changes.Delete) != n/10 {
 						b.Fatalf("not a 30%% churn: %d creates, %d updates, %d deletes", len(changes.Create), len(changes.UpdateNew), len(changes.Delete))
 					}

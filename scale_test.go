@@ -52,7 +52,8 @@ func TestScalePoisonedRecord(t *testing.T) {
 	var last zonesync.Cycle
 	for cycle := 0; ; cycle++ {
 		require.Less(t, cycle, 5, "no convergence")
-		changes, err := rec.RunOnce(ctx)
+		cyc, err := rec.RunOnce(ctx)
+		changes := cyc.Changes()
 		last = <-obs.finished
 		require.Error(t, err, "the poisoned record fails every cycle")
 		require.ErrorIs(t, err, provider.SoftError, "cycle %d: throttling and refusals are soft", cycle)

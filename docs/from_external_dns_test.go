@@ -260,7 +260,8 @@ func TestRows(t *testing.T) {
 				Registry: reg, Policy: policy.Sync, Resolver: tc.resolver, DryRun: true,
 				Safety: plan.SafetyThreshold{MaxChangeRatio: 0.5, MinOwned: 20},
 			}
-			changes, err := r.RunOnce(ctx)
+			cyc, err := r.RunOnce(ctx)
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			require.Len(t, changes.Create, 1, "%T", tc.resolver)
 			assert.ElementsMatch(t, tc.targets, []string(changes.Create[0].Targets), "%T", tc.resolver)
@@ -277,9 +278,9 @@ func TestRows(t *testing.T) {
 		reg, err := txt.New(zone, txt.Config{OwnerID: "default"})
 		require.NoError(t, err)
 		r.Registry = reg
-		changes, err := r.RunOnce(ctx) // --once, --dry-run
+		cyc, err := r.RunOnce(ctx) // --once, --dry-run
 		require.NoError(t, err)
-		assert.Len(t, changes.Create, 1)
+		assert.Len(t, cyc.Changes().Create, 1)
 		recs, err := zone.Records(ctx)
 		require.NoError(t, err)
 		assert.Empty(t, recs, "a dry run writes nothing")

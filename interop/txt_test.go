@@ -257,7 +257,8 @@ func zonesyncRunOnce(ctx context.Context, t *testing.T, reg *txt.Registry, desir
 		DomainFilter: endpoint.NewDomainFilter([]string{testZone}),
 	}
 	r.Safety.Disabled = true
-	ch, err := r.RunOnce(ctx)
+	cyc, err := r.RunOnce(ctx)
+	ch := cyc.Changes()
 	require.NoError(t, err)
 	return ch
 }

@@ -216,8 +216,8 @@ func cycle(ctx context.Context, rec *zonesync.Reconciler, label string, out io.W
 		return err
 	}
 	fmt.Fprintf(out, "== %spreview\n%s\n", label, pv)
-	changes, err := rec.RunOnce(ctx)
-	if changes != nil {
+	c, err := rec.RunOnce(ctx)
+	if changes := c.Changes(); changes != nil {
 		verb := "applied"
 		if rec.DryRun {
 			verb = "dry run, not applied"

@@ -12,9 +12,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"slices"
+
+	"github.com/go-logr/logr"
 
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
@@ -61,11 +64,11 @@ func run(ctx context.Context, w io.Writer) error {
 		}},
 		Registry: reg,
 	}
-	changes, err := rec.RunOnce(ctx)
+	c, err := rec.RunOnce(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s\n\n", changes)
+	fmt.Fprintf(w, "%s\n\n", c.Changes())
 	records, err := zone.Records(ctx)
 	if err != nil {
 		return err
@@ -77,7 +80,10 @@ func run(ctx context.Context, w io.Writer) error {
 }
 
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	// zonesync logs through the logr.Logger in the context (here to slog's
+	// text format on standard error); without one it logs nothing.
+	ctx := logr.NewContext(context.Background(), logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil)))
+	if err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "customsource:", err)
 		os.Exit(1)
 	}

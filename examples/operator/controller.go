@@ -42,9 +42,8 @@ var dnsRequest = reconcile.Request{NamespacedName: types.NamespacedName{Name: "z
 type dnsController struct {
 	dns    *zonesync.Reconciler
 	resync time.Duration
-	// cycles is the Reconciler's Observer and status writes what it
-	// kept into the Services (see status.go).
-	cycles *cycleKeeper
+	// status writes each cycle's outcome into the Services (see
+	// status.go).
 	status *statusWriter
 }
 
@@ -58,11 +57,14 @@ var _ reconcile.Reconciler = (*dnsController)(nil)
 // instead, since a human (or a recovering source) has to resolve it.
 func (c *dnsController) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	logger := log.FromContext(ctx)
-	changes, err := c.dns.RunOnce(ctx)
+	// RunOnce returns the cycle: what happened to each Service is derived
+	// from it (no Observer needed).
+	cyc, err := c.dns.RunOnce(ctx)
+	changes := cyc.Changes()
 	if c.status != nil && ctx.Err() == nil {
 		// Best effort: a failed status write is logged, not retried, since
 		// the next cycle writes the status again.
-		if serr := c.status.write(ctx, c.cycles.cycle()); serr != nil {
+		if serr := c.status.write(ctx, cyc); serr != nil {
 			logger.Error(serr, "writing the DNS status of Services")
 		}
 	}

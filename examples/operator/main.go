@@ -9,7 +9,8 @@
 // After each cycle the controller writes the outcome into the Services it
 // publishes (status.go): a DNSReady condition in status.conditions and the
 // per-hostname list in the annotation zonesync.example/dns-records, from
-// zonesync.Cycle.RecordStatuses.
+// zonesync.Cycle.ResourceStatuses of the Cycle that RunOnce returns: a
+// Service whose annotations cannot be read gets DNSReady False with the error.
 //
 // The manager runs with leader election on, so that of several replicas only
 // the leader writes DNS: the controller (and with it every DNS write) starts
@@ -78,16 +79,13 @@ func newDNSController(src source.Source, p *inmemory.Provider, client k8sclient.
 	if err != nil {
 		return nil, fmt.Errorf("creating TXT registry: %w", err)
 	}
-	cycles := &cycleKeeper{}
 	return &dnsController{
 		dns: &zonesync.Reconciler{
 			Source:   src,
 			Registry: reg,
 			Logger:   logger,
-			Observer: cycles,
 		},
 		resync: cfg.resync,
-		cycles: cycles,
 		status: newStatusWriter(client),
 	}, nil
 }

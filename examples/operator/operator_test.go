@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -126,7 +127,8 @@ func TestDNSControllerReconcile(t *testing.T) {
 	}, zoneRecords(t, p))
 
 	// Converged: a further cycle changes nothing.
-	changes, err := c.dns.RunOnce(ctx)
+	cyc, err := c.dns.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 }
@@ -192,6 +194,23 @@ func TestDNSControllerBadServiceIsIsolated(t *testing.T) {
 		"api.example.com A 192.0.2.40",
 		"web.example.com A 192.0.2.10",
 	}, zoneRecords(t, p), "api follows its Service; web keeps its record")
+
+	// The bad Service learns why from its condition, the good one too.
+	for _, tc := range []struct {
+		name, reason, message string
+		status                metav1.ConditionStatus
+	}{
+		{"web", "RecordInvalid", `Service default/web: annotation external-dns.alpha.kubernetes.io/ttl="-1"`, metav1.ConditionFalse},
+		{"api", "RecordsApplied", "1 record(s) in DNS", metav1.ConditionTrue},
+	} {
+		svc, err := cl.CoreV1().Services("default").Get(ctx, tc.name, metav1.GetOptions{})
+		require.NoError(t, err)
+		cond := meta.FindStatusCondition(svc.Status.Conditions, conditionDNSReady)
+		require.NotNil(t, cond, tc.name)
+		assert.Equal(t, tc.status, cond.Status, tc.name)
+		assert.Equal(t, tc.reason, cond.Reason, tc.name)
+		assert.Contains(t, cond.Message, tc.message, tc.name)
+	}
 }
 
 func TestManagerOptionsLeaderElection(t *testing.T) {

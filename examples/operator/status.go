@@ -8,8 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,27 +50,6 @@ type recordEntry struct {
 	Message  string `json:"message,omitempty"`
 }
 
-// cycleKeeper is the Reconciler's Observer: it keeps the last cycle for
-// the controller to report after RunOnce returns.
-type cycleKeeper struct {
-	mu   sync.Mutex
-	last zonesync.Cycle
-}
-
-func (k *cycleKeeper) CycleStarted(context.Context, time.Time) {}
-
-func (k *cycleKeeper) CycleFinished(_ context.Context, c zonesync.Cycle) {
-	k.mu.Lock()
-	k.last = c
-	k.mu.Unlock()
-}
-
-func (k *cycleKeeper) cycle() zonesync.Cycle {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.last
-}
-
 // statusWriter writes the DNS state into the Services.
 type statusWriter struct {
 	client k8sclient.Interface
@@ -85,19 +62,21 @@ func newStatusWriter(client k8sclient.Interface) *statusWriter {
 	return &statusWriter{client: client, written: map[types.NamespacedName]bool{}}
 }
 
-// write reports cycle c on every Service it has records of, and clears the
-// Services reported before that c no longer has. A cycle that failed
-// before planning tells nothing about records and writes nothing.
+// write reports cycle c, the value RunOnce returned, on every Service it
+// heard of ([zonesync.Cycle.ResourceStatuses]: a Service whose annotations
+// the source could not read too, with the error), and clears the Services
+// reported before that c no longer has or whose records it deleted. A
+// cycle that failed before planning tells nothing about records and writes
+// nothing.
 func (w *statusWriter) write(ctx context.Context, c zonesync.Cycle) error {
-	statuses := c.RecordStatuses()
-	if statuses == nil && c.Plan == nil {
+	if c.Plan == nil {
 		return nil
 	}
 	now := map[types.NamespacedName]zonesync.ResourceStatus{}
-	for _, res := range zonesync.GroupByResource(statuses) {
+	for _, res := range c.ResourceStatuses() {
 		kind, rest, _ := strings.Cut(res.Resource, "/")
 		ns, name, ok := strings.Cut(rest, "/")
-		if kind != serviceResourceKind || !ok {
+		if kind != serviceResourceKind || !ok || res.State == zonesync.RecordDeleted {
 			continue
 		}
 		now[types.NamespacedName{Namespace: ns, Name: name}] = res
@@ -211,6 +190,19 @@ func setCondition(svc *corev1.Service, res zonesync.ResourceStatus, publish bool
 		Message:            fmt.Sprintf("%d record(s) in DNS", len(res.Records)),
 		ObservedGeneration: svc.Generation,
 	}
+	switch res.State {
+	case zonesync.RecordApplied, zonesync.RecordUnchanged:
+	default:
+		// Invalid (an annotation the source could not read: no records at
+		// all), failed, rejected, skipped or pending: the object's
+		// summary names the first record in that state, or the error.
+		state := string(res.State)
+		cond.Status = metav1.ConditionFalse
+		cond.Reason = "Record" + strings.ToUpper(state[:1]) + state[1:]
+		cond.Message = res.Message
+		return meta.SetStatusCondition(&svc.Status.Conditions, cond)
+	}
+	// Applied or unchanged: a record may still not resolve as desired.
 	for _, s := range res.Records {
 		if s.Ready() {
 			continue

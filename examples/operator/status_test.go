@@ -58,7 +58,7 @@ func TestDNSControllerWritesServiceStatus(t *testing.T) {
 	require.NotNil(t, cond)
 	assert.Equal(t, metav1.ConditionFalse, cond.Status)
 	assert.Equal(t, "RecordSkipped", cond.Reason)
-	assert.Contains(t, cond.Message, "taken.example.com A: skipped (foreign-owner)")
+	assert.Contains(t, cond.Message, "taken.example.com/A: skipped (foreign-owner)")
 	require.Len(t, entries, 1)
 	assert.Equal(t, "skipped", entries[0].State)
 	assert.Equal(t, "foreign-owner", entries[0].Reason)

@@ -5,7 +5,8 @@
 // It runs three cycles and prints the changes of each: the first creates the
 // records, the second finds nothing to do (converged), and the third, after
 // the desired endpoints changed, updates one record and deletes another.
-// Finally it prints the zone, ownership TXT records included.
+// Finally it prints the zone, ownership TXT records included. zonesync's own
+// log (a line per cycle with its counts) goes to standard error.
 //
 // Run it from the repository root:
 //
@@ -18,6 +19,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/provider/inmemory"
@@ -25,7 +29,9 @@ import (
 	"github.com/zonesync/zonesync/source"
 )
 
-func run(ctx context.Context, w io.Writer) error {
+// run runs the cycles, printing to w, with logger receiving zonesync's log
+// (one line per cycle; main sends it to standard error).
+func run(ctx context.Context, w io.Writer, logger logr.Logger) error {
 	// The DNS side: one zone, held in memory, with TXT ownership records.
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "quickstart"})
@@ -40,14 +46,18 @@ func run(ctx context.Context, w io.Writer) error {
 		endpoint.NewEndpoint("old.example.com", endpoint.RecordTypeA, "192.0.2.99"),
 	)
 
-	rec := &zonesync.Reconciler{Source: src, Registry: reg}
+	// Without a Logger (and without one in ctx) zonesync logs nothing;
+	// errors still come back from RunOnce.
+	rec := &zonesync.Reconciler{Source: src, Registry: reg, Logger: logger}
 
 	cycle := func(title string) error {
-		changes, err := rec.RunOnce(ctx)
+		// RunOnce returns the cycle: its changes, what it skipped and
+		// why, what happened to each record and object, and its error.
+		c, err := rec.RunOnce(ctx)
 		if err != nil {
 			return fmt.Errorf("%s: %w", title, err)
 		}
-		fmt.Fprintf(w, "== %s\n%s\n\n", title, changes)
+		fmt.Fprintf(w, "== %s\n%s\n\n", title, c.Changes())
 		return nil
 	}
 	if err := cycle("cycle 1: first sync"); err != nil {
@@ -77,7 +87,8 @@ func run(ctx context.Context, w io.Writer) error {
 }
 
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	logger := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
+	if err := run(context.Background(), os.Stdout, logger); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}

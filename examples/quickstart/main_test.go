@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,14 +34,21 @@ www.example.com A 192.0.2.20
 
 func TestRun(t *testing.T) {
 	var out strings.Builder
-	require.NoError(t, run(context.Background(), &out))
+	var logged []string
+	logger := funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
+	require.NoError(t, run(context.Background(), &out, logger))
 	assert.Equal(t, want, out.String())
+	require.Len(t, logged, 3, "one line per cycle")
+	for _, l := range logged {
+		assert.Contains(t, l, `"msg"="reconcile cycle finished"`)
+	}
+	assert.Contains(t, logged[0], `"create"=3`)
 }
 
 func TestRunIsDeterministic(t *testing.T) {
 	for range 5 {
 		var out strings.Builder
-		require.NoError(t, run(context.Background(), &out))
+		require.NoError(t, run(context.Background(), &out, logr.Discard()))
 		require.Equal(t, want, out.String())
 	}
 }
@@ -48,7 +57,7 @@ func TestRunCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out strings.Builder
-	err := run(ctx, &out)
+	err := run(ctx, &out, logr.Discard())
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, out.String())
 }

@@ -473,7 +473,8 @@ func (h *Harness) read(ctx context.Context) zoneState {
 func (h *Harness) runCycle(ctx context.Context, phase string) (zoneState, error) {
 	h.t.Helper()
 	h.planned, h.reread, h.raced, h.found = nil, false, nil, nil
-	changes, err := h.rec.RunOnce(ctx)
+	cyc, err := h.rec.RunOnce(ctx)
+	changes := cyc.Changes()
 	if changes != nil {
 		h.Logf("zonesync: %d creates, %d updates, %d deletes", len(changes.Create), len(changes.UpdateNew), len(changes.Delete))
 		if !h.guarantees.KeepsSetIdentifiers {

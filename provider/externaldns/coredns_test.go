@@ -293,7 +293,8 @@ func TestReconcilerCoreDNS(t *testing.T) {
 	for _, c := range cycles {
 		t.Run(c.name, func(t *testing.T) {
 			src.Set(c.desired...)
-			changes, err := r.RunOnce(t.Context())
+			cyc, err := r.RunOnce(t.Context())
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			assert.Len(t, changes.Create, c.create, "creates")
 			assert.Len(t, changes.UpdateNew, c.update, "updates")
@@ -338,7 +339,8 @@ func TestReconcilerCoreDNS(t *testing.T) {
 
 			// Converged: the next cycle plans nothing and writes nothing.
 			before := srv.Get(corednsPrefix)
-			changes, err = r.RunOnce(t.Context())
+			cyc, err = r.RunOnce(t.Context())
+			changes = cyc.Changes()
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges(), "a converged state plans nothing: %+v", changes)
 			assert.Equal(t, before, srv.Get(corednsPrefix), "a converged cycle writes nothing")

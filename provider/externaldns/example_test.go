@@ -41,13 +41,15 @@ func Example() {
 	src := source.NewStatic(endpoint.NewEndpointWithTTL("www.example.org", endpoint.RecordTypeA, 300, "192.0.2.1"))
 	r := &zonesync.Reconciler{Source: src, Registry: reg}
 
-	changes, err := r.RunOnce(ctx)
+	cyc, err := r.RunOnce(ctx)
+	changes := cyc.Changes()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("first cycle creates:", len(changes.Create))
-	changes, err = r.RunOnce(ctx)
+	cyc, err = r.RunOnce(ctx)
+	changes = cyc.Changes()
 	if err != nil {
 		fmt.Println(err)
 		return

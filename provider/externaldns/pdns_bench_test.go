@@ -100,12 +100,14 @@ func BenchmarkPDNSReconcile10k(b *testing.B) {
 		srv := pdnstest.Start(b, benchServer())
 		srv.CreateZone(workload.Zone)
 		r := newReconciler(b, srv)
-		changes, err := r.RunOnce(b.Context())
+		cyc, err := r.RunOnce(b.Context())
+		changes := cyc.Changes()
 		require.NoError(b, err)
 		require.Len(b, changes.Create, n)
 		b.ResetTimer()
 		for range b.N {
-			changes, err := r.RunOnce(b.Context())
+			cyc, err := r.RunOnce(b.Context())
+			changes := cyc.Changes()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -127,7 +129,8 @@ func firstSync(b *testing.B, n int, newReconciler func(*testing.B, *pdnstest.Ser
 		srv.CreateZone(workload.Zone)
 		r := newReconciler(b, srv)
 		b.StartTimer()
-		changes, err := r.RunOnce(b.Context())
+		cyc, err := r.RunOnce(b.Context())
+		changes := cyc.Changes()
 		b.StopTimer()
 		require.NoError(b, err)
 		require.Len(b, changes.Create, n)

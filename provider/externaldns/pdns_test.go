@@ -270,14 +270,16 @@ func TestReconcilerAgainstPDNS(t *testing.T) {
 	// an ownership TXT change to each.
 	for _, c := range cycles {
 		src.Set(c.desired...)
-		changes, err := r.RunOnce(t.Context())
+		cyc, err := r.RunOnce(t.Context())
+		changes := cyc.Changes()
 		require.NoError(t, err, c.name)
 		assert.Len(t, changes.Create, c.create, "%s: creates %v", c.name, changes.Create)
 		assert.Len(t, changes.UpdateNew, c.update, "%s: updates %v", c.name, changes.UpdateNew)
 		assert.Len(t, changes.Delete, c.delete, "%s: deletes %v", c.name, changes.Delete)
 		assert.Equal(t, expectedView(owner, c.desired, foreign...), view(srv, zone), c.name)
 
-		changes, err = r.RunOnce(t.Context())
+		cyc, err = r.RunOnce(t.Context())
+		changes = cyc.Changes()
 		require.NoError(t, err, c.name)
 		assert.False(t, changes.HasChanges(), "%s: the next cycle must plan nothing: %+v", c.name, changes)
 		assert.Equal(t, expectedView(owner, c.desired, foreign...), view(srv, zone), c.name+", steady")

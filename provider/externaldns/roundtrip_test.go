@@ -106,10 +106,12 @@ func TestRoundTripZonesyncToExternalDNS(t *testing.T) {
 
 	// zonesync creates the records and their ownership TXT records.
 	zs := zonesyncReconciler(t, zonesyncRFC2136(t, srv), desired)
-	changes, err := zs.RunOnce(ctx)
+	cyc, err := zs.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	require.Len(t, changes.Create, len(desired))
-	changes, err = zs.RunOnce(ctx)
+	cyc, err = zs.RunOnce(ctx)
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	require.False(t, changes.HasChanges(), "zonesync converged: %v", changes)
 
@@ -124,7 +126,8 @@ func TestRoundTripZonesyncToExternalDNS(t *testing.T) {
 
 	// zonesync's Reconciler over external-dns's provider (the adapter)
 	// plans nothing either.
-	changes, err = zonesyncReconciler(t, x, desired).RunOnce(ctx)
+	cyc, err = zonesyncReconciler(t, x, desired).RunOnce(ctx)
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "zonesync over the adapter plans nothing: %v", changes)
 
@@ -157,7 +160,8 @@ func TestRoundTripExternalDNSToZonesync(t *testing.T) {
 	zp := zonesyncRFC2136(t, srv)
 	zs := zonesyncReconciler(t, zp, desired)
 	for range 2 {
-		changes, err := zs.RunOnce(ctx)
+		cyc, err := zs.RunOnce(ctx)
+		changes := cyc.Changes()
 		require.NoError(t, err)
 		assert.False(t, changes.HasChanges(), "zonesync plans nothing over external-dns's records: %v", changes)
 	}
@@ -177,7 +181,8 @@ func TestRoundTripExternalDNSToZonesync(t *testing.T) {
 	next[0] = next[0].DeepCopy()
 	next[0].Targets = endpoint.Targets{"2001:db8::2"}
 	zs = zonesyncReconciler(t, zp, next)
-	changes, err := zs.RunOnce(ctx)
+	cyc, err := zs.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.Len(t, changes.Delete, 1)
 	assert.Len(t, changes.UpdateNew, 1)

@@ -47,7 +47,8 @@ func TestTypeChangeAtOneNamePDNS(t *testing.T) {
 	assert.True(t, has("n06.example.org.", "A"))
 	assert.True(t, has("cname-n05.example.org.", "TXT"), "the CNAME has its ownership TXT")
 	assert.False(t, has("a-n05.example.org.", "TXT"), "the A's ownership TXT went with it")
-	changes, err := r.RunOnce(ctx)
+	cyc, err := r.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 }

@@ -193,7 +193,8 @@ func (w *wholeCycle) RunZonesync(ctx context.Context) (*plan.Changes, error) {
 		return nil, err
 	}
 	r.Source = src
-	return r.RunOnce(ctx)
+	c, err := r.RunOnce(ctx)
+	return c.Changes(), err
 }
 
 // ZonesyncDesired returns the endpoints zonesync's sources yield for the

@@ -70,7 +70,8 @@ func TestPerZoneSafetyThroughTheAdapter(t *testing.T) {
 			require.NoError(t, err)
 			src := source.NewStatic(append(append([]*endpoint.Endpoint(nil), big...), small...)...)
 			r := &zonesync.Reconciler{Source: src, Registry: reg}
-			changes, err := r.RunOnce(t.Context())
+			cyc, err := r.RunOnce(t.Context())
+			changes := cyc.Changes()
 			require.NoError(t, err)
 			require.Len(t, changes.Create, 112)
 			require.Equal(t, 12, countIn(t, p, "small.example"))

@@ -50,11 +50,13 @@ func TestReconcilerAgainstNamed(t *testing.T) {
 	)
 	r := &zonesync.Reconciler{Source: src, Registry: reg}
 
-	changes, err := r.RunOnce(t.Context())
+	cyc, err := r.RunOnce(t.Context())
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.Len(t, changes.Create, 2)
 
-	changes, err = r.RunOnce(t.Context())
+	cyc, err = r.RunOnce(t.Context())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "the second cycle has nothing to do: %+v", changes)
 
@@ -69,7 +71,8 @@ func TestReconcilerAgainstNamed(t *testing.T) {
 
 	// named restarts: the records persist in its journal, nothing changes.
 	srv.Restart()
-	changes, err = r.RunOnce(t.Context())
+	cyc, err = r.RunOnce(t.Context())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "nothing to do after a restart of named: %+v", changes)
 
@@ -83,11 +86,13 @@ func TestReconcilerAgainstNamed(t *testing.T) {
 
 	// named is back: the cycle converges.
 	srv.Restart()
-	changes, err = r.RunOnce(t.Context())
+	cyc, err = r.RunOnce(t.Context())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	require.Len(t, changes.Create, 1)
 	assert.Equal(t, "new.example.org", changes.Create[0].DNSName)
-	changes, err = r.RunOnce(t.Context())
+	cyc, err = r.RunOnce(t.Context())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 	assert.Equal(t, []string{"192.0.2.3"}, answers(t, srv, "new.example.org", dns.TypeA))
@@ -127,7 +132,8 @@ func TestReadsOwnershipWrittenByExternalDNS(t *testing.T) {
 	r := &zonesync.Reconciler{Registry: reg, Source: source.NewStatic(
 		endpoint.NewEndpointWithTTL("old.example.org", endpoint.RecordTypeA, 300, "192.0.2.1").
 			WithLabel(endpoint.ResourceLabelKey, "service/default/old"))}
-	changes, err := r.RunOnce(t.Context())
+	cyc, err := r.RunOnce(t.Context())
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "%+v", changes)
 }

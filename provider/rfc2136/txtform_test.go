@@ -61,7 +61,8 @@ func txtStrings(t *testing.T, srv *bindtest.Server, name string) [][]string {
 func runQuiet(t *testing.T, r *zonesync.Reconciler, n int) {
 	t.Helper()
 	for i := range n {
-		changes, err := r.RunOnce(t.Context())
+		cyc, err := r.RunOnce(t.Context())
+		changes := cyc.Changes()
 		require.NoError(t, err)
 		require.False(t, changes.HasChanges(), "cycle %d of a converged zone plans: %s", i+1, describeChanges(changes))
 	}
@@ -99,7 +100,8 @@ func TestTXTOwnershipWrittenAsExternalDNS(t *testing.T) {
 			WithLabel(endpoint.ResourceLabelKey, "service/default/dkim"),
 	)
 	r := &zonesync.Reconciler{Source: src, Registry: reg}
-	changes, err := r.RunOnce(t.Context())
+	cyc, err := r.RunOnce(t.Context())
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	require.Len(t, changes.Create, 3)
 	runQuiet(t, r, 2)
@@ -171,7 +173,8 @@ func TestTXTReadsExternalDNSForm(t *testing.T) {
 	eps[0] = endpoint.NewEndpointWithTTL("www.example.org", endpoint.RecordTypeA, 300, "192.0.2.2").
 		WithLabel(endpoint.ResourceLabelKey, "service/other/www")
 	src.Set(eps...)
-	changes, err := r.RunOnce(t.Context())
+	cyc, err := r.RunOnce(t.Context())
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	require.True(t, changes.HasChanges())
 	runQuiet(t, r, 2)
@@ -179,7 +182,8 @@ func TestTXTReadsExternalDNSForm(t *testing.T) {
 	assert.Equal(t, [][]string{{ownText + "service/other/www"}}, txtStrings(t, srv, "a-www.example.org"))
 
 	src.Set(eps[1:]...)
-	changes, err = r.RunOnce(t.Context())
+	cyc, err = r.RunOnce(t.Context())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	require.Len(t, changes.Delete, 1)
 	runQuiet(t, r, 2)
@@ -234,7 +238,8 @@ func TestTXTOldFormOwnedUpdatedDeletedHealed(t *testing.T) {
 		WithLabel(endpoint.ResourceLabelKey, "service/default/multi")
 	src.Set(desired[:3]...)
 	src.Set(append(desired[:3:3], desired[3])...)
-	changes, err := r.RunOnce(t.Context())
+	cyc, err := r.RunOnce(t.Context())
+	changes := cyc.Changes()
 	require.NoError(t, err, "updates of old-form records pass their prerequisites")
 	require.Len(t, changes.UpdateNew, 3, describeChanges(changes))
 	runQuiet(t, r, 2)
@@ -247,7 +252,8 @@ func TestTXTOldFormOwnedUpdatedDeletedHealed(t *testing.T) {
 	// Delete of an old-form record and of its old-form ownership TXT.
 	assert.Len(t, txtStrings(t, srv, "a-gone.example.org"), 1)
 	src.Set(desired[0], desired[1], desired[3])
-	changes, err = r.RunOnce(t.Context())
+	cyc, err = r.RunOnce(t.Context())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	require.Len(t, changes.Delete, 1, describeChanges(changes))
 	runQuiet(t, r, 2)
@@ -338,14 +344,16 @@ func TestTXTReconcilerCycles(t *testing.T) {
 		}
 	}
 
-	changes, err := r.RunOnce(t.Context())
+	cyc, err := r.RunOnce(t.Context())
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	require.Len(t, changes.Create, len(values)+1)
 	runQuiet(t, r, 3)
 	check(desired(""))
 
 	src.Set(desired(" v2")...)
-	changes, err = r.RunOnce(t.Context())
+	cyc, err = r.RunOnce(t.Context())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	require.Len(t, changes.UpdateNew, len(values)-1, describeChanges(changes)) // "empty" keeps its value
 	runQuiet(t, r, 3)
@@ -353,7 +361,8 @@ func TestTXTReconcilerCycles(t *testing.T) {
 
 	eps := desired(" v2")
 	src.Set(eps[len(eps)-1])
-	changes, err = r.RunOnce(t.Context())
+	cyc, err = r.RunOnce(t.Context())
+	changes = cyc.Changes()
 	require.NoError(t, err)
 	require.Len(t, changes.Delete, len(values), describeChanges(changes))
 	runQuiet(t, r, 3)

@@ -127,7 +127,8 @@ func TestAPIServerAccessAndCycles(t *testing.T) {
 		t.Helper()
 		r := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: startOn(t, zone, nobody, ns, testOwner)}
 		r.Safety.Disabled = true
-		c, err := r.RunOnce(t.Context())
+		cyc, err := r.RunOnce(t.Context())
+		c := cyc.Changes()
 		require.NoError(t, err)
 		return c
 	}

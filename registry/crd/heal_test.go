@@ -77,7 +77,8 @@ func cycle(t *testing.T, p provider.Provider, k *kube, desired ...*endpoint.Endp
 	t.Helper()
 	r := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: newRegistry(t, p, k, testOwner)}
 	r.Safety.Disabled = true
-	return r.RunOnce(t.Context())
+	c, err := r.RunOnce(t.Context())
+	return c.Changes(), err
 }
 
 func requireNoChanges(t *testing.T, c *plan.Changes) {

@@ -62,7 +62,8 @@ func TestReconcilerOverServiceSource(t *testing.T) {
 	_, err = rec.RunOnce(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"db.example.com 192.0.2.2", "web.example.com 192.0.2.1"}, zoneRecords(t, ctx, zone))
-	changes, err := rec.RunOnce(ctx)
+	cyc, err := rec.RunOnce(ctx)
+	changes := cyc.Changes()
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "converged: %v", changes)
 

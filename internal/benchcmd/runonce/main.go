@@ -73,7 +73,8 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 		fmt.Fprintf(w, "peak RSS after set-up (VmHWM): %s\n", hwm)
 	}
 	start := time.Now()
-	changes, err := rec.RunOnce(ctx)
+	cyc, err := rec.RunOnce(ctx)
+	changes := cyc.Changes()
 	if err != nil {
 		return err
 	}

@@ -188,7 +188,8 @@ type event struct {
 // last one recorded for that record. Whether a change succeeded is the
 // cycle's own classification ([zonesync.Cycle.RecordStatuses] for creates
 // and updates, [zonesync.Cycle.DeleteStatuses] for deletes): applied gives
-// RecordReady or RecordDeleted, rejected or failed gives RecordError. Dry
+// RecordReady, deleted gives RecordDeleted, rejected or failed gives
+// RecordError. Dry
 // runs and cycles that failed before planning record nothing.
 func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
 	if c.Plan == nil || c.DryRun {
@@ -251,7 +252,7 @@ func (o *Observer) CycleFinished(ctx context.Context, c zonesync.Cycle) {
 	}
 	for _, s := range c.DeleteStatuses() {
 		switch s.State {
-		case zonesync.RecordApplied:
+		case zonesync.RecordDeleted:
 			add(s.Endpoint, "Deleted", ReasonRecordDeleted, "")
 		case zonesync.RecordRejected, zonesync.RecordFailed:
 			add(s.Endpoint, "Deleted", ReasonRecordError, s.Message)
