@@ -55,6 +55,15 @@ type Config struct {
 	// lower-case record type; without it the type is written as
 	// "<type>-" in front of the first label. Empty: "a-app.example.com"
 	// for app.example.com/A. See the package documentation, "Naming".
+	//
+	// [New] refuses a prefix or suffix with which no record could have an
+	// ownership TXT record: one whose TXT names are not valid DNS names
+	// even for the shortest record name (a one-character first label, as
+	// in x.example.com), because of a character other than letters,
+	// digits, "-", "_" and "*" ("edns!", "ed ns-"), an empty label
+	// ("txt..", a Suffix ending in a dot) or a label over 63 octets. With
+	// such an affix (which external-dns accepts) every create would be
+	// skipped as unownable ([Registry.CheckOwnable]).
 	Prefix, Suffix string
 
 	// WildcardReplacement replaces a leading "*" label in TXT names
@@ -146,6 +155,15 @@ func (cfg Config) validate() (txtNamer, []byte, []string, error) {
 			"(records owned under the other naming would read as unowned and be left as they are)", cfg.Prefix, cfg.Suffix))
 	} else {
 		namer, _ = newTXTNamer(cfg.Prefix, cfg.Suffix, cfg.WildcardReplacement) // cannot fail: checked above
+		if err := namer.checkAffix(); err != nil {
+			field, value := "Prefix", cfg.Prefix
+			if cfg.Suffix != "" {
+				field, value = "Suffix", cfg.Suffix
+			}
+			errs = append(errs, fmt.Errorf("%s %q cannot form the name of any ownership TXT record (%w): no record could be owned; "+
+				"change it so that the TXT name is a valid DNS name (%q stands for the record type)",
+				field, value, err, RecordTypeTemplate))
+		}
 	}
 	managed, err := endpoint.ManagedTypes(cfg.ManagedRecordTypes, cfg.ExcludeRecordTypes)
 	if err != nil {

@@ -1,6 +1,7 @@
 package txt_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,6 +57,99 @@ func TestNewErrorsSayWhatToChange(t *testing.T) {
 			for _, part := range tt.want {
 				assert.Contains(t, err.Error(), part)
 			}
+		})
+	}
+}
+
+// TestNewAffixes: New refuses a Prefix or Suffix with which no record could
+// have a valid ownership TXT name, naming the field and the value, and
+// accepts every affix external-dns users rely on; with an accepted affix a
+// short record name is ownable.
+func TestNewAffixes(t *testing.T) {
+	long := strings.Repeat("p", 64)
+	tests := []struct {
+		name   string
+		cfg    txt.Config
+		record string   // checked with CheckOwnable when accepted; default app.example.com
+		want   []string // parts of the error; nil: accepted
+	}{
+		{name: "no affix", cfg: txt.Config{}},
+		{name: "dotted prefix", cfg: txt.Config{Prefix: "txt."}},
+		{name: "dashed prefix", cfg: txt.Config{Prefix: "txt-"}},
+		{name: "templated prefix as the default", cfg: txt.Config{Prefix: "%{record_type}-"}},
+		{name: "bare template", cfg: txt.Config{Prefix: "%{record_type}"}},
+		{name: "underscore label prefix", cfg: txt.Config{Prefix: "_owner."}},
+		{name: "templated prefix ending in a dot", cfg: txt.Config{Prefix: "prefix-%{record_type}."}, record: "example.com"},
+		{name: "upper case", cfg: txt.Config{Prefix: "TXT-"}},
+		{name: "digits and underscores", cfg: txt.Config{Prefix: "v2_own-"}},
+		{name: "dashed suffix", cfg: txt.Config{Suffix: "-own"}},
+		{name: "templated suffix", cfg: txt.Config{Suffix: "-%{record_type}"}},
+		{name: "suffix starting with a dot", cfg: txt.Config{Suffix: ".own"}},
+		{name: "longest prefix a one-character name fits", cfg: txt.Config{Prefix: strings.Repeat("p", 59) + "-"}, record: "x.example.com"},
+		{
+			name: "exclamation mark",
+			cfg:  txt.Config{Prefix: "edns!"},
+			want: []string{`Prefix "edns!" cannot form the name of any ownership TXT record`, `'!'`, `"edns!a-x.example.com"`, "no record could be owned"},
+		},
+		{
+			name: "space",
+			cfg:  txt.Config{Prefix: "ed ns-"},
+			want: []string{`Prefix "ed ns-"`, "white space"},
+		},
+		{
+			name: "space in a suffix",
+			cfg:  txt.Config{Suffix: "-ed ns"},
+			want: []string{`Suffix "-ed ns"`, "white space"},
+		},
+		{
+			name: "misspelt template",
+			cfg:  txt.Config{Prefix: "%{recordtype}-"},
+			want: []string{`Prefix "%{recordtype}-"`, `'%'`, `"%{record_type}" stands for the record type`},
+		},
+		{
+			name: "prefix label over 63 octets",
+			cfg:  txt.Config{Prefix: long + "."},
+			want: []string{`Prefix "` + long + `."`, "64 octets (at most 63 allowed)"},
+		},
+		{
+			name: "prefix that leaves no room for a first label",
+			cfg:  txt.Config{Prefix: strings.Repeat("p", 60) + "-"},
+			want: []string{"64 octets (at most 63 allowed)"},
+		},
+		{
+			name: "prefix of a dot alone",
+			cfg:  txt.Config{Prefix: "."},
+			want: []string{`Prefix "."`, "empty label"},
+		},
+		{
+			name: "prefix ending in two dots",
+			cfg:  txt.Config{Prefix: "txt.."},
+			want: []string{`Prefix "txt.."`, "empty label"},
+		},
+		{
+			name: "suffix ending in a dot",
+			cfg:  txt.Config{Suffix: "-own."},
+			want: []string{`Suffix "-own."`, "empty label"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.OwnerID = "me"
+			reg, err := txt.New(newZone(), tt.cfg)
+			if tt.want != nil {
+				require.ErrorIs(t, err, txt.ErrInvalidConfig)
+				require.ErrorIs(t, err, txt.ErrTXTName)
+				for _, part := range tt.want {
+					assert.Contains(t, err.Error(), part)
+				}
+				return
+			}
+			require.NoError(t, err)
+			record := tt.record
+			if record == "" {
+				record = "app.example.com"
+			}
+			assert.NoError(t, reg.CheckOwnable(a(record, "192.0.2.1")))
 		})
 	}
 }

@@ -24,7 +24,10 @@
 // either may contain "%{record_type}", which then replaces the "<type>-"
 // part: Prefix "extdns-%{record_type}." gives extdns-a.example.com for the
 // apex example.com, the way to keep apex TXT records inside their zone.
-// [Config.WildcardReplacement] replaces a leading "*" label. The registry
+// [New] refuses a prefix or suffix that cannot form a valid TXT name for
+// any record ("edns!", "ed ns-", an empty label, a label over 63 octets:
+// see [Config.Prefix]): with it every create would be skipped as
+// unownable. [Config.WildcardReplacement] replaces a leading "*" label. The registry
 // applies these rules in both directions: it names the TXT it writes for a
 // record, and reads back the record a TXT name owns.
 //

@@ -430,6 +430,40 @@ func (n txtNamer) typeFromLower(s string) (string, bool) {
 	return "", false
 }
 
+// affixSample is the first label and the rest of the record name whose
+// ownership TXT names [txtNamer.checkAffix] builds: a one-character first
+// label, the shortest an affix can be joined to, below a zone.
+const affixSample = "x.example.com"
+
+// checkAffix returns an error when the prefix or suffix of n cannot form a
+// usable ownership TXT name for any record: when the TXT name of
+// affixSample, built by [txtNamer.txtName], fails [ValidateTXTName] for
+// every type of [endpoint.KnownRecordTypes] (with "edns!" or "ed ns-", a
+// label over 63 octets, an empty label). It is the check that makes
+// [Registry.CheckOwnable] refuse a record, applied to the shortest record
+// name, so an affix passes whenever some record could be owned with it.
+// The error is that of the first type (A) and wraps [ErrTXTName].
+func (n txtNamer) checkAffix() error {
+	if n.prefix == "" && n.suffix == "" {
+		return nil
+	}
+	types := n.types
+	if types == nil {
+		types = endpoint.KnownRecordTypes()
+	}
+	var first error
+	for _, t := range types {
+		err := ValidateTXTName(n.txtName(affixSample, t))
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // ErrTXTName is wrapped by the errors about ownership TXT names that cannot
 // be used (see [ValidateTXTName]).
 var ErrTXTName = errors.New("no usable ownership TXT name")
