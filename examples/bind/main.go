@@ -6,7 +6,7 @@
 //     and watched for changes;
 //   - the RFC 2136 provider (provider/rfc2136): dynamic updates and zone
 //     transfers signed with a TSIG key read from a BIND key file
-//     (tsigkey.go), the same file named.conf includes;
+//     (rfc2136.LoadTSIGKeyFile), the same file named.conf includes;
 //   - the TXT registry (registry/txt): every record gets an ownership TXT
 //     naming -owner-id, in external-dns's format, so records it did not
 //     create are never touched;
@@ -121,7 +121,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// The provider: RFC 2136 updates and AXFR, signed with the TSIG key.
 	var key *rfc2136.TSIG
 	if cfg.keyFile != "" {
-		if key, err = readTSIGKey(cfg.keyFile); err != nil {
+		if key, err = rfc2136.LoadTSIGKeyFile(cfg.keyFile); err != nil {
 			return err
 		}
 	}

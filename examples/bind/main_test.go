@@ -24,6 +24,7 @@ import (
 
 	"github.com/zonesync/zonesync/internal/bindtest"
 	"github.com/zonesync/zonesync/internal/testproc"
+	"github.com/zonesync/zonesync/provider/rfc2136"
 )
 
 // waitLimit bounds every wait for the program or the server.
@@ -145,6 +146,17 @@ func TestRunRefusedKey(t *testing.T) {
 	assert.Empty(t, axfr(t, srv))
 }
 
+// TestShippedKeyFile: the key file named.conf includes is one the program
+// can read (rfc2136.LoadTSIGKeyFile) and the provider accepts.
+func TestShippedKeyFile(t *testing.T) {
+	key, err := rfc2136.LoadTSIGKeyFile("zonesync.key")
+	require.NoError(t, err)
+	assert.Equal(t, "zonesync-example", key.KeyName)
+	assert.Equal(t, "hmac-sha256", key.Algorithm)
+	_, err = rfc2136.New(rfc2136.Config{Server: "127.0.0.1:10053", Zones: []string{"example.test"}, TSIG: key})
+	require.NoError(t, err, "the secret is valid base64")
+}
+
 func TestRunFlagErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -155,6 +167,7 @@ func TestRunFlagErrors(t *testing.T) {
 		{name: "unknown flag", args: []string{"-records", "r.txt", "-nope"}, want: "flag provided but not defined: -nope"},
 		{name: "stray argument", args: []string{"-records", "r.txt", "extra"}, want: `unexpected arguments ["extra"]`},
 		{name: "missing key file", args: []string{"-records", "r.txt", "-tsig-key", "/nonexistent/zonesync.key"}, want: "TSIG key file: open /nonexistent/zonesync.key"},
+		{name: "not a key file", args: []string{"-records", "r.txt", "-tsig-key", "records.txt"}, want: "rfc2136: TSIG key file records.txt: line "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

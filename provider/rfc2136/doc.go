@@ -14,6 +14,19 @@
 // The server must allow the key to update and transfer every zone (BIND:
 // allow-update and allow-transfer, or an update-policy).
 //
+// [LoadTSIGKeyFile] reads the key from a BIND key file, as tsig-keygen
+// writes it and named.conf includes it, so that the program and the
+// server share one copy of the secret ([ParseTSIGKey] parses the same
+// syntax from memory):
+//
+//	key, err := rfc2136.LoadTSIGKeyFile("/etc/bind/zonesync.key")
+//	if err != nil { ... } // names the file, line, key and field; never the secret
+//	p, err := rfc2136.New(rfc2136.Config{Server: "ns1.example.org:53", Zones: zones, TSIG: key})
+//
+// The file must hold exactly one key statement (comments and other
+// named.conf statements around it are allowed) and at most
+// [MaxTSIGKeyFileSize] bytes.
+//
 // # Records
 //
 // [Provider.Records] transfers each zone (AXFR over TCP) and groups RRs of

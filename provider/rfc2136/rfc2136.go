@@ -73,6 +73,26 @@ type TSIG struct {
 	Secret string
 }
 
+// tsigAlgorithm returns the miekg/dns name of a supported TSIG algorithm
+// given as in [TSIG.Algorithm] (any case, an optional trailing dot,
+// surrounding blanks), and false for any other.
+func tsigAlgorithm(name string) (string, bool) {
+	switch strings.ToLower(strings.TrimSuffix(strings.TrimSpace(name), ".")) {
+	case "hmac-sha256":
+		return dns.HmacSHA256, true
+	case "hmac-sha512":
+		return dns.HmacSHA512, true
+	}
+	return "", false
+}
+
+// checkTSIGSecret checks that a non-empty, trimmed TSIG secret is standard
+// base64, as [TSIG.Secret] must be. The error never holds the secret.
+func checkTSIGSecret(secret string) error {
+	_, err := base64.StdEncoding.DecodeString(secret)
+	return err
+}
+
 // Provider reads zones by AXFR and changes them with RFC 2136 UPDATE
 // messages. It is immutable after [New] and safe for concurrent use.
 type Provider struct {
@@ -131,19 +151,16 @@ func New(cfg Config) (*Provider, error) {
 		if strings.TrimSpace(k.KeyName) == "" {
 			return nil, errors.New("rfc2136: Config.TSIG.KeyName is empty: set it to the name of the server's key statement, or set Config.TSIG to nil to send unsigned requests")
 		}
-		switch strings.ToLower(strings.TrimSuffix(strings.TrimSpace(k.Algorithm), ".")) {
-		case "hmac-sha256":
-			p.algorithm = dns.HmacSHA256
-		case "hmac-sha512":
-			p.algorithm = dns.HmacSHA512
-		default:
+		alg, ok := tsigAlgorithm(k.Algorithm)
+		if !ok {
 			return nil, fmt.Errorf("rfc2136: Config.TSIG.Algorithm %q is not supported: use hmac-sha256 or hmac-sha512, the algorithm of the server's key statement", k.Algorithm)
 		}
+		p.algorithm = alg
 		secret := strings.TrimSpace(k.Secret)
 		if secret == "" {
 			return nil, errors.New("rfc2136: Config.TSIG.Secret is empty: set it to the secret of the server's key statement (standard base64)")
 		}
-		if _, err := base64.StdEncoding.DecodeString(secret); err != nil {
+		if err := checkTSIGSecret(secret); err != nil {
 			// Not quoted: the secret must not land in logs.
 			return nil, fmt.Errorf("rfc2136: Config.TSIG.Secret is not standard base64 (as in BIND's key statement): %w: "+
 				"copy the secret of the server's key statement as it is (tsig-keygen prints one)", err)
