@@ -13,8 +13,10 @@
 // every in-tree provider this module can build (provider/externaldns/intree:
 // all but civo and exoscale). Flags that would change what is written and
 // have no zonesync equivalent (--registry=dynamodb, --compatibility, …) stop
-// the program with an error naming them; flags that change nothing written
-// are logged as warnings at start.
+// the program with an error naming them; every other flag given (on the
+// command line or in the environment, whatever its value) that has no effect
+// — a flag of another provider, source or registry, a flag the other flags
+// make void — is logged at start as a warning naming it, in flag order.
 //
 // What external-dns's binary does besides, this program does too:
 //
@@ -113,6 +115,12 @@ func run(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	// The flags given, whatever their values, so that one given with its
+	// default value that nothing uses is reported too.
+	given, err := externaldns.GivenFlags(args)
+	if err != nil {
+		return err
+	}
 	log, err := newLogger(cfg, &syncWriter{w: e.stderr})
 	if err != nil {
 		return err
@@ -130,6 +138,7 @@ func run(ctx context.Context, args []string, e env) error {
 		Namespace:    e.namespace,
 		Constructors: intree.Constructors(),
 		Handled:      programFlags(),
+		GivenFlags:   given,
 	}
 	// The flags first: an unsupported one is reported before anything is
 	// built, whether or not a cluster can be reached.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -279,6 +280,50 @@ func TestUnsupportedFlags(t *testing.T) {
 				flags = append(flags, f.Flag)
 			}
 			assert.Equal(t, tt.want, flags)
+		})
+	}
+}
+
+// TestUnusedFlagsLogged: each flag given that has no effect is logged at
+// start as a warning naming it, in flag order, whether its value is the
+// default or not and whether it comes from the command line or the
+// environment; flags the program uses are not.
+func TestUnusedFlagsLogged(t *testing.T) {
+	base := []string{"--provider=inmemory", "--inmemory-zone=example.com", "--source=empty", "--policy=sync", "--once", "--metrics-address=127.0.0.1:0"}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{"every flag used", []string{"--log-level=info", "--registry=txt", "--txt-owner-id=default", "--interval=1m"}, nil, nil},
+		{
+			"flags of another provider, source and registry",
+			[]string{"--aws-zone-type=public", "--cloudflare-proxied", "--ingress-class=nginx", "--namespace=shop", "--crd-registry-namespace=dns"},
+			nil,
+			[]string{"--aws-zone-type", "--cloudflare-proxied", "--crd-registry-namespace", "--ingress-class", "--namespace"},
+		},
+		{"flags at their defaults", []string{"--registry=noop", "--txt-prefix=", "--aws-zone-type="}, nil, []string{"--aws-zone-type", "--txt-prefix"}},
+		{
+			"void flags and the environment",
+			[]string{"--force-default-targets", "--regex-domain-filter=example\\.com$", "--domain-filter=example.com", "--webhook-provider-idle-timeout=1m"},
+			map[string]string{"EXTERNAL_DNS_GOOGLE_PROJECT": "p"},
+			[]string{"--domain-filter", "--force-default-targets", "--google-project", "--webhook-provider-idle-timeout"},
+		},
+	}
+	flagRE := regexp.MustCompile(`"external-dns flag not carried out" "flag"="([^"]+)"`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var logs lockedBuffer
+			require.NoError(t, run(context.Background(), append(slices.Clone(base), tt.args...), env{stderr: &logs}), logs.String())
+			var got []string
+			for _, m := range flagRE.FindAllStringSubmatch(logs.String(), -1) {
+				got = append(got, m[1])
+			}
+			assert.Equal(t, tt.want, got, logs.String())
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	xconfig "sigs.k8s.io/external-dns/pkg/apis/externaldns"
@@ -35,8 +36,44 @@ import (
 // that is merely like one of those flags, such as --help-me, is an unknown
 // flag.
 func ParseFlags(args []string) (*xconfig.Config, error) {
-	if err := refuseExitingArgs(args); err != nil {
+	// A dry run with a parser that cannot print or end the process, in case
+	// it still finds a way to: only then does external-dns's own parsing
+	// (which adds its handling of deprecated flags) run.
+	args, _, err := probeFlags(args)
+	if err != nil {
+		return nil, err
+	}
+	cfg := xconfig.NewConfig()
+	if err := cfg.ParseFlags(args); err != nil {
 		return nil, fmt.Errorf("external-dns flags: %w", err)
+	}
+	return cfg, nil
+}
+
+// GivenFlags returns the names, without dashes, of the external-dns flags
+// that args give, in any form external-dns's parser reads (--name=value,
+// --name value, --no-name), and of those that EXTERNAL_DNS_<NAME>
+// environment variables set, sorted: every flag given, whatever its value.
+// It refuses what [ParseFlags] refuses, with the same errors.
+//
+// Give the result to [NewProgram] or [CheckFlags] in
+// ProgramOptions.GivenFlags, for args that ParseFlags parsed: then a flag
+// given with its default value that the program does not use
+// (--metrics-address=:7979 in a program that serves no metrics, --txt-prefix=
+// with --registry=noop) is reported as well, which the configuration alone
+// cannot tell.
+func GivenFlags(args []string) ([]string, error) {
+	_, given, err := probeFlags(args)
+	return given, err
+}
+
+// probeFlags parses args with external-dns's parser made unable to print
+// or end the process, after refusing what ParseFlags refuses, and returns
+// the arguments to parse (args, with --source=fake when no --source is
+// given) and the flags given (see GivenFlags).
+func probeFlags(args []string) ([]string, []string, error) {
+	if err := refuseExitingArgs(args); err != nil {
+		return nil, nil, fmt.Errorf("external-dns flags: %w", err)
 	}
 	hasSource := false
 	for _, a := range args {
@@ -47,24 +84,32 @@ func ParseFlags(args []string) (*xconfig.Config, error) {
 	if !hasSource {
 		args = append(append([]string(nil), args...), "--source=fake")
 	}
-	// A dry run with a parser that cannot print or end the process, in case
-	// it still finds a way to: only then does external-dns's own parsing
-	// (which adds its handling of deprecated flags) run.
 	probe := xconfig.App(xconfig.NewConfig())
 	exited := false
 	probe.Terminate(func(int) { exited = true }).Writer(io.Discard).UsageWriter(io.Discard).ErrorWriter(io.Discard)
+	flags := probe.Model().Flags
+	set := make([]bool, len(flags))
+	for i, f := range flags {
+		probe.GetFlag(f.Name).IsSetByUser(&set[i])
+	}
 	_, err := probe.Parse(args)
 	if exited {
-		return nil, errors.New("external-dns flags: the arguments would make external-dns's parser print and end the process; they are not accepted here")
+		return nil, nil, errors.New("external-dns flags: the arguments would make external-dns's parser print and end the process; they are not accepted here")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("external-dns flags: %w", err)
+		return nil, nil, fmt.Errorf("external-dns flags: %w", err)
 	}
-	cfg := xconfig.NewConfig()
-	if err := cfg.ParseFlags(args); err != nil {
-		return nil, fmt.Errorf("external-dns flags: %w", err)
+	var given []string
+	for i, f := range flags {
+		if f.Name == "source" && !hasSource {
+			continue // the fake source filled in above
+		}
+		if set[i] || probe.GetFlag(f.Name).HasEnvarValue() {
+			given = append(given, f.Name)
+		}
 	}
-	return cfg, nil
+	slices.Sort(given)
+	return args, given, nil
 }
 
 // exitingFlags returns the flags of external-dns's parser that print

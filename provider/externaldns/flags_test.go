@@ -137,3 +137,55 @@ func TestParseFlagsRefusals(t *testing.T) {
 		require.ErrorContains(t, err, "the environment variable EXTERNAL_DNS_HELP_MAN is set")
 	})
 }
+
+// TestGivenFlagsFromArgs: every flag given, in any form the parser reads and
+// through the environment, whatever its value, sorted; the refusals of
+// ParseFlags.
+func TestGivenFlagsFromArgs(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    []string
+		wantErr string
+	}{
+		{name: "required flags", args: []string{"--provider=aws", "--source=service"}, want: []string{"provider", "source"}},
+		{name: "no --source: the fake one filled in is not given", args: []string{"--provider=aws"}, want: []string{"provider"}},
+		{
+			name: "default values count",
+			args: []string{"--provider=aws", "--source=service", "--interval=1m", "--txt-owner-id=default", "--log-level=info"},
+			want: []string{"interval", "log-level", "provider", "source", "txt-owner-id"},
+		},
+		{
+			name: "every form, repeated flags once",
+			args: []string{"--provider", "aws", "--source=service", "--source", "ingress", "--no-aws-evaluate-target-health", "--once", "--domain-filter=a.example", "--domain-filter=b.example"},
+			want: []string{"aws-evaluate-target-health", "domain-filter", "once", "provider", "source"},
+		},
+		{
+			name: "environment variables",
+			args: []string{"--provider=aws", "--source=service"},
+			env:  map[string]string{"EXTERNAL_DNS_TXT_PREFIX": "edns-", "EXTERNAL_DNS_METRICS_ADDRESS": ":7979", "EXTERNAL_DNS_LOG_FORMAT": ""},
+			want: []string{"metrics-address", "provider", "source", "txt-prefix"},
+		},
+		{name: "after --", args: []string{"--provider=aws", "--source=service", "--", "--once"}, wantErr: "unexpected --once"},
+		{name: "refused like ParseFlags", args: []string{"--provider=aws", "--help"}, wantErr: "argument 2 is --help, which makes external-dns's parser print and end the process"},
+		{name: "unknown flag", args: []string{"--provider=aws", "--nope"}, wantErr: "unknown long flag '--nope'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			got, err := externaldns.GivenFlags(tt.args)
+			_, parseErr := externaldns.ParseFlags(tt.args)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				require.ErrorContains(t, parseErr, tt.wantErr, "the same refusal as ParseFlags")
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, parseErr)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

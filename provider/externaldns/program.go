@@ -78,6 +78,13 @@ type ProgramOptions struct {
 	// rather than its loop and that the caller carries out itself:
 	// NewProgram does not warn about them.
 	Handled []string
+	// GivenFlags are the flags given on the command line or in
+	// EXTERNAL_DNS_* variables, as [GivenFlags] returns them for the
+	// arguments the configuration was parsed from. NewProgram checks these
+	// as well as every flag whose value differs from its default, so that
+	// a flag given with its default value is reported when nothing uses it.
+	// Nil: only the flags whose values differ from their defaults.
+	GivenFlags []string
 	// SyncTimeout bounds how long Run waits for the sources' informer
 	// caches before the first cycle; zero means [DefaultSyncTimeout].
 	SyncTimeout time.Duration
@@ -100,8 +107,11 @@ type Program struct {
 	// Warnings are the flags given that were not carried out but change
 	// nothing that is written: flags of the binary (logging, metrics,
 	// Kubernetes client) the caller did not list in ProgramOptions.Handled,
-	// flags of a registry other than the one chosen, flags external-dns
-	// itself ignores. Sorted by flag.
+	// flags of a registry, provider or source other than the ones chosen,
+	// flags that the other flags make void (--force-default-targets
+	// without --default-targets, --domain-filter beside
+	// --regex-domain-filter), flags external-dns itself ignores. Each names
+	// its flag; sorted by flag.
 	Warnings []FlagIssue
 
 	// sources are the sources built, for Run to wait for their caches.
@@ -119,7 +129,8 @@ type Program struct {
 // The configuration is first checked as external-dns's binary checks it
 // (its validation package: --policy is required, --txt-prefix and
 // --txt-suffix are exclusive, …). Then every flag given (whose value
-// differs from its default, environment variables included) is
+// differs from its default, environment variables included, and every
+// flag of ProgramOptions.GivenFlags) is
 // classified; when any of them would change what is written and cannot
 // be carried out — a registry, source or provider zonesync does not have,
 // --compatibility, --webhook-server — NewProgram returns an
@@ -273,6 +284,9 @@ func CheckFlags(cfg *xconfig.Config, opts ProgramOptions) ([]FlagIssue, error) {
 	if err != nil {
 		return nil, err
 	}
+	given = append(given, opts.GivenFlags...)
+	slices.Sort(given)
+	given = slices.Compact(given)
 	report := checkFlags(cfg, given, opts.Handled, opts.Constructors)
 	if len(report.unsupported) > 0 {
 		return nil, &UnsupportedFlagsError{Flags: report.unsupported}
@@ -327,7 +341,7 @@ func domainFilters(cfg *xconfig.Config) (endpoint.DomainFilterInterface, *xendpo
 		xendpoint.WithRegexDomainFilter(cfg.RegexDomainFilter),
 		xendpoint.WithRegexDomainExclude(cfg.RegexDomainExclude),
 	)
-	if regexpText(cfg.RegexDomainFilter) != "" || regexpText(cfg.RegexDomainExclude) != "" {
+	if regexDomainFilter(cfg) {
 		return endpoint.NewRegexDomainFilter(cfg.RegexDomainFilter, cfg.RegexDomainExclude), xfilter
 	}
 	include, exclude := nonBlank(cfg.DomainFilter), nonBlank(cfg.DomainExclude)
@@ -335,6 +349,14 @@ func domainFilters(cfg *xconfig.Config) (endpoint.DomainFilterInterface, *xendpo
 		return nil, xfilter
 	}
 	return endpoint.NewDomainFilterWithExclusions(include, exclude), xfilter
+}
+
+// regexDomainFilter reports whether the domain filter is made of the
+// regular expressions of --regex-domain-filter and
+// --regex-domain-exclusion, which then replace --domain-filter and
+// --exclude-domains, as in external-dns.
+func regexDomainFilter(cfg *xconfig.Config) bool {
+	return regexpText(cfg.RegexDomainFilter) != "" || regexpText(cfg.RegexDomainExclude) != ""
 }
 
 // regexpText returns the text of re, "" for nil.

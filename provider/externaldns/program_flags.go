@@ -95,18 +95,150 @@ func mappedFlags() []string {
 }
 
 // providerFlagPrefixes start the names of the flags read by one
-// external-dns provider or another.
-func providerFlagPrefixes() []string {
-	return []string{
-		"alibaba-cloud-", "aws-", "azure-", "cloudflare-", "coredns-", "exoscale-", "godaddy-", "google-",
-		"inmemory-", "ns1-", "oci-", "ovh-", "pdns-", "pihole-", "rfc2136-", "webhook-provider-",
+// external-dns provider or another, each with the --provider values whose
+// provider reads the flags it starts (providerFlags has the exceptions).
+// A longer prefix comes before a shorter one it extends ("aws-sd-" before
+// "aws-").
+func providerFlagPrefixes() []flagReaders {
+	return []flagReaders{
+		{"alibaba-cloud-", []string{xconfig.ProviderAlibabaCloud}},
+		{"aws-sd-", []string{xconfig.ProviderAWSSD}},
+		{"aws-", []string{xconfig.ProviderAWS}},
+		{"azure-", azureProviders()},
+		{"cloudflare-", []string{xconfig.ProviderCloudflare}},
+		{"coredns-", []string{xconfig.ProviderCoreDNS, xconfig.ProviderSkyDNS}},
+		{"exoscale-", []string{xconfig.ProviderExoscale}},
+		{"godaddy-", []string{xconfig.ProviderGoDaddy}},
+		{"google-", []string{xconfig.ProviderGoogle}},
+		{"inmemory-", []string{xconfig.ProviderInMemory}},
+		{"ns1-", []string{xconfig.ProviderNS1}},
+		{"oci-", []string{xconfig.ProviderOCI}},
+		{"ovh-", []string{xconfig.ProviderOVH}},
+		{"pdns-", []string{xconfig.ProviderPDNS}},
+		{"pihole-", []string{xconfig.ProviderPihole}},
+		{"rfc2136-", []string{xconfig.ProviderRFC2136}},
+		{"webhook-provider-", []string{xconfig.ProviderWebhook}},
 	}
 }
 
-// providerFlags are the flags read by external-dns providers whose names
-// start with none of providerFlagPrefixes.
-func providerFlags() []string {
-	return []string{"zone-id-filter", "zone-name-filter", "batch-change-size", "batch-change-interval", "tls-ca", "tls-client-cert", "tls-client-cert-key"}
+// flagReaders names a flag, or the prefix of a group of flags, and the
+// values of the choosing flag (--provider, --source) under which
+// something reads it.
+type flagReaders struct {
+	name    string
+	readers []string
+}
+
+// azureProviders are the --provider values of external-dns's Azure
+// providers.
+func azureProviders() []string {
+	return []string{xconfig.ProviderAzure, xconfig.ProviderAzureDNS, xconfig.ProviderAzurePrivate}
+}
+
+// providerFlags are the provider flags whose readers are not those of
+// their prefix (or that have none), by name, with the --provider values
+// whose external-dns provider reads them, as external-dns v0.23's provider
+// constructors read them. The webhook server's own flags have none: only
+// --webhook-server reads them.
+func providerFlags() map[string][]string {
+	awsAndSD := []string{xconfig.ProviderAWS, xconfig.ProviderAWSSD}
+	tls := []string{xconfig.ProviderPDNS, xconfig.ProviderRFC2136}
+	return map[string][]string{
+		"aws-zone-type":               awsAndSD,
+		"aws-assume-role":             awsAndSD,
+		"aws-assume-role-external-id": awsAndSD,
+		"aws-api-retries":             awsAndSD,
+		"zone-id-filter": {
+			xconfig.ProviderAlibabaCloud, xconfig.ProviderAWS, xconfig.ProviderAzure, xconfig.ProviderAzureDNS, xconfig.ProviderAzurePrivate,
+			xconfig.ProviderCloudflare, xconfig.ProviderDNSimple, xconfig.ProviderGoogle, xconfig.ProviderNS1, xconfig.ProviderOCI,
+		},
+		"zone-name-filter":                     azureProviders(),
+		"batch-change-size":                    {xconfig.ProviderCloudflare},
+		"batch-change-interval":                {xconfig.ProviderCloudflare},
+		"tls-ca":                               tls,
+		"tls-client-cert":                      tls,
+		"tls-client-cert-key":                  tls,
+		"webhook-provider-read-header-timeout": nil,
+		"webhook-provider-idle-timeout":        nil,
+	}
+}
+
+// isProviderFlag reports whether the flag called name is one of external-dns's
+// provider flags: in providerFlags, or named with a prefix of
+// providerFlagPrefixes.
+func isProviderFlag(name string) bool {
+	if _, ok := providerFlags()[name]; ok {
+		return true
+	}
+	return slices.ContainsFunc(providerFlagPrefixes(), func(p flagReaders) bool { return strings.HasPrefix(name, p.name) })
+}
+
+// providerReaders returns the --provider values whose external-dns
+// provider reads the provider flag called name (classified flagProvider),
+// none for the webhook server's own flags.
+func providerReaders(name string) []string {
+	if readers, ok := providerFlags()[name]; ok {
+		return readers
+	}
+	for _, p := range providerFlagPrefixes() {
+		if strings.HasPrefix(name, p.name) {
+			return p.readers
+		}
+	}
+	return nil
+}
+
+// kubernetesSources are the --source values whose zonesync sources read
+// Kubernetes objects and take the options all of them share: every source
+// external-dns has but connector, empty and fake.
+func kubernetesSources() []string {
+	var out []string
+	for _, s := range xconfig.AllowedSources {
+		if s != "connector" && s != "empty" && s != "fake" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sourceFlags are the mapped flags that only some sources read, by name,
+// with the --source values whose zonesync source reads them (see
+// newSources): each source's own flags, and the options every source of
+// Kubernetes objects shares.
+func sourceFlags() map[string][]string {
+	const service, ingress, node, pod = "service", "ingress", "node", "pod"
+	gateways := []string{"gateway-grpcroute", "gateway-httproute", "gateway-tcproute", "gateway-tlsroute", "gateway-udproute"}
+	m := map[string][]string{
+		"ingress-class":                          {ingress},
+		"ignore-ingress-rules-spec":              {ingress},
+		"ignore-ingress-tls-spec":                {ingress},
+		"publish-internal-services":              {service},
+		"publish-host-ip":                        {service},
+		"service-type-filter":                    {service},
+		"always-publish-not-ready-addresses":     {service},
+		"resolve-service-load-balancer-hostname": {service},
+		"listen-endpoint-events":                 {service},
+		"expose-internal-ipv6":                   {node, service},
+		"exclude-unschedulable":                  {node, service},
+		"pod-source-domain":                      {pod},
+		"ignore-non-host-network-pods":           {pod},
+		"gloo-namespace":                         {"gloo-proxy"},
+		"skipper-routegroup-groupversion":        {"skipper-routegroup"},
+		"openshift-router-name":                  {"openshift-route"},
+		"traefik-enable-legacy":                  {"traefik-proxy"},
+		"traefik-disable-new":                    {"traefik-proxy"},
+		"gateway-name":                           gateways,
+		"gateway-namespace":                      gateways,
+		"gateway-label-filter":                   gateways,
+		"gateway-listener-sets":                  gateways,
+		"unstructured-resource":                  {"unstructured"},
+		"connector-source-server":                {"connector"},
+	}
+	for _, name := range []string{"namespace", "annotation-filter", "label-filter", "fqdn-template", "target-template",
+		"fqdn-target-template", "combine-fqdn-annotation", "ignore-hostname-annotation", "annotation-prefix", "enable-legacy-annotation-prefix"} {
+		m[name] = kubernetesSources()
+	}
+	return m
 }
 
 // programFlags configure external-dns's binary: its Kubernetes client, its
@@ -143,9 +275,7 @@ func classifyFlag(name string) (flagKind, bool) {
 	switch {
 	case slices.Contains(mappedFlags(), name):
 		return flagMapped, true
-	case slices.Contains(providerFlags(), name):
-		return flagProvider, true
-	case slices.ContainsFunc(providerFlagPrefixes(), func(p string) bool { return strings.HasPrefix(name, p) }):
+	case isProviderFlag(name):
 		return flagProvider, true
 	case slices.Contains(programFlags(), name):
 		return flagProgram, true
@@ -239,10 +369,34 @@ func checkFlags(cfg *xconfig.Config, given []string, handled []string, ctors map
 			unsupported("--webhook-server", "serves the provider to an external-dns instead of running a reconcile loop; serve a provider with zonesync's provider/webhook (webhook.Serve) instead")
 		case kind == flagRegistry && cfg.Registry != registries[name].registry:
 			warn("--"+name, "read only by --registry="+registries[name].registry+"; the registry is "+cfg.Registry)
+		case kind == flagProvider:
+			if readers := providerReaders(name); len(readers) == 0 {
+				warn("--"+name, "read only by external-dns's webhook server (--webhook-server), not by a provider")
+			} else if !slices.Contains(readers, cfg.Provider) {
+				warn("--"+name, "read only by "+oneOf("--provider", readers)+"; the provider is "+cfg.Provider)
+			}
+		case kind == flagMapped:
+			if readers, ok := sourceFlags()[name]; ok && !slices.ContainsFunc(cfg.Sources, func(s string) bool { return slices.Contains(readers, s) }) {
+				warn("--"+name, "read only by "+sourcesText(readers)+"; the sources are "+strings.Join(cfg.Sources, ", "))
+			}
 		}
 	}
 	if slices.Contains(given, "events-emit") && !sameReasons(cfg.EmitEvents) {
 		warn("--events-emit", "zonesync's events observer records all three reasons (RecordReady, RecordDeleted, RecordError), not a selection")
+	}
+	if slices.Contains(given, "force-default-targets") && len(nonBlank(cfg.DefaultTargets)) == 0 {
+		warn("--force-default-targets", "replaces targets with those of --default-targets, and none is given")
+	}
+	if regexDomainFilter(cfg) {
+		for _, name := range []string{"domain-filter", "exclude-domains"} {
+			if slices.Contains(given, name) {
+				warn("--"+name, "the regular expressions of --regex-domain-filter and --regex-domain-exclusion replace the domain lists when either is given, as in external-dns")
+			}
+		}
+	}
+	ownerReaders := []string{xconfig.ProviderAWSSD, xconfig.ProviderCoreDNS, xconfig.ProviderSkyDNS}
+	if slices.Contains(given, "txt-owner-id") && cfg.Registry == xconfig.RegistryNoop && !slices.Contains(ownerReaders, cfg.Provider) {
+		warn("--txt-owner-id", "read only by --registry=txt or crd, and by "+oneOf("--provider", ownerReaders)+"; the registry is noop and the provider is "+cfg.Provider)
 	}
 	for _, s := range cfg.Sources {
 		if strings.EqualFold(s, "fake") {
@@ -269,6 +423,24 @@ func checkFlags(cfg *xconfig.Config, given []string, handled []string, ctors map
 	sortIssues(r.unsupported)
 	sortIssues(r.warnings)
 	return r
+}
+
+// oneOf returns "flag=a", "flag=a or b" or "flag=a, b or c" for values.
+func oneOf(flag string, values []string) string {
+	text := values[len(values)-1]
+	if len(values) > 1 {
+		text = strings.Join(values[:len(values)-1], ", ") + " or " + text
+	}
+	return flag + "=" + text
+}
+
+// sourcesText names the sources of readers for a warning: every source of
+// Kubernetes objects, or some --source values.
+func sourcesText(readers []string) string {
+	if slices.Equal(readers, kubernetesSources()) {
+		return "the sources of Kubernetes objects (every --source but connector and empty)"
+	}
+	return oneOf("--source", readers)
 }
 
 // sameReasons reports whether the --events-emit values name exactly the

@@ -1,6 +1,7 @@
 package externaldns
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,9 +20,16 @@ func TestEveryFlagClassified(t *testing.T) {
 		_, ok := classifyFlag(f.Name)
 		assert.True(t, ok, "--%s is in none of NewProgram's tables", f.Name)
 	}
-	listed := append(append(append(mappedFlags(), providerFlags()...), programFlags()...), "crd-source-apiversion", "crd-source-kind", "compatibility", "webhook-server")
+	listed := append(append(mappedFlags(), programFlags()...), "crd-source-apiversion", "crd-source-kind", "compatibility", "webhook-server")
 	for name := range registryFlags() {
 		listed = append(listed, name)
+	}
+	for name := range providerFlags() {
+		listed = append(listed, name)
+	}
+	for name := range sourceFlags() {
+		listed = append(listed, name)
+		assert.True(t, slices.Contains(mappedFlags(), name), "--%s: a source flag is one NewProgram maps", name)
 	}
 	for _, name := range listed {
 		assert.True(t, parser[name], "--%s is not a flag of external-dns v0.23", name)
@@ -93,5 +101,47 @@ func TestGivenFlags(t *testing.T) {
 		got, err := givenFlags(cfg)
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, got, "%v", tt.args)
+	}
+}
+
+// TestFlagReaders: every provider flag of the parser names the providers
+// that read it (but the webhook server's own flags, which none reads), and
+// every provider and source in the tables is one external-dns v0.23 has.
+func TestFlagReaders(t *testing.T) {
+	serverOnly := []string{"webhook-provider-idle-timeout", "webhook-provider-read-header-timeout"}
+	for _, f := range xconfig.App(xconfig.NewConfig()).Model().Flags {
+		if kind, _ := classifyFlag(f.Name); kind != flagProvider {
+			continue
+		}
+		readers := providerReaders(f.Name)
+		if slices.Contains(serverOnly, f.Name) {
+			assert.Empty(t, readers, "--%s", f.Name)
+			continue
+		}
+		assert.NotEmpty(t, readers, "--%s", f.Name)
+		for _, p := range readers {
+			assert.True(t, slices.Contains(xconfig.ProviderNames, p), "--%s: provider %q", f.Name, p)
+		}
+	}
+	for name, readers := range sourceFlags() {
+		assert.NotEmpty(t, readers, "--%s", name)
+		for _, s := range readers {
+			assert.True(t, slices.Contains(xconfig.AllowedSources, s), "--%s: source %q", name, s)
+		}
+	}
+	tests := []struct {
+		flag string
+		want []string
+	}{
+		{"aws-zone-type", []string{"aws", "aws-sd"}},
+		{"aws-profile", []string{"aws"}},
+		{"aws-sd-create-tag", []string{"aws-sd"}},
+		{"azure-resource-group", []string{"azure", "azure-dns", "azure-private-dns"}},
+		{"coredns-prefix", []string{"coredns", "skydns"}},
+		{"tls-ca", []string{"pdns", "rfc2136"}},
+		{"webhook-provider-url", []string{"webhook"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, providerReaders(tt.flag), "--%s", tt.flag)
 	}
 }

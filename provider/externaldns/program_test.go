@@ -293,7 +293,7 @@ func TestNewProgramWarnings(t *testing.T) {
 		handled []string
 		want    []string
 	}{
-		{"none", baseArgs("--aws-zone-type=public", "--zone-id-filter=Z1"), nil, []string{}},
+		{"none", baseArgs("--inmemory-zone=example.org", "--publish-internal-services", "--namespace=shop", "--default-targets=192.0.2.1", "--force-default-targets"), nil, []string{}},
 		{"program flags", baseArgs("--log-level=debug", "--log-format=json", "--metrics-address=:9000", "--kubeconfig=/k", "--server=https://k", "--kube-api-qps=9", "--kube-api-burst=20", "--kube-api-request-timeout=1m"), nil,
 			[]string{"--kube-api-burst", "--kube-api-qps", "--kube-api-request-timeout", "--kubeconfig", "--log-format", "--log-level", "--metrics-address", "--server"}},
 		{"program flags the caller handles", baseArgs("--log-level=debug", "--metrics-address=:9000", "--kubeconfig=/k"), []string{"log-level", "kubeconfig"},
@@ -303,6 +303,20 @@ func TestNewProgramWarnings(t *testing.T) {
 		{"flags of another registry", baseArgs("--registry=noop", "--txt-prefix=x-", "--txt-encrypt-aes-key=0123456789abcdef0123456789abcdef", "--crd-registry-namespace=dns", "--dynamodb-table=t"), nil,
 			[]string{"--crd-registry-namespace", "--dynamodb-table", "--txt-encrypt-aes-key", "--txt-prefix"}},
 		{"a selection of Event reasons", baseArgs("--events-emit=RecordReady"), nil, []string{"--events-emit"}},
+		{"flags of other providers", baseArgs("--aws-zone-type=public", "--zone-id-filter=Z1", "--cloudflare-proxied", "--tls-ca=/ca.pem", "--webhook-provider-url=http://127.0.0.1:8888", "--rfc2136-host=ns1.example.org"), nil,
+			[]string{"--aws-zone-type", "--cloudflare-proxied", "--rfc2136-host", "--tls-ca", "--webhook-provider-url", "--zone-id-filter"}},
+		{"flags of external-dns's webhook server", baseArgs("--webhook-provider-read-header-timeout=1s", "--webhook-provider-idle-timeout=1m"), nil,
+			[]string{"--webhook-provider-idle-timeout", "--webhook-provider-read-header-timeout"}},
+		{"flags of other sources", baseArgs("--ingress-class=nginx", "--gateway-name=gw", "--pod-source-domain=pods.example.com", "--unstructured-resource=configmaps.v1", "--publish-host-ip"), nil,
+			[]string{"--gateway-name", "--ingress-class", "--pod-source-domain", "--unstructured-resource"}},
+		{"options of the Kubernetes sources without one", []string{"--provider=inmemory", "--source=empty", "--policy=sync", "--namespace=shop", "--annotation-filter=team=web", "--fqdn-template={{.Name}}.example.com", "--connector-source-server=127.0.0.1:8080"}, nil,
+			[]string{"--annotation-filter", "--connector-source-server", "--fqdn-template", "--namespace"}},
+		{"forced default targets without any", baseArgs("--force-default-targets"), nil, []string{"--force-default-targets"}},
+		{"domain lists beside regular expressions", baseArgs("--regex-domain-exclusion=^internal\\.", "--domain-filter=example.com", "--exclude-domains=a.example.com"), nil,
+			[]string{"--domain-filter", "--exclude-domains"}},
+		{"owner id with the noop registry", baseArgs("--registry=noop", "--txt-owner-id=me"), nil, []string{"--txt-owner-id"}},
+		{"everything at once, sorted", baseArgs("--txt-owner-id=me", "--registry=noop", "--log-level=debug", "--google-project=p", "--ingress-class=nginx", "--txt-prefix=x-", "--crd-source-kind=Other"), nil,
+			[]string{"--crd-source-kind", "--google-project", "--ingress-class", "--log-level", "--txt-owner-id", "--txt-prefix"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -312,6 +326,41 @@ func TestNewProgramWarnings(t *testing.T) {
 			for _, w := range p.Warnings {
 				assert.NotContains(t, w.String(), "0123456789abcdef", "an issue never shows a flag's value")
 			}
+		})
+	}
+}
+
+// TestNewProgramWarnsAboutFlagsGivenWithDefaults: with
+// ProgramOptions.GivenFlags from GivenFlags, a flag given with its default
+// value that nothing uses is reported by name too; without it, only the
+// flags whose values differ from their defaults are.
+func TestNewProgramWarnsAboutFlagsGivenWithDefaults(t *testing.T) {
+	tests := []struct {
+		name         string
+		args         []string
+		env          map[string]string
+		want         []string // with GivenFlags
+		wantByValues []string // without
+	}{
+		{"used flags", baseArgs("--registry=txt", "--txt-owner-id=default", "--interval=1m", "--no-publish-internal-services"), nil, []string{}, []string{}},
+		{"program flags at their defaults", baseArgs("--log-level=info", "--metrics-address=:7979"), nil, []string{"--log-level", "--metrics-address"}, []string{}},
+		{"registry flags at their defaults", baseArgs("--registry=noop", "--txt-prefix=", "--txt-owner-id=default"), nil, []string{"--txt-owner-id", "--txt-prefix"}, []string{}},
+		{"provider and source flags at their defaults", baseArgs("--aws-zone-type=", "--ingress-class="), nil, []string{"--aws-zone-type", "--ingress-class"}, []string{}},
+		{"through the environment", baseArgs(), map[string]string{"EXTERNAL_DNS_LOG_LEVEL": "info", "EXTERNAL_DNS_GOOGLE_PROJECT": "p"}, []string{"--google-project", "--log-level"}, []string{"--google-project"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			given, err := externaldns.GivenFlags(tt.args)
+			require.NoError(t, err)
+			p, err := newProgram(t, tt.args, externaldns.ProgramOptions{GivenFlags: given})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, flagsOf(p.Warnings))
+			p, err = newProgram(t, tt.args, externaldns.ProgramOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantByValues, flagsOf(p.Warnings))
 		})
 	}
 }
