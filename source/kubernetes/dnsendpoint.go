@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -49,7 +50,14 @@ type DNSEndpointConfig struct {
 // or an attempt to claim records, and refusing keeps the object's records
 // protected and tells its owner why. After its endpoints were read, a DNSEndpoint whose
 // status.observedGeneration differs from its metadata.generation gets it
-// written back through the status subresource (failures are logged).
+// written back through the status subresource (failures are logged). The
+// source's own informer keeps status.conditions in its cache, so that this
+// write leaves the conditions of other writers (such as package
+// [github.com/zonesync/zonesync/source/kubernetes/conditions]) in place.
+//
+// [DNSEndpointSource.Generations] tells which objects, at which generation,
+// the last Endpoints call read: package conditions reports per DNSEndpoint
+// what a cycle did with it, in status.conditions.
 //
 // Endpoints carry the labels of the CRD plus the resource label
 // "crd/⟨namespace⟩/⟨name⟩", the key external-dns writes for these objects,
@@ -72,7 +80,9 @@ type DNSEndpointSource struct {
 
 	mu      sync.Mutex
 	written map[types.UID]int64 // generation last written per object
-
+	// gens maps the resource key of every object the last Endpoints call
+	// selected to the metadata.generation it read.
+	gens map[string]int64
 }
 
 var (
@@ -87,7 +97,7 @@ func NewDNSEndpointSource(ctx context.Context, client dynamic.Interface, cfg DNS
 	if gvr.Empty() {
 		gvr = DNSEndpointGVR
 	}
-	res, start, err := newDynamicResource(ctx, client, cfg.DynamicFactory, cfg.Options, "dnsendpoint", gvr)
+	res, start, err := newDynamicResourceKeeping(ctx, client, cfg.DynamicFactory, cfg.Options, "dnsendpoint", gvr, true)
 	if err != nil {
 		return nil, err
 	}
@@ -115,9 +125,11 @@ func (s *DNSEndpointSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint
 	if err != nil {
 		return nil, fmt.Errorf("dnsendpoint source: %w", err)
 	}
-	return endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
+	gens := make(map[string]int64, len(objs))
+	eps, err := endpointsOf(objs, func(u *unstructured.Unstructured) (source.ObjectRef, bool) {
 		ref := objectRef(u, "DNSEndpoint")
 		ref.Resource = "crd/" + ref.Namespace + "/" + ref.Name // as external-dns writes it
+		gens[ref.Key()] = u.GetGeneration()
 		return ref, true
 	}, func(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {
 		eps, err := dnsEndpointEndpoints(ref, u)
@@ -126,7 +138,28 @@ func (s *DNSEndpointSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint
 		}
 		return eps, err
 	})
+	s.mu.Lock()
+	s.gens = gens
+	s.mu.Unlock()
+	return eps, err
 }
+
+// Generations returns what the last Endpoints call read: the resource key
+// ("crd/⟨namespace⟩/⟨name⟩") of every DNSEndpoint it selected — those whose
+// endpoints could not be built and those with no endpoints included — mapped
+// to the metadata.generation it read. It is nil before the first call that
+// listed the objects. The map is the caller's. A Reconciler calls
+// Endpoints once per cycle and its Observer after that, from one goroutine
+// at a time: the map an Observer reads belongs to the cycle it observes.
+func (s *DNSEndpointSource) Generations() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.gens)
+}
+
+// GVR returns the resource the source reads: [DNSEndpointGVR] unless
+// [DNSEndpointConfig.GVR] named another.
+func (s *DNSEndpointSource) GVR() schema.GroupVersionResource { return s.res.gvr }
 
 func dnsEndpointEndpoints(ref source.ObjectRef, u *unstructured.Unstructured) ([]*endpoint.Endpoint, error) {
 	raw, found, err := unstructured.NestedFieldNoCopy(u.Object, "spec")

@@ -28,8 +28,17 @@ type dynamicResource struct {
 // started with ctx after the transform and index are set, and whose
 // informer reports its errors through ctx's logger (see track). keep lists
 // annotation keys to keep besides the source's prefixes. start, when not
-// nil, must be called once all informers of the source are set up.
+// nil, must be called once all informers of the source are set up. The
+// transform drops status.conditions (see newDynamicResourceKeeping).
 func newDynamicResource(ctx context.Context, client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o Options, kind string, gvr schema.GroupVersionResource, keep ...string) (*dynamicResource, func(ctx context.Context), error) {
+	return newDynamicResourceKeeping(ctx, client, factory, o, kind, gvr, false, keep...)
+}
+
+// newDynamicResourceKeeping is newDynamicResource, whose transform keeps
+// status.conditions when keepConditions is set: a source that writes its
+// objects' status from the cached copy must not send it without them, or
+// the update would erase the conditions other controllers wrote.
+func newDynamicResourceKeeping(ctx context.Context, client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o Options, kind string, gvr schema.GroupVersionResource, keepConditions bool, keep ...string) (*dynamicResource, func(ctx context.Context), error) {
 	sel, err := o.parse(kind, informers.IndexerWithOptions[*unstructured.Unstructured])
 	if err != nil {
 		return nil, nil, err
@@ -44,7 +53,7 @@ func newDynamicResource(ctx context.Context, client dynamic.Interface, factory d
 			return nil, nil, err
 		}
 		opts := o.annotationKeys(keep...)
-		opts.RemoveStatusConditions = true
+		opts.RemoveStatusConditions = !keepConditions
 		if err := r.informer.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](opts)); err != nil {
 			return nil, nil, fmt.Errorf("%s source: %w", kind, err)
 		}
