@@ -55,6 +55,7 @@ import (
 	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/gatewayapi"
 	k8s "github.com/zonesync/zonesync/source/kubernetes"
+	"github.com/zonesync/zonesync/source/kubernetes/conditions"
 	"github.com/zonesync/zonesync/source/kubernetes/events"
 	"github.com/zonesync/zonesync/source/sourcetest"
 )
@@ -354,8 +355,13 @@ func TestRows(t *testing.T) {
 		require.NoError(t, err)
 		_, err = k8s.NewIngressSource(sctx, kube, k8s.IngressConfig{Options: opts, IngressClassNames: []string{"nginx"}})
 		require.NoError(t, err)
-		_, err = k8s.NewDNSEndpointSource(sctx, dyn, k8s.DNSEndpointConfig{GVR: k8s.DNSEndpointGVR}) // --source=crd, --crd-source-apiversion, --crd-source-kind
+		crdSrc, err := k8s.NewDNSEndpointSource(sctx, dyn, k8s.DNSEndpointConfig{GVR: k8s.DNSEndpointGVR}) // --source=crd, --crd-source-apiversion, --crd-source-kind
 		require.NoError(t, err)
+		w, err := conditions.NewForDNSEndpoints(dyn, crdSrc) // "Status on DNSEndpoints"
+		require.NoError(t, err)
+		assert.Implements(t, (*zonesync.Observer)(nil), w)
+		assert.NotNil(t, conditions.ErrPruned)
+		assert.NotNil(t, conditions.New)
 		_, err = k8s.NewUnstructuredSource(sctx, dyn, k8s.UnstructuredConfig{ // --unstructured-resource
 			GVR: schema.GroupVersionResource{Group: "kubevirt.io", Version: "v1", Resource: "virtualmachineinstances"}})
 		require.NoError(t, err)

@@ -65,5 +65,8 @@
 // discovery.k8s.io EndpointSlices, Pods and Nodes; the Istio sources
 // Gateways, Services and Ingresses cluster-wide (gateway Services live in
 // their own namespace), and so on. The DNSEndpoint source also updates
-// dnsendpoints/status.
+// dnsendpoints/status; the writer of package
+// [github.com/zonesync/zonesync/source/kubernetes/conditions], which
+// reports each cycle's outcome in the status.conditions of DNSEndpoints or
+// of any custom resource, gets and updates the status subresource.
 package kubernetes
