@@ -559,25 +559,37 @@ func summarize(records []RecordStatus, desired bool, srcErr error) (RecordState,
 	return RecordUnchanged, "", ""
 }
 
+// String returns "name/TYPE: state (reason): message" for s, the form in
+// which a record appears in an object's message; the reason and the
+// message are left out when empty, and the name is "?" without an
+// endpoint.
+func (s RecordStatus) String() string {
+	var b strings.Builder
+	if s.Endpoint != nil {
+		b.WriteString(s.Endpoint.Key().String())
+	} else {
+		b.WriteString("?")
+	}
+	b.WriteString(": ")
+	b.WriteString(string(s.State))
+	if s.Reason != "" {
+		b.WriteString(" (")
+		b.WriteString(s.Reason)
+		b.WriteByte(')')
+	}
+	if s.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(endpoint.Printable(s.Message))
+	}
+	return b.String()
+}
+
 // recordMessage is the message of an object whose state is that of r,
 // shared by n of its records: r's record and message, and the count of
 // the others.
 func recordMessage(r *RecordStatus, n int) string {
-	var b strings.Builder
-	b.WriteString(r.Endpoint.Key().String())
-	b.WriteString(": ")
-	b.WriteString(string(r.State))
-	if r.Reason != "" {
-		b.WriteString(" (")
-		b.WriteString(r.Reason)
-		b.WriteByte(')')
-	}
-	if r.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(endpoint.Printable(r.Message))
-	}
 	if n > 1 {
-		fmt.Fprintf(&b, "; and %d more records %s", n-1, r.State)
+		return fmt.Sprintf("%s; and %d more records %s", r, n-1, r.State)
 	}
-	return b.String()
+	return r.String()
 }

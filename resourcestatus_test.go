@@ -343,3 +343,23 @@ func TestRunOnceReturnsTheCycle(t *testing.T) {
 	require.ErrorIs(t, err, zonesync.ErrInvalidConfig)
 	assert.Equal(t, err, c.Err)
 }
+
+func TestRecordStatusString(t *testing.T) {
+	ep := endpoint.NewEndpoint("www.example.com", endpoint.RecordTypeA, "192.0.2.1")
+	for _, tc := range []struct {
+		name string
+		s    zonesync.RecordStatus
+		want string
+	}{
+		{"applied", zonesync.RecordStatus{Endpoint: ep, State: zonesync.RecordApplied}, "www.example.com/A: applied"},
+		{"reason and message", zonesync.RecordStatus{Endpoint: ep, State: zonesync.RecordSkipped, Reason: "foreign-owner", Message: "owned by \"b\""},
+			`www.example.com/A: skipped (foreign-owner): owned by "b"`},
+		{"control characters made printable", zonesync.RecordStatus{Endpoint: ep, State: zonesync.RecordFailed, Message: "bad\nline"},
+			`www.example.com/A: failed: "bad\nline"`},
+		{"no endpoint", zonesync.RecordStatus{State: zonesync.RecordInvalid, Reason: "invalid"}, "?: invalid (invalid)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.s.String())
+		})
+	}
+}

@@ -165,25 +165,10 @@ func programmedMessage(st zonesync.ResourceStatus) string {
 	return b.String()
 }
 
-// writeRecord writes "name/TYPE: state (reason): message" for r, and what
-// its verification found when that is why it is not ready.
+// writeRecord writes r (see [zonesync.RecordStatus.String]), and what its
+// verification found when that is why it is not ready.
 func writeRecord(b *strings.Builder, r zonesync.RecordStatus) {
-	if r.Endpoint != nil {
-		b.WriteString(r.Endpoint.Key().String())
-	} else {
-		b.WriteString("?")
-	}
-	b.WriteString(": ")
-	b.WriteString(string(r.State))
-	if r.Reason != "" {
-		b.WriteString(" (")
-		b.WriteString(r.Reason)
-		b.WriteByte(')')
-	}
-	if r.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(endpoint.Printable(r.Message))
-	}
+	b.WriteString(r.String())
 	if v := r.Verification; v != nil && v.Status != result.Sync {
 		b.WriteString(": verification: ")
 		b.WriteString(string(v.Status))
