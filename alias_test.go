@@ -59,7 +59,7 @@ func TestAliasRecordsToLoadBalancerHostNames(t *testing.T) {
 	r := &zonesync.Reconciler{Source: src, Registry: reg, Logger: testr.New(t)}
 
 	cyc, err := r.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.Len(t, changes.Create, 3, "alias A, alias AAAA and the plain A (ownership records are the registry's)")
 	lines := zoneLines(t, zone)
@@ -75,7 +75,7 @@ func TestAliasRecordsToLoadBalancerHostNames(t *testing.T) {
 	}
 
 	cyc, err = r.RunOnce(ctx)
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "the second cycle plans nothing: %v", changeLines(changes))
 }

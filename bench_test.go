@@ -32,8 +32,8 @@ func BenchmarkRunOnceSteady(b *testing.B) {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
 			rec := benchReconciler(b, n)
 			ctx := context.Background()
-			if cyc, err := rec.RunOnce(ctx); err != nil || cyc.Changes().HasChanges() {
-				b.Fatalf("workload not in steady state: %v, %v", err, cyc.Changes())
+			if cyc, err := rec.RunOnce(ctx); err != nil || cyc.Changes.HasChanges() {
+				b.Fatalf("workload not in steady state: %v, %v", err, cyc.Changes)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -42,7 +42,7 @@ func BenchmarkRunOnceSteady(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if cyc.Changes().HasChanges() {
+				if cyc.Changes.HasChanges() {
 					b.Fatal("steady state produced changes")
 				}
 			}

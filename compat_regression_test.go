@@ -48,13 +48,13 @@ func TestRegression_PunycodeNamesKeepTheirOwnership(t *testing.T) {
 				"xn--mnchen-3ya.example.com A 192.0.2.1",
 			}, zoneLines(t, p), "one spelling on the wire: A-labels")
 			cyc, err := rec.RunOnce(context.Background())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges(), "converged")
 
 			src.Set()
 			cyc, err = rec.RunOnce(context.Background())
-			changes = cyc.Changes()
+			changes = cyc.Changes
 			require.NoError(t, err)
 			assert.Equal(t, []string{"delete xn--mnchen-3ya.example.com/A 192.0.2.1"}, changeLines(changes))
 			assert.Empty(t, zoneLines(t, p), "the record and its TXT are gone")
@@ -91,7 +91,7 @@ func TestRegression_TrailingDotInTXTName(t *testing.T) {
 				`aaaa-a-b.example.com TXT "heritage=external-dns,external-dns/owner=me"`,
 			}, zoneLines(t, p))
 			cyc, err := rec.RunOnce(context.Background())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges())
 		})

@@ -35,13 +35,13 @@ func TestConversionsPerCreatedRecord(t *testing.T) {
 	r := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: reg, DomainFilter: endpoint.NewDomainFilter([]string{"example.com"})}
 	before := endpoint.Conversions()
 	cyc, err := r.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.Create, n)
 	created := endpoint.Conversions() - before
 	before = endpoint.Conversions()
 	cyc, err = r.RunOnce(ctx)
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	require.False(t, changes.HasChanges())
 	steady := endpoint.Conversions() - before

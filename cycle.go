@@ -80,7 +80,7 @@ import (
 // refused changes together with an error matching [ErrUnsafePlan]; when the
 // registry fails to apply them, the attempted changes are returned with the
 // error. Errors before the plan is calculated leave Plan nil, and
-// [Cycle.Changes] returns nil then.
+// [Cycle.Changes] nil.
 func (r *Reconciler) RunOnce(ctx context.Context) (Cycle, error) {
 	set, err := r.validate()
 	if err != nil {
@@ -113,6 +113,9 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Cycle, error) {
 	end := clk.Now()
 	cycle.Duration = end.Sub(start)
 	cycle.Err = err
+	if cycle.Plan != nil {
+		cycle.Changes = cycle.Plan.Changes
+	}
 
 	r.mu.Lock()
 	r.lastRunEnd = end

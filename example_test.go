@@ -36,14 +36,14 @@ func ExampleReconciler_RunOnce() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(c.Changes())
+	fmt.Println(c.Changes)
 
 	c, err = rec.RunOnce(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("second cycle:", c.Changes())
+	fmt.Println("second cycle:", c.Changes)
 
 	records, _ := zone.Records(ctx)
 	for _, r := range records {

@@ -72,7 +72,7 @@ func TestConnectorInvalidEndpointKeepsItsRecord(t *testing.T) {
 	list.Store(&second)
 	for range 2 {
 		cyc, err := rec.RunOnce(ctx)
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		var pe *source.PartialError
 		require.ErrorAs(t, err, &pe)
 		assert.Contains(t, err.Error(), "x.example.com")
@@ -92,7 +92,7 @@ func TestConnectorInvalidEndpointKeepsItsRecord(t *testing.T) {
 	third := []*endpoint.Endpoint{a("y.example.com", "192.0.2.20"), a("w.example.com", "192.0.2.4")}
 	list.Store(&third)
 	cyc, err := rec.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.Equal(t, []string{"delete x.example.com/A 192.0.2.1", "delete z.example.com/A 192.0.2.3"}, changeLines(changes))
 }
@@ -223,7 +223,7 @@ func TestInvalidEndpointsAreObjectFailures(t *testing.T) {
 
 			r.Source = staticSource{eps: tt.eps}
 			cyc, err := r.RunOnce(ctx)
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			var pe *source.PartialError
 			require.ErrorAs(t, err, &pe, "invalid endpoints are reported as per-object failures")
 			if tt.wantMsg != "" {
@@ -287,7 +287,7 @@ func TestUnownableApexIsSkipped(t *testing.T) {
 
 	for i := range 3 {
 		cyc, err := rec.RunOnce(ctx)
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err, "cycle %d: an unownable record does not fail the cycle", i)
 		for _, e := range changes.Create {
 			assert.NotEqual(t, "example.com", e.DNSName, "the apex is never sent")
@@ -355,7 +355,7 @@ func TestRunOnceReportsSettingsWarnings(t *testing.T) {
 		Logger: funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{}),
 	}
 	cyc, err := rec.RunOnce(t.Context())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "the other owner's record is left alone")
 
@@ -392,7 +392,7 @@ func TestRepairsApplyEmptyPlan(t *testing.T) {
 			obs := &lastCycle{}
 			rec := &zonesync.Reconciler{Source: source.NewStatic(), Registry: reg, DryRun: tt.dryRun, Observer: obs}
 			cyc, err := rec.RunOnce(context.Background())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges())
 			require.Equal(t, tt.wantApply, reg.appliedCount())
@@ -558,7 +558,7 @@ func TestInvalidEndpointErrorsStayFlat(t *testing.T) {
 	eps = append(eps, a("ok.example.com", "192.0.2.1"))
 	rec := &zonesync.Reconciler{Source: staticSource{eps: eps}, Registry: &fakeRegistry{}}
 	cyc, err := rec.RunOnce(context.Background())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	var pe *source.PartialError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, []string{"create ok.example.com/A 192.0.2.1"}, changeLines(changes))

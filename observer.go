@@ -33,6 +33,16 @@ type Observer interface {
 // derived from it on demand ([Cycle.RecordStatuses],
 // [Cycle.ResourceStatuses]).
 type Cycle struct {
+	// Changes are the changes of the cycle's plan: those applied, or, in
+	// dry run or when the cycle failed after planning, those it would have
+	// applied. Embedded, so that c.Create, c.Delete and c.HasChanges()
+	// read as they do on a [plan.Changes] (what RunOnce returned before it
+	// returned the cycle). Nil when the cycle failed before planning (Plan
+	// is nil then): c.HasChanges() is false, but c.Create would panic.
+	// Its String method is promoted too: fmt prints a Cycle as the table
+	// of its changes.
+	// Read-only: it belongs to the cycle's plan.
+	*plan.Changes
 	// Start is when the cycle began and Duration how long it took, both
 	// from [Reconciler.Clock].
 	Start    time.Time
@@ -142,16 +152,6 @@ func (NopObserver) CycleStarted(context.Context, time.Time) {}
 
 // CycleFinished does nothing.
 func (NopObserver) CycleFinished(context.Context, Cycle) {}
-
-// Changes returns the changes of the cycle's plan: those applied, or, in
-// dry run or when the cycle failed after planning, those it would have
-// applied. It is nil when the cycle failed before planning.
-func (c Cycle) Changes() *plan.Changes {
-	if c.Plan == nil {
-		return nil
-	}
-	return c.Plan.Changes
-}
 
 // Succeeded reports whether the cycle counts as a success, as [Reconciler.Run]
 // counts it: no error, or only a source's partial error (the objects the

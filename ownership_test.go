@@ -124,7 +124,7 @@ func TestSetIdentifierNeverReachesProviderThatDropsIt(t *testing.T) {
 
 	for range 3 {
 		cyc, err := r.RunOnce(ctx)
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err)
 		for _, ep := range changes.Create {
 			assert.Empty(t, ep.SetIdentifier, "no endpoint with a set identifier is sent")
@@ -289,7 +289,7 @@ func TestRepairNeverCollidesWithPlan(t *testing.T) {
 	assert.Len(t, lines, 2, "the orphan is gone: %v", lines)
 
 	cyc, err := r.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 	rp, ok := registry.As[registry.Repairer](reg)
@@ -318,7 +318,7 @@ func TestAmbiguousTXTNameIsNotRepaired(t *testing.T) {
 	}
 	for range 3 {
 		cyc, err := r.RunOnce(ctx)
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err)
 		assert.False(t, changes.HasChanges())
 		assert.Equal(t, want, zoneLines(t, zone), "the TXT of a record we created is never repaired away")
@@ -370,7 +370,7 @@ func TestOwnerMigrationThroughVerdict(t *testing.T) {
 	obs := newCycleObserver()
 	r := &zonesync.Reconciler{Source: source.NewStatic(a("app.example.com", "192.0.2.1")), Registry: reg, Observer: obs}
 	cyc, err := r.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.Len(t, changes.UpdateNew, 1, "the record of the old owner is relabelled")
 	assert.Len(t, changes.Delete, 1, "the old owner's record no longer desired is ours to delete")
@@ -381,7 +381,7 @@ func TestOwnerMigrationThroughVerdict(t *testing.T) {
 	assert.NotContains(t, lines, "gone.example.com A 192.0.2.2")
 
 	cyc, err = r.RunOnce(ctx)
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "one cycle migrates")
 }

@@ -127,7 +127,7 @@ func TestRunOnceConvergesAndFollowsTheSource(t *testing.T) {
 				src.Set(step.desired...)
 			}
 			cyc, err := rec.RunOnce(context.Background())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			assert.Equal(t, step.wantChanges, changeLines(changes))
 			if len(step.wantChanges) == 0 {
@@ -156,7 +156,7 @@ func TestRunOnceNeverTouchesForeignRecords(t *testing.T) {
 			rec := &zonesync.Reconciler{Source: source.NewStatic(tt.desired...), Registry: reg, Logger: testr.New(t)}
 			for range 2 {
 				cyc, err := rec.RunOnce(context.Background())
-				changes := cyc.Changes()
+				changes := cyc.Changes
 				require.NoError(t, err)
 				assert.Empty(t, changeLines(changes))
 			}
@@ -186,7 +186,7 @@ func TestRunOnceSourceSuddenlyEmpty(t *testing.T) {
 
 	src.Set() // the source briefly looks empty
 	cyc, err := rec.RunOnce(context.Background())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.ErrorIs(t, err, zonesync.ErrUnsafePlan)
 	var unsafe *plan.UnsafePlanError
 	require.ErrorAs(t, err, &unsafe)
@@ -197,7 +197,7 @@ func TestRunOnceSourceSuddenlyEmpty(t *testing.T) {
 
 	src.Set(desired...) // it recovers
 	cyc, err = rec.RunOnce(context.Background())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 }
@@ -224,14 +224,14 @@ func TestRunOncePolicies(t *testing.T) {
 				Registry: reg, Policy: tt.policy, Logger: testr.New(t),
 			}
 			cyc, err := rec.RunOnce(context.Background())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantChanges, changeLines(changes))
 			if tt.keepsGone {
 				assert.Contains(t, zoneLines(t, p), "gone.example.com A 192.0.2.2")
 			}
 			cyc, err = rec.RunOnce(context.Background())
-			changes = cyc.Changes()
+			changes = cyc.Changes
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges(), "converged under the policy")
 		})
@@ -248,7 +248,7 @@ func TestRunOnceDryRun(t *testing.T) {
 	}
 	for range 2 {
 		cyc, err := rec.RunOnce(context.Background())
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err)
 		assert.Equal(t, []string{"create new.example.com/A 192.0.2.3", "delete gone.example.com/A 192.0.2.2"}, changeLines(changes))
 		c := <-obs.finished
@@ -300,7 +300,7 @@ func TestRunOnceFiltersAndTypes(t *testing.T) {
 				tt.configure(rec)
 			}
 			cyc, err := rec.RunOnce(context.Background())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantChanges, changeLines(changes))
 		})
@@ -311,7 +311,7 @@ func TestRunOnceNoopRegistry(t *testing.T) {
 	p := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{a("manual.example.com", "198.51.100.2")}})
 	rec := &zonesync.Reconciler{Source: source.NewStatic(a("web.example.com", "192.0.2.1")), Registry: noop.New(p)}
 	cyc, err := rec.RunOnce(context.Background())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.Equal(t, []string{"create web.example.com/A 192.0.2.1", "delete manual.example.com/A 198.51.100.2"}, changeLines(changes),
 		"without ownership every record is managed")

@@ -327,7 +327,9 @@ func TestRunOnceReturnsTheCycle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, h.obs.c.Start, c.Start)
 	assert.Same(t, h.obs.c.Plan, c.Plan)
-	assert.Len(t, c.Changes().Create, 1)
+	assert.Len(t, c.Changes.Create, 1)
+	assert.Len(t, c.Create, 1, "the changes read as they did when RunOnce returned *plan.Changes")
+	assert.True(t, c.HasChanges())
 	assert.True(t, c.Applied)
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -336,12 +338,14 @@ func TestRunOnceReturnsTheCycle(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, err, c.Err)
 	assert.Nil(t, c.Plan)
-	assert.Nil(t, c.Changes())
+	assert.Nil(t, c.Changes, "nothing planned")
+	assert.False(t, c.HasChanges())
 	assert.Equal(t, -1, c.Owned)
 
 	c, err = (&zonesync.Reconciler{}).RunOnce(t.Context())
 	require.ErrorIs(t, err, zonesync.ErrInvalidConfig)
 	assert.Equal(t, err, c.Err)
+	assert.False(t, c.HasChanges())
 }
 
 func TestRecordStatusString(t *testing.T) {

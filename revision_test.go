@@ -55,7 +55,7 @@ func TestRunOnceSourceNotReady(t *testing.T) {
 	rec := &zonesync.Reconciler{Source: src, Registry: creg, Observer: obs, Logger: testr.New(t)}
 
 	cyc, err := rec.RunOnce(context.Background())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.ErrorIs(t, err, zonesync.ErrSourceNotReady)
 	require.ErrorIs(t, err, provider.SoftError, "not ready is transient")
 	assert.Nil(t, changes, "nothing planned")
@@ -73,7 +73,7 @@ func TestRunOnceSourceNotReady(t *testing.T) {
 	// nothing, and the owned record goes.
 	src.ready.Store(true)
 	cyc, err = rec.RunOnce(context.Background())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	assert.Equal(t, []string{"delete old.example.com/A 192.0.2.1"}, changeLines(changes))
 }
@@ -129,7 +129,7 @@ func TestRunOncePartialSource(t *testing.T) {
 	rec = &zonesync.Reconciler{Source: src, Registry: reg, Observer: obs, Logger: testr.New(t)}
 
 	cyc, err := rec.RunOnce(context.Background())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.Error(t, err)
 	var pe *source.PartialError
 	require.ErrorAs(t, err, &pe)
@@ -184,7 +184,7 @@ func TestRunOncePartialSourceIsNotAnEmptySource(t *testing.T) {
 		failed[fmt.Sprintf("service/default/svc-%d", i)] = errors.New("bad")
 	}
 	cyc, err := (&zonesync.Reconciler{Source: &partialSource{Static: inmem, failed: failed}, Registry: reg}).RunOnce(context.Background())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	var pe *source.PartialError
 	require.ErrorAs(t, err, &pe)
 	assert.False(t, changes.HasChanges())
@@ -196,7 +196,7 @@ func TestRunOnceSourceHardError(t *testing.T) {
 	boom := errors.New("apiserver unreachable")
 	src := source.Source(errSource{err: boom})
 	cyc, err := (&zonesync.Reconciler{Source: src, Registry: reg}).RunOnce(context.Background())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.ErrorIs(t, err, boom)
 	assert.Nil(t, changes)
 	var pe *source.PartialError
@@ -216,7 +216,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 		reg := newTXT(t, p, txtConfig{owner: "me", oldOwner: "old"})
 		rec := &zonesync.Reconciler{Source: source.NewStatic(a("web.example.com", "192.0.2.1")), Registry: reg, Logger: testr.New(t)}
 		cyc, err := rec.RunOnce(context.Background())
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err)
 		require.Len(t, changes.UpdateNew, 1, "the migration relabels the record")
 		why := plan.Why(changes.UpdateOld[0], changes.UpdateNew[0])
@@ -225,7 +225,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 		assert.Contains(t, zoneLines(t, p), `a-web.example.com TXT "heritage=external-dns,external-dns/owner=me"`)
 
 		cyc, err = rec.RunOnce(context.Background())
-		changes = cyc.Changes()
+		changes = cyc.Changes
 		require.NoError(t, err)
 		assert.False(t, changes.HasChanges(), "converged: no update printed again and again")
 	})
@@ -237,7 +237,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 			endpoint.NewEndpoint("c.example.com", endpoint.RecordTypeCNAME, "a.example.com"),
 		), Registry: reg}
 		cyc, err := rec.RunOnce(context.Background())
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err)
 		assert.Equal(t, []string{"create c.example.com/CNAME a.example.com"}, changeLines(changes))
 	})
@@ -270,7 +270,7 @@ func TestOwnershipSettingsInOnePlace(t *testing.T) {
 			endpoint.NewEndpoint("t.example.com", endpoint.RecordTypeTXT, `"x"`),
 		), Registry: fr, ManagedRecordTypes: []string{"a", "txt"}}
 		cyc, err := rec.RunOnce(context.Background())
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err)
 		assert.Equal(t, []string{"create a.example.com/A 192.0.2.1", `create t.example.com/TXT "x"`}, changeLines(changes))
 	})

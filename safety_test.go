@@ -98,7 +98,7 @@ func TestSafetyThreshold(t *testing.T) {
 				Safety:   tt.safety,
 			}
 			cyc, err := rec.RunOnce(context.Background())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			if tt.wantUnsafe != nil {
 				require.ErrorIs(t, err, zonesync.ErrUnsafePlan)
 				var unsafe *plan.UnsafePlanError

@@ -82,7 +82,7 @@ func BenchmarkRunOnceChurn(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					changes := c.Changes()
+					changes := c.Changes
 					if len(changes.Create) != n/10 || len(changes.UpdateNew) != n/10 || len(changes.Delete) != n/10 {
 						b.Fatalf("not a 30%% churn: %d creates, %d updates, %d deletes", len(changes.Create), len(changes.UpdateNew), len(changes.Delete))
 					}

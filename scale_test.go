@@ -53,7 +53,7 @@ func TestScalePoisonedRecord(t *testing.T) {
 	for cycle := 0; ; cycle++ {
 		require.Less(t, cycle, 5, "no convergence")
 		cyc, err := rec.RunOnce(ctx)
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		last = <-obs.finished
 		require.Error(t, err, "the poisoned record fails every cycle")
 		require.ErrorIs(t, err, provider.SoftError, "cycle %d: throttling and refusals are soft", cycle)

@@ -262,7 +262,7 @@ func TestRows(t *testing.T) {
 				Safety: plan.SafetyThreshold{MaxChangeRatio: 0.5, MinOwned: 20},
 			}
 			cyc, err := r.RunOnce(ctx)
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			require.Len(t, changes.Create, 1, "%T", tc.resolver)
 			assert.ElementsMatch(t, tc.targets, []string(changes.Create[0].Targets), "%T", tc.resolver)
@@ -281,7 +281,7 @@ func TestRows(t *testing.T) {
 		r.Registry = reg
 		cyc, err := r.RunOnce(ctx) // --once, --dry-run
 		require.NoError(t, err)
-		assert.Len(t, cyc.Changes().Create, 1)
+		assert.Len(t, cyc.Changes.Create, 1)
 		recs, err := zone.Records(ctx)
 		require.NoError(t, err)
 		assert.Empty(t, recs, "a dry run writes nothing")

@@ -258,7 +258,7 @@ func zonesyncRunOnce(ctx context.Context, t *testing.T, reg *txt.Registry, desir
 	}
 	r.Safety.Disabled = true
 	cyc, err := r.RunOnce(ctx)
-	ch := cyc.Changes()
+	ch := cyc.Changes
 	require.NoError(t, err)
 	return ch
 }

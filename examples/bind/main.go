@@ -217,7 +217,7 @@ func cycle(ctx context.Context, rec *zonesync.Reconciler, label string, out io.W
 	}
 	fmt.Fprintf(out, "== %spreview\n%s\n", label, pv)
 	c, err := rec.RunOnce(ctx)
-	if changes := c.Changes(); changes != nil {
+	if changes := c.Changes; changes != nil {
 		verb := "applied"
 		if rec.DryRun {
 			verb = "dry run, not applied"

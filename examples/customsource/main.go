@@ -68,7 +68,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s\n\n", c.Changes())
+	fmt.Fprintf(w, "%s\n\n", c.Changes)
 	records, err := zone.Records(ctx)
 	if err != nil {
 		return err

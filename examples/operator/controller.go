@@ -60,7 +60,7 @@ func (c *dnsController) Reconcile(ctx context.Context, _ reconcile.Request) (rec
 	// RunOnce returns the cycle: what happened to each Service is derived
 	// from it (no Observer needed).
 	cyc, err := c.dns.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	if c.status != nil && ctx.Err() == nil {
 		// Best effort: a failed status write is logged, not retried, since
 		// the next cycle writes the status again.

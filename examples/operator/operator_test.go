@@ -128,7 +128,7 @@ func TestDNSControllerReconcile(t *testing.T) {
 
 	// Converged: a further cycle changes nothing.
 	cyc, err := c.dns.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 }

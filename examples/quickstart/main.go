@@ -57,7 +57,7 @@ func run(ctx context.Context, w io.Writer, logger logr.Logger) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", title, err)
 		}
-		fmt.Fprintf(w, "== %s\n%s\n\n", title, c.Changes())
+		fmt.Fprintf(w, "== %s\n%s\n\n", title, c.Changes)
 		return nil
 	}
 	if err := cycle("cycle 1: first sync"); err != nil {

@@ -474,7 +474,7 @@ func (h *Harness) runCycle(ctx context.Context, phase string) (zoneState, error)
 	h.t.Helper()
 	h.planned, h.reread, h.raced, h.found = nil, false, nil, nil
 	cyc, err := h.rec.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	if changes != nil {
 		h.Logf("zonesync: %d creates, %d updates, %d deletes", len(changes.Create), len(changes.UpdateNew), len(changes.Delete))
 		if !h.guarantees.KeepsSetIdentifiers {

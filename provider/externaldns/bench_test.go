@@ -101,13 +101,13 @@ func BenchmarkRunOnceSteady(b *testing.B) {
 				b.Fatal(err)
 			}
 			rec := &zonesync.Reconciler{Source: workload.NewSource(n), Registry: reg}
-			if cyc, err := rec.RunOnce(ctx); err != nil || cyc.Changes().HasChanges() {
-				b.Fatalf("workload not in steady state: %v, %v", err, cyc.Changes())
+			if cyc, err := rec.RunOnce(ctx); err != nil || cyc.Changes.HasChanges() {
+				b.Fatalf("workload not in steady state: %v, %v", err, cyc.Changes)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
 				cyc, err := rec.RunOnce(ctx)
-				changes := cyc.Changes()
+				changes := cyc.Changes
 				if err != nil || changes.HasChanges() {
 					b.Fatalf("steady cycle: %v, %v", err, changes)
 				}

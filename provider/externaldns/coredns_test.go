@@ -294,7 +294,7 @@ func TestReconcilerCoreDNS(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src.Set(c.desired...)
 			cyc, err := r.RunOnce(t.Context())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			assert.Len(t, changes.Create, c.create, "creates")
 			assert.Len(t, changes.UpdateNew, c.update, "updates")
@@ -340,7 +340,7 @@ func TestReconcilerCoreDNS(t *testing.T) {
 			// Converged: the next cycle plans nothing and writes nothing.
 			before := srv.Get(corednsPrefix)
 			cyc, err = r.RunOnce(t.Context())
-			changes = cyc.Changes()
+			changes = cyc.Changes
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges(), "a converged state plans nothing: %+v", changes)
 			assert.Equal(t, before, srv.Get(corednsPrefix), "a converged cycle writes nothing")

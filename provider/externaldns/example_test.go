@@ -42,14 +42,14 @@ func Example() {
 	r := &zonesync.Reconciler{Source: src, Registry: reg}
 
 	cyc, err := r.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("first cycle creates:", len(changes.Create))
 	cyc, err = r.RunOnce(ctx)
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	if err != nil {
 		fmt.Println(err)
 		return

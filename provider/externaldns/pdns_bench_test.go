@@ -101,13 +101,13 @@ func BenchmarkPDNSReconcile10k(b *testing.B) {
 		srv.CreateZone(workload.Zone)
 		r := newReconciler(b, srv)
 		cyc, err := r.RunOnce(b.Context())
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(b, err)
 		require.Len(b, changes.Create, n)
 		b.ResetTimer()
 		for range b.N {
 			cyc, err := r.RunOnce(b.Context())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func firstSync(b *testing.B, n int, newReconciler func(*testing.B, *pdnstest.Ser
 		r := newReconciler(b, srv)
 		b.StartTimer()
 		cyc, err := r.RunOnce(b.Context())
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		b.StopTimer()
 		require.NoError(b, err)
 		require.Len(b, changes.Create, n)

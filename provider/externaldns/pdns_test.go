@@ -271,7 +271,7 @@ func TestReconcilerAgainstPDNS(t *testing.T) {
 	for _, c := range cycles {
 		src.Set(c.desired...)
 		cyc, err := r.RunOnce(t.Context())
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err, c.name)
 		assert.Len(t, changes.Create, c.create, "%s: creates %v", c.name, changes.Create)
 		assert.Len(t, changes.UpdateNew, c.update, "%s: updates %v", c.name, changes.UpdateNew)
@@ -279,7 +279,7 @@ func TestReconcilerAgainstPDNS(t *testing.T) {
 		assert.Equal(t, expectedView(owner, c.desired, foreign...), view(srv, zone), c.name)
 
 		cyc, err = r.RunOnce(t.Context())
-		changes = cyc.Changes()
+		changes = cyc.Changes
 		require.NoError(t, err, c.name)
 		assert.False(t, changes.HasChanges(), "%s: the next cycle must plan nothing: %+v", c.name, changes)
 		assert.Equal(t, expectedView(owner, c.desired, foreign...), view(srv, zone), c.name+", steady")

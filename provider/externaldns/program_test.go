@@ -458,7 +458,7 @@ func TestProgramRunsExternalDNSFlags(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.WaitForSync(ctx))
 	cyc, err := p.Reconciler.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "upsert-only deletes nothing: %v", changes)
 	assert.Equal(t, want, records())

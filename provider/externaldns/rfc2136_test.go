@@ -210,7 +210,7 @@ func TestReconcilerRFC2136(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src.Set(c.desired...)
 			cyc, err := r.RunOnce(t.Context())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			assert.Len(t, changes.Create, c.create, "creates")
 			assert.Len(t, changes.UpdateNew, c.update, "updates")
@@ -235,7 +235,7 @@ func TestReconcilerRFC2136(t *testing.T) {
 
 			// Converged: the next cycle plans nothing and the zone stays.
 			cyc, err = r.RunOnce(t.Context())
-			changes = cyc.Changes()
+			changes = cyc.Changes
 			require.NoError(t, err)
 			assert.False(t, changes.HasChanges(), "a converged state plans nothing: %+v", changes)
 			assert.Equal(t, zone, axfr(t, srv, "example.org"), "a converged cycle changes nothing")

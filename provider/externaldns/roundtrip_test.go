@@ -107,11 +107,11 @@ func TestRoundTripZonesyncToExternalDNS(t *testing.T) {
 	// zonesync creates the records and their ownership TXT records.
 	zs := zonesyncReconciler(t, zonesyncRFC2136(t, srv), desired)
 	cyc, err := zs.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.Create, len(desired))
 	cyc, err = zs.RunOnce(ctx)
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	require.False(t, changes.HasChanges(), "zonesync converged: %v", changes)
 
@@ -127,7 +127,7 @@ func TestRoundTripZonesyncToExternalDNS(t *testing.T) {
 	// zonesync's Reconciler over external-dns's provider (the adapter)
 	// plans nothing either.
 	cyc, err = zonesyncReconciler(t, x, desired).RunOnce(ctx)
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "zonesync over the adapter plans nothing: %v", changes)
 
@@ -161,7 +161,7 @@ func TestRoundTripExternalDNSToZonesync(t *testing.T) {
 	zs := zonesyncReconciler(t, zp, desired)
 	for range 2 {
 		cyc, err := zs.RunOnce(ctx)
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err)
 		assert.False(t, changes.HasChanges(), "zonesync plans nothing over external-dns's records: %v", changes)
 	}
@@ -182,7 +182,7 @@ func TestRoundTripExternalDNSToZonesync(t *testing.T) {
 	next[0].Targets = endpoint.Targets{"2001:db8::2"}
 	zs = zonesyncReconciler(t, zp, next)
 	cyc, err := zs.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.Len(t, changes.Delete, 1)
 	assert.Len(t, changes.UpdateNew, 1)

@@ -48,7 +48,7 @@ func TestTypeChangeAtOneNamePDNS(t *testing.T) {
 	assert.True(t, has("cname-n05.example.org.", "TXT"), "the CNAME has its ownership TXT")
 	assert.False(t, has("a-n05.example.org.", "TXT"), "the A's ownership TXT went with it")
 	cyc, err := r.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 }

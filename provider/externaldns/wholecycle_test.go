@@ -194,7 +194,7 @@ func (w *wholeCycle) RunZonesync(ctx context.Context) (*plan.Changes, error) {
 	}
 	r.Source = src
 	c, err := r.RunOnce(ctx)
-	return c.Changes(), err
+	return c.Changes, err
 }
 
 // ZonesyncDesired returns the endpoints zonesync's sources yield for the

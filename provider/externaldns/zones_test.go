@@ -71,7 +71,7 @@ func TestPerZoneSafetyThroughTheAdapter(t *testing.T) {
 			src := source.NewStatic(append(append([]*endpoint.Endpoint(nil), big...), small...)...)
 			r := &zonesync.Reconciler{Source: src, Registry: reg}
 			cyc, err := r.RunOnce(t.Context())
-			changes := cyc.Changes()
+			changes := cyc.Changes
 			require.NoError(t, err)
 			require.Len(t, changes.Create, 112)
 			require.Equal(t, 12, countIn(t, p, "small.example"))

@@ -51,12 +51,12 @@ func TestReconcilerAgainstNamed(t *testing.T) {
 	r := &zonesync.Reconciler{Source: src, Registry: reg}
 
 	cyc, err := r.RunOnce(t.Context())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.Len(t, changes.Create, 2)
 
 	cyc, err = r.RunOnce(t.Context())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "the second cycle has nothing to do: %+v", changes)
 
@@ -72,7 +72,7 @@ func TestReconcilerAgainstNamed(t *testing.T) {
 	// named restarts: the records persist in its journal, nothing changes.
 	srv.Restart()
 	cyc, err = r.RunOnce(t.Context())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "nothing to do after a restart of named: %+v", changes)
 
@@ -87,12 +87,12 @@ func TestReconcilerAgainstNamed(t *testing.T) {
 	// named is back: the cycle converges.
 	srv.Restart()
 	cyc, err = r.RunOnce(t.Context())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.Create, 1)
 	assert.Equal(t, "new.example.org", changes.Create[0].DNSName)
 	cyc, err = r.RunOnce(t.Context())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges())
 	assert.Equal(t, []string{"192.0.2.3"}, answers(t, srv, "new.example.org", dns.TypeA))
@@ -133,7 +133,7 @@ func TestReadsOwnershipWrittenByExternalDNS(t *testing.T) {
 		endpoint.NewEndpointWithTTL("old.example.org", endpoint.RecordTypeA, 300, "192.0.2.1").
 			WithLabel(endpoint.ResourceLabelKey, "service/default/old"))}
 	cyc, err := r.RunOnce(t.Context())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "%+v", changes)
 }

@@ -62,7 +62,7 @@ func runQuiet(t *testing.T, r *zonesync.Reconciler, n int) {
 	t.Helper()
 	for i := range n {
 		cyc, err := r.RunOnce(t.Context())
-		changes := cyc.Changes()
+		changes := cyc.Changes
 		require.NoError(t, err)
 		require.False(t, changes.HasChanges(), "cycle %d of a converged zone plans: %s", i+1, describeChanges(changes))
 	}
@@ -101,7 +101,7 @@ func TestTXTOwnershipWrittenAsExternalDNS(t *testing.T) {
 	)
 	r := &zonesync.Reconciler{Source: src, Registry: reg}
 	cyc, err := r.RunOnce(t.Context())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.Create, 3)
 	runQuiet(t, r, 2)
@@ -174,7 +174,7 @@ func TestTXTReadsExternalDNSForm(t *testing.T) {
 		WithLabel(endpoint.ResourceLabelKey, "service/other/www")
 	src.Set(eps...)
 	cyc, err := r.RunOnce(t.Context())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	require.True(t, changes.HasChanges())
 	runQuiet(t, r, 2)
@@ -183,7 +183,7 @@ func TestTXTReadsExternalDNSForm(t *testing.T) {
 
 	src.Set(eps[1:]...)
 	cyc, err = r.RunOnce(t.Context())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.Delete, 1)
 	runQuiet(t, r, 2)
@@ -239,7 +239,7 @@ func TestTXTOldFormOwnedUpdatedDeletedHealed(t *testing.T) {
 	src.Set(desired[:3]...)
 	src.Set(append(desired[:3:3], desired[3])...)
 	cyc, err := r.RunOnce(t.Context())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err, "updates of old-form records pass their prerequisites")
 	require.Len(t, changes.UpdateNew, 3, describeChanges(changes))
 	runQuiet(t, r, 2)
@@ -253,7 +253,7 @@ func TestTXTOldFormOwnedUpdatedDeletedHealed(t *testing.T) {
 	assert.Len(t, txtStrings(t, srv, "a-gone.example.org"), 1)
 	src.Set(desired[0], desired[1], desired[3])
 	cyc, err = r.RunOnce(t.Context())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.Delete, 1, describeChanges(changes))
 	runQuiet(t, r, 2)
@@ -345,7 +345,7 @@ func TestTXTReconcilerCycles(t *testing.T) {
 	}
 
 	cyc, err := r.RunOnce(t.Context())
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.Create, len(values)+1)
 	runQuiet(t, r, 3)
@@ -353,7 +353,7 @@ func TestTXTReconcilerCycles(t *testing.T) {
 
 	src.Set(desired(" v2")...)
 	cyc, err = r.RunOnce(t.Context())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.UpdateNew, len(values)-1, describeChanges(changes)) // "empty" keeps its value
 	runQuiet(t, r, 3)
@@ -362,7 +362,7 @@ func TestTXTReconcilerCycles(t *testing.T) {
 	eps := desired(" v2")
 	src.Set(eps[len(eps)-1])
 	cyc, err = r.RunOnce(t.Context())
-	changes = cyc.Changes()
+	changes = cyc.Changes
 	require.NoError(t, err)
 	require.Len(t, changes.Delete, len(values), describeChanges(changes))
 	runQuiet(t, r, 3)

@@ -128,7 +128,7 @@ func TestAPIServerAccessAndCycles(t *testing.T) {
 		r := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: startOn(t, zone, nobody, ns, testOwner)}
 		r.Safety.Disabled = true
 		cyc, err := r.RunOnce(t.Context())
-		c := cyc.Changes()
+		c := cyc.Changes
 		require.NoError(t, err)
 		return c
 	}

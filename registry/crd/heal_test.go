@@ -78,7 +78,7 @@ func cycle(t *testing.T, p provider.Provider, k *kube, desired ...*endpoint.Endp
 	r := &zonesync.Reconciler{Source: source.NewStatic(desired...), Registry: newRegistry(t, p, k, testOwner)}
 	r.Safety.Disabled = true
 	c, err := r.RunOnce(t.Context())
-	return c.Changes(), err
+	return c.Changes, err
 }
 
 func requireNoChanges(t *testing.T, c *plan.Changes) {

@@ -63,7 +63,7 @@ func TestReconcilerOverServiceSource(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"db.example.com 192.0.2.2", "web.example.com 192.0.2.1"}, zoneRecords(t, ctx, zone))
 	cyc, err := rec.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	require.NoError(t, err)
 	assert.False(t, changes.HasChanges(), "converged: %v", changes)
 

@@ -74,7 +74,7 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	}
 	start := time.Now()
 	cyc, err := rec.RunOnce(ctx)
-	changes := cyc.Changes()
+	changes := cyc.Changes
 	if err != nil {
 		return err
 	}
