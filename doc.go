@@ -6,9 +6,31 @@
 //
 // This package holds the [Reconciler], the thin loop that wires the others
 // together. The rest of the library is a map of one-noun packages, each
-// usable on its own; imports flow one way, from the data model up:
+// usable on its own. Imports flow one way, from the data model up: below,
+// "a → b" reads "a imports b, directly or through packages not shown", and
+// every package imports only packages of lower layers (derived from the
+// code by go generate ./docs; docs/architecture.md has the table):
 //
-//	endpoint ← plan ← policy, registry, provider ← source ← zonesync
+//	endpoint
+//	plan     → endpoint
+//	policy   → plan
+//	provider → plan
+//	registry → provider
+//	source   → endpoint
+//	zonesync → policy, registry, source
+//
+//	layer 5: metrics/prometheus, source/kubernetes/conditions,
+//	         source/kubernetes/events
+//	layer 4: registry/crd, registry/noop, registry/registrytest,
+//	         registry/txt, source/gatewayapi, source/kubernetes, zonesync
+//	layer 3: provider/batch, provider/cache, provider/inmemory,
+//	         provider/providertest, provider/ratelimit, provider/rfc2136,
+//	         provider/webhook, registry, source/kubernetes/kubeopts
+//	layer 2: policy, provider, source/annotations, source/connector,
+//	         source/fqdn, source/sourcetest, verify
+//	layer 1: blueprint, clock/clocktest, plan, source, verify/result
+//	layer 0: clock, endpoint, informers, internal/contractkit,
+//	         internal/dnstxt
 //
 // # The packages
 //
@@ -51,7 +73,8 @@
 //     interface that yields desired endpoints, the optional readiness
 //     capability [source.Syncer], the per-object [source.PartialError],
 //     wrappers ([source.Multi], [source.Dedup], [source.PostProcessor] and
-//     more) and ready-made sources ([source.Static], [source.Connector]);
+//     more) and ready-made sources ([source.Static]; package
+//     source/connector reads external-dns's connector wire format);
 //     packages source/annotations and source/fqdn hold the external-dns
 //     annotation parser and FQDN templates for sources of one's own, and
 //     source/sourcetest a contract checker and a random source for tests.
@@ -60,7 +83,10 @@
 //     resource through informers set up with
 //     [github.com/zonesync/zonesync/informers], and
 //     [github.com/zonesync/zonesync/source/gatewayapi] the Gateway API
-//     routes; they are the only packages that import client-go.
+//     routes. client-go is imported by the packages under source/kubernetes
+//     and source/gatewayapi, by informers, by registry/crd (ownership in
+//     DNSRecord objects) and by the test harnesses under internal/kubetest,
+//     and by no other package (deps_test.go keeps it so).
 //   - [github.com/zonesync/zonesync/clock]: the one [clock.Clock] of the
 //     library; tests drive it with clock/clocktest.
 //   - [github.com/zonesync/zonesync/blueprint]: helpers for provider

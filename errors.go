@@ -21,8 +21,11 @@ var ErrSourceNotReady = errors.New("zonesync: source not ready")
 
 // ErrUnsafePlan is matched (errors.Is) by the error [Reconciler.RunOnce]
 // returns when the safety threshold ([plan.SafetyThreshold]) refused a plan.
-// It is [plan.ErrUnsafePlan] under the name a Reconciler's users match; the
-// error is a [*plan.UnsafePlanError] carrying the counts.
+// It is not a second sentinel: it is the value of [plan.ErrUnsafePlan],
+// whose home is package plan (the threshold that refuses lives there, and
+// plan imports nothing of the root), under the name a Reconciler's users
+// match; either name matches the same errors. The error is a
+// [*plan.UnsafePlanError] carrying the counts.
 var ErrUnsafePlan = plan.ErrUnsafePlan
 
 // partialError marks the error of a cycle that planned and applied

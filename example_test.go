@@ -110,7 +110,7 @@ func ExampleCycle_ResourceStatuses() {
 	for _, obj := range c.ResourceStatuses() {
 		line := obj.Resource + ": " + string(obj.State)
 		if obj.Reason != "" {
-			line += " (" + obj.Reason + ")"
+			line += " (" + string(obj.Reason) + ")"
 		}
 		if obj.Message != "" {
 			line += ": " + obj.Message

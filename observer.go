@@ -13,8 +13,7 @@ import (
 
 // Observer receives one notification when a reconcile cycle starts and one
 // when it ends, for metrics and tracing. Each [Reconciler] has its own
-// Observer (nil means [NopObserver]); zonesync keeps no package-level
-// metrics.
+// Observer (nil means none); zonesync keeps no package-level metrics.
 //
 // Calls happen on the goroutine that runs the cycle, never concurrently for
 // one Reconciler (cycles are serialised). Implementations must be quick and
@@ -142,17 +141,6 @@ func verifyApplied(ctx context.Context, v Verifier, now func() time.Time, change
 	c.VerifyDuration = now().Sub(start)
 }
 
-// NopObserver is an [Observer] that does nothing.
-type NopObserver struct{}
-
-var _ Observer = NopObserver{}
-
-// CycleStarted does nothing.
-func (NopObserver) CycleStarted(context.Context, time.Time) {}
-
-// CycleFinished does nothing.
-func (NopObserver) CycleFinished(context.Context, Cycle) {}
-
 // Succeeded reports whether the cycle counts as a success, as [Reconciler.Run]
 // counts it: no error, or only a source's partial error (the objects the
 // source could read were reconciled).
@@ -197,3 +185,9 @@ func (m multiObserver) CycleFinished(ctx context.Context, c Cycle) {
 		o.CycleFinished(ctx, c)
 	}
 }
+
+// noObserver is the Observer of a Reconciler whose Observer is nil.
+type noObserver struct{}
+
+func (noObserver) CycleStarted(context.Context, time.Time) {}
+func (noObserver) CycleFinished(context.Context, Cycle)    {}

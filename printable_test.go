@@ -178,7 +178,7 @@ func TestRegression_ControlCharactersNeverReachOutput(t *testing.T) {
 		}
 		for _, s := range append(c.RecordStatuses(), c.DeleteStatuses()...) {
 			checkPrintable(t, "RecordStatus.Message", s.Message, true)
-			checkPrintable(t, "RecordStatus.Reason", s.Reason, false)
+			checkPrintable(t, "RecordStatus.Reason", string(s.Reason), false)
 		}
 		if c.Plan != nil {
 			checkPrintable(t, "Cycle.Plan.String", c.Plan.String(), true)

@@ -116,7 +116,7 @@ type Reconciler struct {
 	// an unreachable provider) is silent until then. Set a Logger, or give
 	// Run a context holding one, in every program that uses Run.
 	Logger logr.Logger
-	// Observer receives cycle metrics; nil means [NopObserver].
+	// Observer receives cycle metrics; nil means none.
 	Observer Observer
 	// Verifier, when set, checks the records a cycle created or updated
 	// against DNS right after applying them, and the Observer gets the
@@ -161,7 +161,7 @@ func (r *Reconciler) clock() clock.Clock { return clock.OrReal(r.Clock) }
 
 func (r *Reconciler) observer() Observer {
 	if r.Observer == nil {
-		return NopObserver{}
+		return noObserver{}
 	}
 	return r.Observer
 }

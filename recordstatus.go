@@ -9,7 +9,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
-	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/verify/result"
 )
@@ -53,17 +53,24 @@ const (
 	RecordDeleted RecordState = "deleted"
 )
 
+// Reason says why a record or an object is in its state: for a skipped or
+// invalid record, the plan's skip reason ([plan.SkipReason], converted:
+// Reason(skip.Reason)); for a failed one, one of the Reason constants
+// below. Like [RecordState], its values are short, stable strings meant
+// for an object's status.
+type Reason string
+
 // Reasons of a [RecordFailed] record.
 const (
-	ReasonUnsafePlan = "unsafe-plan"
-	ReasonZoneFailed = "zone-failed"
-	ReasonError      = "error"
+	ReasonUnsafePlan Reason = "unsafe-plan"
+	ReasonZoneFailed Reason = "zone-failed"
+	ReasonError      Reason = "error"
 )
 
 // ReasonSourceError is the reason of a [RecordInvalid] object whose
 // endpoints the source could not build: it is a key of the cycle's
 // [*source.PartialError] and has no valid desired record.
-const ReasonSourceError = string(plan.SkipSourceError)
+const ReasonSourceError = Reason(plan.SkipSourceError)
 
 // RecordStatus is the outcome of one desired endpoint in a cycle: the data an
 // operator keeps per record in the status of the object the record comes
@@ -78,7 +85,7 @@ type RecordStatus struct {
 	// State, Reason and Message say what happened; Reason and Message are
 	// empty for applied, unchanged and pending records.
 	State   RecordState
-	Reason  string
+	Reason  Reason
 	Message string
 	// Verification is what [Reconciler.Verifier] found for an applied
 	// record, nil when it was not verified.
@@ -149,113 +156,51 @@ func sortStatuses(out []RecordStatus) {
 	})
 }
 
-// resKey identifies a desired endpoint by resource and record.
-type resKey struct {
-	res string
-	key endpoint.Key
-}
-
-// actionKey identifies a change by action and record.
-type actionKey struct {
-	delete bool
-	key    endpoint.Key
-}
-
-// classifier is the one home of the outcome of a record in a cycle: it
-// indexes the plan's skips and changes, the rejections, the verification
-// results and the failed zones of one cycle once.
+// classifier is the outcome of each record in one cycle: the plan's
+// decision about it ([plan.Outcomes]: skipped, unchanged or changed) and,
+// for a change, what the registry's call made of it
+// ([registry.ApplyOutcome]: applied, rejected, its zone failed), with the
+// verification results. It reads each of them once per cycle; it decides
+// only what the cycle adds: dry run, the safety threshold, an error before
+// applying.
 type classifier struct {
-	c         *Cycle
-	skipByPtr map[*endpoint.Endpoint]plan.Skip
-	skipByKey map[resKey]plan.Skip
-	changedKs map[endpoint.Key]bool
-	rejected  map[actionKey]string
-	verified  map[endpoint.Key]*result.Result
-	// zoneFailed is set when the error names failed zones
-	// ([provider.ZoneError]); failedZones holds them (the zone "", changes
-	// outside every zone, holds no name and is left out).
-	zoneFailed  bool
-	failedZones *provider.ZoneMatcher
+	c        *Cycle
+	plan     *plan.Outcomes
+	apply    *registry.ApplyOutcome
+	verified map[endpoint.Key]*result.Result
 }
 
 func newClassifier(c *Cycle) *classifier {
-	p := c.Plan
 	cl := &classifier{
-		c:         c,
-		skipByPtr: map[*endpoint.Endpoint]plan.Skip{},
-		skipByKey: map[resKey]plan.Skip{},
-		changedKs: map[endpoint.Key]bool{},
-		rejected:  map[actionKey]string{},
-		verified:  map[endpoint.Key]*result.Result{},
-	}
-	// Skips name the desired endpoint itself (a create or an update); an
-	// endpoint that lost a conflict shares its key with the winner, so the
-	// pointer decides first, and the key with the same resource second.
-	for _, s := range p.Skipped {
-		if s.Endpoint == nil || s.Action == plan.ActionDelete {
-			continue
-		}
-		cl.skipByPtr[s.Endpoint] = s
-		cl.skipByKey[resKey{resource(s.Endpoint), s.Endpoint.Key()}] = s
-	}
-	if p.Changes != nil {
-		for _, list := range [][]*endpoint.Endpoint{p.Changes.Create, p.Changes.UpdateNew} {
-			for _, e := range list {
-				if e != nil {
-					cl.changedKs[e.Key()] = true
-				}
-			}
-		}
-	}
-	for _, r := range c.Rejected {
-		if r.Endpoint == nil {
-			continue
-		}
-		msg := "rejected by the provider"
-		if r.Reason != nil {
-			msg = r.Reason.Error()
-		}
-		cl.rejected[actionKey{r.Action == string(plan.ActionDelete), r.Endpoint.Key()}] = msg
+		c:        c,
+		plan:     c.Plan.Outcomes(),
+		apply:    registry.NewApplyOutcome(applyErr(c.Err), c.Rejected),
+		verified: map[endpoint.Key]*result.Result{},
 	}
 	for i := range c.Verified {
 		if e := c.Verified[i].Endpoint; e != nil {
 			cl.verified[e.Key()] = &c.Verified[i]
 		}
 	}
-	zones := failedZones(c.Err)
-	cl.zoneFailed = len(zones) > 0
-	cl.failedZones = provider.NewZoneMatcher(slices.DeleteFunc(zones, func(z string) bool { return z == "" })...)
 	return cl
 }
 
-// failedZones returns the zones of the [*provider.ZoneError]s in err's tree
-// whose changes failed beyond the ones the provider rejected: a zone whose
-// error is only a [*provider.RejectedError] (a batching provider under the
-// registry isolated the rejected changes) applied the rest.
-func failedZones(err error) []string {
-	var out []string
-	provider.WalkErrors(err, func(e error) bool {
-		z, ok := e.(*provider.ZoneError)
-		if !ok {
-			return true
-		}
-		if !onlyRejected(z.Err) && !slices.Contains(out, z.Zone) {
-			out = append(out, z.Zone)
-		}
-		return false
-	})
-	return out
-}
-
-// onlyRejected reports whether err is a [*provider.RejectedError], possibly
-// wrapped, and nothing else.
-func onlyRejected(err error) bool {
-	for ; err != nil; err = errors.Unwrap(err) {
-		if _, ok := err.(*provider.RejectedError); ok {
-			return true
-		}
+// applyErr returns the part of a cycle's error that can come from
+// applying: err without the source's partial error that a cycle joins to
+// it (see joinErrs), which says nothing of what was applied.
+func applyErr(err error) error {
+	if isPartial(err) {
+		return nil
 	}
-	return false
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	parts := j.Unwrap()
+	if len(parts) != 2 || !isPartial(parts[1]) {
+		return err
+	}
+	return parts[0]
 }
 
 func resource(e *endpoint.Endpoint) string {
@@ -263,21 +208,23 @@ func resource(e *endpoint.Endpoint) string {
 	return res
 }
 
+// skipStatus is the status of a record the plan skipped.
+func skipStatus(e *endpoint.Endpoint, s plan.Skip) RecordStatus {
+	st := RecordStatus{Resource: resource(e), Endpoint: e, State: RecordSkipped, Reason: Reason(s.Reason), Message: s.Detail}
+	if s.Reason == plan.SkipInvalid {
+		st.State = RecordInvalid
+	}
+	return st
+}
+
 // desired classifies a desired endpoint: skipped, unchanged, or the outcome
 // of its change.
 func (cl *classifier) desired(e *endpoint.Endpoint) RecordStatus {
-	res, key := resource(e), e.Key()
-	s, skipped := cl.skipByPtr[e]
-	if !skipped {
-		s, skipped = cl.skipByKey[resKey{res, key}]
-	}
-	switch {
-	case skipped && s.Reason == plan.SkipInvalid:
-		return RecordStatus{Resource: res, Endpoint: e, State: RecordInvalid, Reason: string(s.Reason), Message: s.Detail}
-	case skipped:
-		return RecordStatus{Resource: res, Endpoint: e, State: RecordSkipped, Reason: string(s.Reason), Message: s.Detail}
-	case !cl.changedKs[key]:
-		return RecordStatus{Resource: res, Endpoint: e, State: RecordUnchanged}
+	switch o := cl.plan.Of(e); {
+	case o.Skipped():
+		return skipStatus(e, o.Skip)
+	case !o.Changed:
+		return RecordStatus{Resource: resource(e), Endpoint: e, State: RecordUnchanged}
 	}
 	return cl.changed(plan.ActionCreate, e)
 }
@@ -287,22 +234,21 @@ func (cl *classifier) desired(e *endpoint.Endpoint) RecordStatus {
 func (cl *classifier) changed(action plan.Action, e *endpoint.Endpoint) RecordStatus {
 	c := cl.c
 	st := RecordStatus{Resource: resource(e), Endpoint: e}
-	key := e.Key()
-	msg, rejected := cl.rejected[actionKey{action == plan.ActionDelete, key}]
+	applied, cause := cl.apply.Of(action, e)
 	switch {
-	case rejected:
-		st.State, st.Message = RecordRejected, msg
+	case applied == registry.Rejected:
+		st.State, st.Message = RecordRejected, cause.Error()
 	case c.Applied:
 		st.State = RecordApplied
 		if action != plan.ActionDelete {
-			st.Verification = cl.verified[key]
+			st.Verification = cl.verified[e.Key()]
 		}
 	case c.DryRun && (c.Err == nil || isPartial(c.Err)):
 		// A dry run applies nothing; the objects the source could not
 		// read do not change that.
 		st.State = RecordPending
 	default:
-		st.State, st.Reason, st.Message = cl.failure(key)
+		st.State, st.Reason, st.Message = cl.failure(applied)
 	}
 	if action == plan.ActionDelete && st.State == RecordApplied {
 		st.State = RecordDeleted
@@ -310,8 +256,9 @@ func (cl *classifier) changed(action plan.Action, e *endpoint.Endpoint) RecordSt
 	return st
 }
 
-// failure classifies a changed record of a cycle that did not apply.
-func (cl *classifier) failure(key endpoint.Key) (RecordState, string, string) {
+// failure classifies a changed record of a cycle that did not apply, from
+// what the registry's call made of it.
+func (cl *classifier) failure(applied registry.ApplyState) (RecordState, Reason, string) {
 	c := cl.c
 	msg := ""
 	if c.Err != nil {
@@ -320,20 +267,19 @@ func (cl *classifier) failure(key endpoint.Key) (RecordState, string, string) {
 	switch {
 	case errors.Is(c.Err, ErrUnsafePlan):
 		return RecordFailed, ReasonUnsafePlan, msg
-	case cl.zoneFailed:
-		// The registry applied one zone per call: the other zones went
-		// through.
-		if _, failed := cl.failedZones.Zone(key.DNSName); failed {
-			return RecordFailed, ReasonZoneFailed, msg
-		}
-		return RecordApplied, "", ""
-	case len(c.Rejected) > 0 && c.Err != nil && errors.As(c.Err, new(*provider.RejectedError)):
-		// Only the rejected changes failed; this one was applied.
-		return RecordApplied, "", ""
 	case c.Err == nil:
 		// Nothing was applied without an error: a dry run with a source's
 		// partial error.
 		return RecordPending, "", ""
+	case applyErr(c.Err) == nil:
+		// Only the source's partial error, and nothing applied.
+		return RecordFailed, ReasonError, msg
+	case applied == registry.ZoneFailed:
+		return RecordFailed, ReasonZoneFailed, msg
+	case applied == registry.Applied:
+		// The registry applied one zone per call and this one's went
+		// through, or it refused only other changes.
+		return RecordApplied, "", ""
 	default:
 		return RecordFailed, ReasonError, msg
 	}
@@ -353,7 +299,7 @@ type ResourceStatus struct {
 	// first of them and counting the others. GroupByResource leaves the
 	// three empty.
 	State   RecordState
-	Reason  string
+	Reason  Reason
 	Message string
 	// Records are the object's records: its desired endpoints, then the
 	// records deleted or held back from deletion (skips of deletes), each
@@ -435,7 +381,7 @@ func (c Cycle) ResourceStatuses() []ResourceStatus {
 	}
 	for _, sk := range c.Plan.Skipped {
 		if sk.Action == plan.ActionDelete && sk.Endpoint != nil {
-			gone = append(gone, RecordStatus{Resource: resource(sk.Endpoint), Endpoint: sk.Endpoint, State: RecordSkipped, Reason: string(sk.Reason), Message: sk.Detail})
+			gone = append(gone, RecordStatus{Resource: resource(sk.Endpoint), Endpoint: sk.Endpoint, State: RecordSkipped, Reason: Reason(sk.Reason), Message: sk.Detail})
 		}
 	}
 	sortStatuses(gone)
@@ -518,7 +464,7 @@ func stateRank(s RecordState) (rank int, ok bool) {
 // summarize returns the state, reason and message of an object from its
 // records, whether any of them is desired, and the error the source's
 // partial error holds for it (nil: none); see [Cycle.ResourceStatuses].
-func summarize(records []RecordStatus, desired bool, srcErr error) (RecordState, string, string) {
+func summarize(records []RecordStatus, desired bool, srcErr error) (RecordState, Reason, string) {
 	if srcErr != nil {
 		reason := ReasonSourceError
 		for _, r := range records {
@@ -574,7 +520,7 @@ func (s RecordStatus) String() string {
 	b.WriteString(string(s.State))
 	if s.Reason != "" {
 		b.WriteString(" (")
-		b.WriteString(s.Reason)
+		b.WriteString(string(s.Reason))
 		b.WriteByte(')')
 	}
 	if s.Message != "" {

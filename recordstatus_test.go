@@ -43,7 +43,7 @@ func rec(name, ip, resource string) *endpoint.Endpoint {
 type statusLine struct {
 	Resource, Record string
 	State            zonesync.RecordState
-	Reason           string
+	Reason           zonesync.Reason
 	Ready            bool
 }
 
@@ -103,7 +103,7 @@ func TestRecordStatusesAppliedUnchangedSkipped(t *testing.T) {
 	sts := h.obs.c.RecordStatuses()
 	assert.Equal(t, []statusLine{
 		{"", "bare.example.com/A", zonesync.RecordApplied, "", true},
-		{"ingress/shop/main", "taken.example.com/A", zonesync.RecordSkipped, string(plan.SkipForeignOwner), false},
+		{"ingress/shop/main", "taken.example.com/A", zonesync.RecordSkipped, zonesync.Reason(plan.SkipForeignOwner), false},
 		{"service/web/front", "api.example.com/A", zonesync.RecordApplied, "", true},
 		{"service/web/front", "www.example.com/A", zonesync.RecordUnchanged, "", true},
 	}, lines(sts))
@@ -126,7 +126,7 @@ func TestRecordStatusesNotApplied(t *testing.T) {
 		name   string
 		setup  func(h *statusHarness)
 		state  map[string]zonesync.RecordState
-		reason map[string]string
+		reason map[string]zonesync.Reason
 	}{
 		{
 			name:  "dry run",
@@ -140,13 +140,13 @@ func TestRecordStatusesNotApplied(t *testing.T) {
 			},
 			// registry/txt applies one zone per call: each zone failed.
 			state:  map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordFailed, "b.example.org/A": zonesync.RecordFailed},
-			reason: map[string]string{"a.example.com/A": zonesync.ReasonZoneFailed, "b.example.org/A": zonesync.ReasonZoneFailed},
+			reason: map[string]zonesync.Reason{"a.example.com/A": zonesync.ReasonZoneFailed, "b.example.org/A": zonesync.ReasonZoneFailed},
 		},
 		{
 			name:   "registry error",
 			setup:  func(h *statusHarness) { h.r.Registry = failingRegistry{h.r.Registry} },
 			state:  map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordFailed, "b.example.org/A": zonesync.RecordFailed},
-			reason: map[string]string{"a.example.com/A": zonesync.ReasonError, "b.example.org/A": zonesync.ReasonError},
+			reason: map[string]zonesync.Reason{"a.example.com/A": zonesync.ReasonError, "b.example.org/A": zonesync.ReasonError},
 		},
 		{
 			name: "one zone failed",
@@ -161,7 +161,7 @@ func TestRecordStatusesNotApplied(t *testing.T) {
 				}
 			},
 			state:  map[string]zonesync.RecordState{"a.example.com/A": zonesync.RecordApplied, "b.example.org/A": zonesync.RecordFailed},
-			reason: map[string]string{"b.example.org/A": zonesync.ReasonZoneFailed},
+			reason: map[string]zonesync.Reason{"b.example.org/A": zonesync.ReasonZoneFailed},
 		},
 		{
 			name: "one record rejected",
@@ -184,7 +184,7 @@ func TestRecordStatusesNotApplied(t *testing.T) {
 			tt.setup(h)
 			_ = h.run(base...)
 			got := map[string]zonesync.RecordState{}
-			gotReason := map[string]string{}
+			gotReason := map[string]zonesync.Reason{}
 			for _, s := range h.obs.c.RecordStatuses() {
 				got[s.Endpoint.Key().String()] = s.State
 				if s.Reason != "" {
@@ -199,7 +199,7 @@ func TestRecordStatusesNotApplied(t *testing.T) {
 			}
 			assert.Equal(t, tt.state, got)
 			if tt.reason == nil {
-				tt.reason = map[string]string{}
+				tt.reason = map[string]zonesync.Reason{}
 			}
 			assert.Equal(t, tt.reason, gotReason)
 		})

@@ -43,7 +43,7 @@ func (s objectFailSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, 
 type objectLine struct {
 	Resource string
 	State    zonesync.RecordState
-	Reason   string
+	Reason   zonesync.Reason
 	Records  int
 	Ready    bool
 }
@@ -86,13 +86,13 @@ func TestResourceStatuses(t *testing.T) {
 	// The states of the objects that every scenario shares: the source
 	// and the plan decide them, whatever happens when applying.
 	shared := []objectLine{
-		{"svc/ns/apex", zonesync.RecordSkipped, string(plan.SkipUnownable), 1, false},
+		{"svc/ns/apex", zonesync.RecordSkipped, zonesync.Reason(plan.SkipUnownable), 1, false},
 		// The records of the objects that failed are held: the held
 		// delete (badhost) or update (badrecord) is listed with them.
 		{"svc/ns/badhost", zonesync.RecordInvalid, zonesync.ReasonSourceError, 1, false},
-		{"svc/ns/badrecord", zonesync.RecordInvalid, string(plan.SkipInvalid), 2, false},
-		{"svc/ns/filtered", zonesync.RecordSkipped, string(plan.SkipFilteredOut), 1, false},
-		{"svc/ns/foreign", zonesync.RecordSkipped, string(plan.SkipForeignOwner), 1, false},
+		{"svc/ns/badrecord", zonesync.RecordInvalid, zonesync.Reason(plan.SkipInvalid), 2, false},
+		{"svc/ns/filtered", zonesync.RecordSkipped, zonesync.Reason(plan.SkipFilteredOut), 1, false},
+		{"svc/ns/foreign", zonesync.RecordSkipped, zonesync.Reason(plan.SkipForeignOwner), 1, false},
 	}
 	with := func(lines ...objectLine) []objectLine {
 		out := append([]objectLine{}, lines...)
@@ -151,7 +151,7 @@ func TestResourceStatuses(t *testing.T) {
 			policy: policy.UpsertOnly,
 			want: with(
 				objectLine{"", zonesync.RecordApplied, "", 1, true},
-				objectLine{"svc/ns/gone", zonesync.RecordSkipped, string(plan.SkipPolicy), 1, false},
+				objectLine{"svc/ns/gone", zonesync.RecordSkipped, zonesync.Reason(plan.SkipPolicy), 1, false},
 				objectLine{"svc/ns/keep", zonesync.RecordUnchanged, "", 1, true},
 				objectLine{"svc/ns/moved", zonesync.RecordApplied, "", 1, true},
 				objectLine{"svc/ns/new", zonesync.RecordApplied, "", 1, true},
@@ -234,7 +234,7 @@ func TestResourceStatuses(t *testing.T) {
 			held := byKey["svc/ns/badhost"].Records[0]
 			assert.Equal(t, "badhost.example.com/A", held.Endpoint.Key().String())
 			assert.Equal(t, zonesync.RecordSkipped, held.State)
-			assert.Equal(t, string(plan.SkipSourceError), held.Reason, "its record is neither updated nor deleted")
+			assert.Equal(t, zonesync.Reason(plan.SkipSourceError), held.Reason, "its record is neither updated nor deleted")
 			assert.Contains(t, byKey["svc/ns/badrecord"].Message, "not-an-address")
 			assert.Contains(t, byKey["svc/ns/foreign"].Message, `taken.example.com/A: skipped (foreign-owner): `)
 			assert.Contains(t, byKey["svc/ns/foreign"].Message, `"other"`)
@@ -265,10 +265,11 @@ func TestResourceStatusesSummary(t *testing.T) {
 	b := rec("b.example.com", "192.0.2.2", "crd/ns/x")
 	c := rec("c.example.com", "192.0.2.3", "crd/ns/x")
 	tests := []struct {
-		name        string
-		cycle       zonesync.Cycle
-		state       zonesync.RecordState
-		reason, msg string
+		name   string
+		cycle  zonesync.Cycle
+		state  zonesync.RecordState
+		reason zonesync.Reason
+		msg    string
 	}{
 		{"unchanged", zonesync.Cycle{Plan: &plan.Plan{Desired: []*endpoint.Endpoint{a, b}, Changes: &plan.Changes{}}},
 			zonesync.RecordUnchanged, "", ""},
@@ -283,13 +284,13 @@ func TestResourceStatusesSummary(t *testing.T) {
 				{Action: plan.ActionCreate, Endpoint: b, Reason: plan.SkipForeignOwner, Detail: "owned by \"them\"\n"},
 				{Action: plan.ActionCreate, Endpoint: c, Reason: plan.SkipLostConflict},
 			}}},
-			zonesync.RecordSkipped, string(plan.SkipForeignOwner), `b.example.com/A: skipped (foreign-owner): "owned by \"them\"\n"; and 1 more records skipped`},
+			zonesync.RecordSkipped, zonesync.Reason(plan.SkipForeignOwner), `b.example.com/A: skipped (foreign-owner): "owned by \"them\"\n"; and 1 more records skipped`},
 		{"failed outranks skipped", zonesync.Cycle{Err: errors.New("boom"), Plan: &plan.Plan{Desired: []*endpoint.Endpoint{a, b}, Changes: &plan.Changes{Create: []*endpoint.Endpoint{b}},
 			Skipped: []plan.Skip{{Action: plan.ActionCreate, Endpoint: a, Reason: plan.SkipPolicy}}}},
 			zonesync.RecordFailed, zonesync.ReasonError, "b.example.com/A: failed (error): boom"},
 		{"a held delete", zonesync.Cycle{Plan: &plan.Plan{Changes: &plan.Changes{},
 			Skipped: []plan.Skip{{Action: plan.ActionDelete, Endpoint: a, Reason: plan.SkipPolicy, Detail: "upsert-only"}}}},
-			zonesync.RecordSkipped, string(plan.SkipPolicy), "a.example.com/A: skipped (policy): upsert-only"},
+			zonesync.RecordSkipped, zonesync.Reason(plan.SkipPolicy), "a.example.com/A: skipped (policy): upsert-only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -314,7 +315,7 @@ func TestResourceStatusesInvalidWithoutResource(t *testing.T) {
 	r := &zonesync.Reconciler{Source: source.NewStatic(endpoint.NewEndpoint("x.example.com", endpoint.RecordTypeA, "nope")), Registry: reg}
 	c, err := r.RunOnce(t.Context())
 	require.Error(t, err)
-	assert.Equal(t, []objectLine{{"", zonesync.RecordInvalid, string(plan.SkipInvalid), 1, false}}, objectLines(c.ResourceStatuses()))
+	assert.Equal(t, []objectLine{{"", zonesync.RecordInvalid, zonesync.Reason(plan.SkipInvalid), 1, false}}, objectLines(c.ResourceStatuses()))
 }
 
 // TestRunOnceReturnsTheCycle: the value RunOnce returns is the Cycle the

@@ -57,6 +57,13 @@ func (r *Reconciler) backoff(n int) time.Duration {
 // IgnoreSourceEvents is set), and a program may call it too; it never blocks
 // and is safe for concurrent use. Without a running Run it only records the
 // request.
+//
+// The time is the caller's, as in external-dns's Controller.ScheduleRunOnce
+// whose signature this keeps (a fixed part of the API): the time at which
+// the change was seen, on the caller's clock. Run compares it with the
+// times of its own [Reconciler.Clock], so a program or test with a fake
+// clock schedules by that clock; the handler Run registers passes
+// Clock.Now(). Of several requests before a cycle, the earliest counts.
 func (r *Reconciler) ScheduleRunOnce(now time.Time) {
 	r.init()
 	r.mu.Lock()

@@ -31,22 +31,16 @@ func (r *Reconciler) validate() (settings, error) {
 	return settings{ownership: own}, nil
 }
 
-// ownership returns the ownership settings of a cycle: the registry's, with
-// the managed record types the registry reports, or else the Reconciler's
-// (default A, AAAA, CNAME), upper-cased.
+// ownership returns the ownership settings of a cycle: the registry's
+// ([registry.OwnershipOf]), with the managed record types the registry
+// reports, or else the Reconciler's (default A, AAAA, CNAME), upper-cased.
+// The Reconciler's own types are the one setting that may be given twice
+// (to keep external-dns's flags working with a registry that reports
+// none); when the registry reports types too, the two must agree.
 func (r *Reconciler) ownership() (registry.Ownership, error) {
-	own := registry.Ownership{OwnerID: r.Registry.OwnerID()}
-	if rep, ok := registry.As[registry.OwnershipReporter](r.Registry); ok {
-		reported := rep.Ownership()
-		if reported.OwnerID != own.OwnerID {
-			return own, fmt.Errorf("the registry reports owner id %q in Ownership and %q in OwnerID: the registry contradicts itself; "+
-				"until its two methods agree no cycle runs and every record stays as it is", reported.OwnerID, own.OwnerID)
-		}
-		own = reported
-		if len(own.ManagedRecordTypes) > 0 {
-			// Empty or all-blank: the registry does not restrict them.
-			own.ManagedRecordTypes, _ = endpoint.ManagedTypes(own.ManagedRecordTypes, nil)
-		}
+	own, err := registry.OwnershipOf(r.Registry)
+	if err != nil {
+		return own, err
 	}
 	mine := len(r.ManagedRecordTypes) > 0 || len(r.ExcludeRecordTypes) > 0
 	var types []string

@@ -168,4 +168,21 @@
 // data, foreign ownership, conflicts) becomes a [Skip] with a reason and a
 // detail naming the record and the cause, readable in a dry run. The only
 // error of the package is the safety threshold's [*UnsafePlanError].
+//
+// # Outcomes
+//
+// The plan is where the outcome of each desired record starts: [Plan.Outcomes]
+// indexes a calculated plan by desired endpoint ([Outcome]: skipped with its
+// [Skip], changed, or unchanged), [Skip.Owner] names the owner in the way of a
+// [SkipForeignOwner] skip, and [Plan.Existing] counts the desired records
+// already in DNS. A Reconciler's record statuses and the metrics read these
+// instead of joining current and desired records again; what the provider
+// made of the changes is the registry package's part (its ApplyOutcome).
+//
+// # Files
+//
+// plan.go holds the Plan and Calculate; table.go the planner's hash table of
+// rows; index.go how records enter the rows; rules.go the rules that decide
+// each row; policies.go the policies and the sorted result; owned.go the
+// owned-record counts; skip.go and outcome.go the skips and their index.
 package plan

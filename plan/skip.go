@@ -85,6 +85,10 @@ type Skip struct {
 	// Detail explains the cause for humans, naming the other record, owner
 	// or error involved.
 	Detail string
+	// Owner is, for [SkipForeignOwner], the owner id of the current record
+	// in the way (Endpoint is the desired one for a create or an update);
+	// empty for other reasons.
+	Owner string
 }
 
 // String renders the skip as "action name/type[/set]: reason (detail)".

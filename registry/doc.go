@@ -36,8 +36,19 @@
 // owner label is the registry's own id; asked for anything else, it fails
 // with an error matching [ErrNotOwned] rather than drop the change.
 //
+// # Ownership and outcomes
+//
+// [OwnershipOf] is the one reading of a registry's ownership settings: the
+// owner id of Registry.OwnerID, joined with the rest of [OwnershipReporter]
+// and checked against it. [ApplyOutcome] is the one reading of an
+// ApplyChanges error per change — applied, rejected by the provider
+// ([provider.RejectedError]), in a zone that failed ([provider.ZoneError]),
+// or failed — shared by a Reconciler's record statuses and registry/crd's
+// DNSRecord conditions.
+//
 // Package registry/registrytest checks an implementation against these
 // rules (ownership never lent, ownership data written and removed with its
-// record, one error per failed zone, copies, determinism), as
-// providertest does for providers.
+// record, foreign changes refused, copies, order) and, when the registry
+// declares it, one error per failed zone, as providertest does for
+// providers.
 package registry

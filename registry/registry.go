@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
@@ -53,6 +54,32 @@ type OwnershipReporter interface {
 	// Ownership returns the registry's ownership configuration. The
 	// slices are new on every call.
 	Ownership() Ownership
+}
+
+// OwnershipOf returns the ownership configuration of r, the one report a
+// Reconciler plans with: the owner id of [Registry.OwnerID] and, when r is
+// an [OwnershipReporter] (found with [As]), its old owner id and managed
+// record types, upper-cased with exclusions removed (empty: r does not
+// restrict them). Registry.OwnerID is part of the fixed interface, so a
+// reporter states its owner id twice; OwnershipOf is the one place that
+// joins the two and fails when they disagree, naming both: a registry
+// that contradicts itself must not be planned for.
+func OwnershipOf(r Registry) (Ownership, error) {
+	own := Ownership{OwnerID: r.OwnerID()}
+	rep, ok := As[OwnershipReporter](r)
+	if !ok {
+		return own, nil
+	}
+	reported := rep.Ownership()
+	if reported.OwnerID != own.OwnerID {
+		return own, fmt.Errorf("the registry reports owner id %q in Ownership and %q in OwnerID: the registry contradicts itself; "+
+			"until its two methods agree no cycle runs and every record stays as it is", reported.OwnerID, own.OwnerID)
+	}
+	if len(reported.ManagedRecordTypes) > 0 {
+		// Empty or all-blank: the registry does not restrict them.
+		reported.ManagedRecordTypes, _ = endpoint.ManagedTypes(reported.ManagedRecordTypes, nil)
+	}
+	return reported, nil
 }
 
 // ErrNotOwned is matched (errors.Is) by the error of an ApplyChanges call

@@ -160,7 +160,7 @@ func annotationValue(res zonesync.ResourceStatus, publish bool) (string, error) 
 		// "ready" covers applied and unchanged alike, so that the list
 		// does not change (and is not rewritten) on the cycle after a
 		// change.
-		e := recordEntry{Hostname: s.Endpoint.DNSName, Type: s.Endpoint.RecordType, State: stateReady, Reason: s.Reason, Message: s.Message}
+		e := recordEntry{Hostname: s.Endpoint.DNSName, Type: s.Endpoint.RecordType, State: stateReady, Reason: string(s.Reason), Message: s.Message}
 		switch {
 		case s.Ready():
 		case s.Verification != nil && s.State == zonesync.RecordApplied:
@@ -217,7 +217,7 @@ func setCondition(svc *corev1.Service, res zonesync.ResourceStatus, publish bool
 		}
 		cond.Message = s.Endpoint.DNSName + " " + s.Endpoint.RecordType + ": " + state
 		if s.Reason != "" {
-			cond.Message += " (" + s.Reason + ")"
+			cond.Message += " (" + string(s.Reason) + ")"
 		}
 		if s.Message != "" {
 			cond.Message += ": " + s.Message

@@ -7,7 +7,7 @@ import "github.com/zonesync/zonesync/provider/cache"
 // from_cache) and external_dns_provider_cache_apply_changes_calls. Give it
 // to the cache you build:
 //
-//	cached := cache.New(p, cache.Options{TTL: time.Minute, Observer: m.CacheObserver()})
+//	cached, err := cache.New(p, cache.Options{TTL: time.Minute, Observer: m.CacheObserver()})
 func (m *Metrics) CacheObserver() cache.Observer { return cacheObserver{m} }
 
 type cacheObserver struct{ m *Metrics }

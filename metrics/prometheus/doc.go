@@ -13,11 +13,14 @@
 //
 // The returned [*Metrics] is the Reconciler's [zonesync.Observer]: the
 // controller, registry and source gauges are computed from each
-// [zonesync.Cycle]. The error counters need the wrappers [Metrics.Registry]
+// [zonesync.Cycle], from what its plan classified (the skips with their
+// reasons and, for a foreign owner, the owner: [plan.Skip]; the desired
+// records already in DNS: [plan.Plan.Existing]) without joining current and
+// desired records again. The error counters need the wrappers [Metrics.Registry]
 // and [Metrics.Source], because a Cycle does not say which of them failed;
 // the webhook request counters need [Metrics.WebhookProvider], the provider
 // cache counters a cache built with [Metrics.CacheObserver]
-// (cache.New(p, cache.Options{Observer: m.CacheObserver()})) and the
+// (cache.New(p, cache.Options{TTL: ttl, Observer: m.CacheObserver()})) and the
 // deduplicated endpoints [Metrics.Dedup].
 //
 // This is the only package of the module that imports

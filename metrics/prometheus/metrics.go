@@ -29,6 +29,10 @@ const (
 	labelAction       = "action"
 )
 
+// ErrInvalidOptions is wrapped by the error [New] returns for a nil
+// Registerer.
+var ErrInvalidOptions = errors.New("invalid metrics options")
+
 // Options configures [New]. The zero value is useful: metrics without
 // constant labels.
 type Options struct {
@@ -101,7 +105,7 @@ const (
 // error then wraps a [prometheus.AlreadyRegisteredError].
 func New(reg prometheus.Registerer, opts Options) (*Metrics, error) {
 	if reg == nil {
-		return nil, errors.New("metrics/prometheus: New: the Registerer is nil")
+		return nil, fmt.Errorf("metrics/prometheus: %w: the Registerer is nil", ErrInvalidOptions)
 	}
 	if len(opts.ConstLabels) > 0 {
 		reg = prometheus.WrapRegistererWith(opts.ConstLabels, reg)
@@ -121,7 +125,7 @@ func New(reg prometheus.Registerer, opts Options) (*Metrics, error) {
 		lastReconcile: gauge("controller", "last_reconcile_timestamp_seconds", "Unix time at which the last cycle, successful or not, ended."),
 		noOpRuns:      counter("controller", "no_op_runs_total", "Successful cycles whose plan had nothing to change."),
 		softErrors:    gauge("controller", "consecutive_soft_errors", "Cycles in a row that failed with an error that is retried (soft error or safety refusal)."),
-		verified:      gaugeVec("controller", "verified_records", "Desired records of the last cycle that the registry already holds under the same name and type.", labelRecordType),
+		verified:      gaugeVec("controller", "verified_records", "Desired records of the last cycle whose record (name, set identifier, type) the plan found among the managed records.", labelRecordType),
 
 		registryErrors:    counter("registry", "errors_total", "Failed calls to the registry."),
 		registryEndpoints: gauge("registry", "endpoints_total", "Records the registry returned in the last cycle."),
@@ -253,30 +257,16 @@ func (m *Metrics) CycleFinished(_ context.Context, c zonesync.Cycle) {
 	}
 }
 
-// observePlan sets the per-cycle gauges computed from the plan.
+// observePlan sets the per-cycle gauges from the plan: its counts and
+// its skips, as the plan classified them (the existing records per type,
+// [plan.Plan.Existing]; the owner in the way of a foreign-owner skip,
+// [plan.Skip.Owner]); nothing is joined again here.
 func (m *Metrics) observePlan(p *plan.Plan) {
 	m.registryEndpoints.Set(float64(len(p.Current)))
 	m.sourceEndpoints.Set(float64(len(p.Desired)))
 	countByType(m.registryRecords, p.Current)
 	countByType(m.sourceRecords, p.Desired)
-
-	type nameType struct{ name, typ string }
-	current := make(map[nameType]*endpoint.Endpoint, len(p.Current))
-	for _, e := range p.Current {
-		if e != nil {
-			current[nameType{endpoint.CanonicalName(e.DNSName), e.RecordType}] = e
-		}
-	}
-	verified := map[string]int{}
-	for _, e := range p.Desired {
-		if e == nil {
-			continue
-		}
-		if _, ok := current[nameType{endpoint.CanonicalName(e.DNSName), e.RecordType}]; ok {
-			verified[e.RecordType]++
-		}
-	}
-	setCounts(m.verified, verified)
+	setCounts(m.verified, p.Existing())
 
 	m.skipped.Reset()
 	m.ownerMismatch.Reset()
@@ -288,11 +278,10 @@ func (m *Metrics) observePlan(p *plan.Plan) {
 		}
 		switch s.Reason {
 		case plan.SkipForeignOwner:
-			// The skip names the desired endpoint; the owner is on the
-			// current record it would have changed.
-			owner, _ := s.Endpoint.Labels.Get(endpoint.OwnerLabelKey)
-			if cur := current[nameType{endpoint.CanonicalName(s.Endpoint.DNSName), s.Endpoint.RecordType}]; cur != nil && s.Action != plan.ActionDelete {
-				owner, _ = cur.Labels.Get(endpoint.OwnerLabelKey)
+			owner := s.Owner
+			if owner == "" {
+				// A skipped delete names the current record itself.
+				owner, _ = s.Endpoint.Labels.Get(endpoint.OwnerLabelKey)
 			}
 			m.ownerMismatch.WithLabelValues(s.Endpoint.RecordType, p.OwnerID, owner, parentDomain(s.Endpoint.DNSName)).Inc()
 		case plan.SkipInvalid:

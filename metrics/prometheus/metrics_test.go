@@ -259,7 +259,7 @@ func TestTwoReconcilersOneRegistry(t *testing.T) {
 	assert.Contains(t, err.Error(), "external_dns_controller_last_sync_timestamp_seconds")
 
 	_, err = zsprom.New(nil, zsprom.Options{})
-	require.Error(t, err)
+	require.ErrorIs(t, err, zsprom.ErrInvalidOptions)
 }
 
 func TestTwoRegistriesShareNothing(t *testing.T) {
@@ -280,7 +280,8 @@ func TestCacheCounts(t *testing.T) {
 	require.NoError(t, err)
 	clk := clocktest.New(time.Unix(1_700_000_000, 0))
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
-	p := cache.New(zone, cache.Options{TTL: time.Minute, Clock: clk, Observer: m.CacheObserver()})
+	p, err := cache.New(zone, cache.Options{TTL: time.Minute, Clock: clk, Observer: m.CacheObserver()})
+	require.NoError(t, err)
 	ctx := context.Background()
 
 	for range 3 { // one miss, two hits

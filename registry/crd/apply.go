@@ -579,27 +579,28 @@ func (a *applier) applyToProvider(ctx context.Context) error {
 	if len(a.items) == 0 {
 		return nil
 	}
-	// fail gives each item of c the error of its call: its own rejection,
-	// or err. When err reports nothing but rejections (the provider
-	// applied the rest), the items not rejected were applied.
+	// fail gives each item of c the error of its call, as the registry
+	// package reads it ([registry.ApplyOutcome], the one reading of
+	// rejections and failed zones): its own rejection, the call's error,
+	// or none when the provider applied it (the call reported only the
+	// rejections of others).
 	fail := func(c *plan.Changes, err error) {
-		rejected := provider.Rejected(err)
-		partial := onlyRejections(err)
-		for _, list := range [][]*endpoint.Endpoint{c.Create, c.UpdateNew, c.Delete} {
+		// The error of one zone's call is read without its zone: every
+		// change of c is in it.
+		read := err
+		if ze, ok := err.(*provider.ZoneError); ok {
+			read = ze.Err
+		}
+		outcome := registry.NewApplyOutcome(read, provider.Rejected(err))
+		for i, list := range [][]*endpoint.Endpoint{c.Create, c.UpdateNew, c.Delete} {
+			action := [...]plan.Action{plan.ActionCreate, plan.ActionUpdate, plan.ActionDelete}[i]
 			for _, ep := range list {
-				it := of[ep]
-				if it == nil {
-					continue
-				}
-				if !partial {
-					it.err = err
-				}
-				for _, rj := range rejected {
-					if rj.Endpoint != nil && recordKey(rj.Endpoint) == recordKey(ep) {
-						it.err = err
-						if rj.Reason != nil {
-							it.err = rj.Reason
+				if it := of[ep]; it != nil {
+					if st, cause := outcome.Of(action, ep); st != registry.Applied {
+						if cause == read {
+							cause = err
 						}
+						it.err = cause
 					}
 				}
 			}
@@ -683,37 +684,6 @@ func (a *applier) recheckCreates(ctx context.Context, out *plan.Changes, of map[
 		}
 	}
 	return kept, nil
-}
-
-// onlyRejections reports whether every failure err reports is a
-// [provider.RejectedError] naming the record of each rejection: the
-// provider refused the changes it names and applied the others. Errors
-// that merely wrap or join others (a [provider.ZoneError], errors.Join)
-// are looked through.
-func onlyRejections(err error) bool {
-	only := err != nil
-	provider.WalkErrors(err, func(e error) bool {
-		switch x := e.(type) {
-		case *provider.RejectedError:
-			for _, rj := range x.Rejected {
-				if rj.Endpoint == nil {
-					only = false // a rejection that names no record
-				}
-			}
-			return false
-		case interface{ Unwrap() []error }:
-			if len(x.Unwrap()) > 0 {
-				return true
-			}
-		case interface{ Unwrap() error }:
-			if x.Unwrap() != nil {
-				return true
-			}
-		}
-		only = false
-		return false
-	})
-	return only
 }
 
 // empty reports whether c holds no change.

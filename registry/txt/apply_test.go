@@ -351,7 +351,7 @@ func TestProviderCacheUnderRegistry(t *testing.T) {
 	clk := clocktest.New(time.Time{})
 	zone := newZone(a("app.example.com", "192.0.2.1"), txtRecord("a-app.example.com", v1))
 	rp := providertest.NewRecordingProvider(zone)
-	reg := newRegistry(t, cache.New(rp, cache.Options{TTL: time.Minute, Clock: clk}), txt.Config{})
+	reg := newRegistry(t, mustCache(cache.New(rp, cache.Options{TTL: time.Minute, Clock: clk})), txt.Config{})
 	reads := func() int { return len(rp.CallsTo(providertest.MethodRecords)) }
 
 	first, err := reg.Records(ctx)
@@ -390,7 +390,7 @@ func TestProviderCacheUnderRegistry(t *testing.T) {
 	failing := providertest.NewRecordingProvider(providertest.Intercept(zone, providertest.Funcs{
 		ApplyChanges: func(context.Context, provider.Provider, *plan.Changes) error { return errors.New("boom") },
 	}))
-	reg2 := newRegistry(t, cache.New(failing, cache.Options{TTL: time.Hour, Clock: clk}), txt.Config{})
+	reg2 := newRegistry(t, mustCache(cache.New(failing, cache.Options{TTL: time.Hour, Clock: clk})), txt.Config{})
 	for range 2 {
 		_, err = reg2.Records(ctx)
 		require.NoError(t, err)
@@ -405,7 +405,7 @@ func TestProviderCacheUnderRegistry(t *testing.T) {
 func TestConcurrentUse(t *testing.T) {
 	ctx := context.Background()
 	zone := newZone()
-	reg := newRegistry(t, cache.New(zone, cache.Options{TTL: time.Millisecond}), txt.Config{})
+	reg := newRegistry(t, mustCache(cache.New(zone, cache.Options{TTL: time.Millisecond})), txt.Config{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

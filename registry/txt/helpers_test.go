@@ -40,7 +40,16 @@ func withCache(p provider.Provider, ttl time.Duration) provider.Provider {
 	if ttl <= 0 {
 		return p
 	}
-	return cache.New(p, cache.Options{TTL: ttl})
+	return mustCache(cache.New(p, cache.Options{TTL: ttl}))
+}
+
+// mustCache returns c, and panics on err: for cache options known to be
+// valid.
+func mustCache(c *cache.Provider, err error) *cache.Provider {
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 func newRegistry(t testing.TB, p provider.Provider, cfg txt.Config) *txt.Registry {

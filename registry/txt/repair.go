@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-logr/logr"
+
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/registry"
 )
@@ -130,4 +132,76 @@ func (s *recordSet) orphan(owned, recordType, setID, txtName string) bool {
 		return false
 	}
 	return true
+}
+
+// findRepairs lists the ownership TXT records of ours to delete — those
+// lending ownership to a foreign record, and orphans: typed TXT records of
+// a managed type, named exactly as written, owning a name inside the
+// domain filter, whose record is missing — and returns the registry's
+// suspects after this read: those whose TXT is still there and whose record
+// did not prove ours, and the orphans.
+func (r *Registry) findRepairs(log logr.Logger, out []*endpoint.Endpoint, st *zoneState, parsed []parsedTXT,
+	alts map[int32][]txtReading, filter endpoint.DomainFilterInterface, sus map[string]*suspect, foreign []int32, confirmed []string,
+) ([]repair, map[string]*suspect) {
+	var repairs []repair
+	var next map[string]*suspect
+	if len(sus) > 0 {
+		idx := st.index()
+		for key, s := range sus {
+			if _, present := idx[key]; present && !slices.Contains(confirmed, key) {
+				if next == nil {
+					next = map[string]*suspect{}
+				}
+				next[key] = s
+			}
+		}
+	}
+	var set *recordSet
+	for i := range st.txts {
+		t := &st.txts[i]
+		p := &parsed[i]
+		if !p.mine {
+			continue
+		}
+		lends := len(foreign) > 0 && slices.Contains(foreign, int32(i))
+		if !lends && (t.users != 0 || !p.canonical) {
+			continue // the common case, decided without parsing the name
+		}
+		lower := t.lowerName()
+		owned, rtype, _ := r.namer.parseTXTName(lower)
+		setID := st.setID(int32(i))
+		key := txtKey(lower, setID)
+		if lends {
+			repairs = append(repairs, repair{key: key, owned: owned, foreign: true})
+			continue
+		}
+		if rtype == "" || !r.manages(rtype) {
+			continue
+		}
+		if filter != nil && !filter.Match(owned) {
+			continue
+		}
+		if set == nil {
+			set = r.newRecordSet(out)
+		}
+		if !set.orphan(owned, rtype, setID, lower) {
+			continue
+		}
+		if slices.ContainsFunc(alts[int32(i)], func(alt txtReading) bool {
+			return r.manages(alt.recordType) && !set.orphan(alt.name, alt.recordType, setID, lower)
+		}) {
+			continue // another reading's record exists: the TXT is its
+		}
+		repairs = append(repairs, repair{key: key, owned: owned})
+		log.V(1).Info("ownership TXT of ours without its record", "txt", t.name, "record", owned, "type", rtype)
+		if next == nil {
+			next = map[string]*suspect{}
+		}
+		if s := next[key]; s == nil {
+			next[key] = &suspect{orphan: true}
+		} else if !s.orphan {
+			next[key] = &suspect{orphan: true, targets: s.targets}
+		}
+	}
+	return repairs, next
 }

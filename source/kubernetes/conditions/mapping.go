@@ -57,7 +57,7 @@ func acceptedCondition(status metav1.ConditionStatus, reason, message string) *m
 // table of the package documentation.
 func fromStatus(st zonesync.ResourceStatus) target {
 	if st.State == zonesync.RecordInvalid {
-		reason := reasonOf(st.Reason, ReasonInvalid)
+		reason := reasonOf(string(st.Reason), ReasonInvalid)
 		return target{
 			accepted:   acceptedCondition(metav1.ConditionFalse, reason, st.Message),
 			programmed: condition(metav1.ConditionFalse, reason, st.Message),
@@ -77,11 +77,11 @@ func fromStatus(st zonesync.ResourceStatus) target {
 func programmedReason(st zonesync.ResourceStatus) string {
 	switch st.State {
 	case zonesync.RecordSkipped:
-		return reasonOf(st.Reason, ReasonSkipped)
+		return reasonOf(string(st.Reason), ReasonSkipped)
 	case zonesync.RecordFailed:
 		switch st.Reason {
 		case zonesync.ReasonUnsafePlan, zonesync.ReasonZoneFailed:
-			return reasonOf(st.Reason, ReasonFailed)
+			return reasonOf(string(st.Reason), ReasonFailed)
 		}
 		return ReasonFailed
 	case zonesync.RecordRejected:

@@ -19,8 +19,8 @@ func TestReasonOf(t *testing.T) {
 		{string(plan.SkipForeignOwner), "ForeignOwner"},
 		{string(plan.SkipCNAMEConflict), "CnameConflict"},
 		{string(plan.SkipPolicy), "Policy"},
-		{zonesync.ReasonUnsafePlan, "UnsafePlan"},
-		{zonesync.ReasonSourceError, "SourceError"},
+		{string(zonesync.ReasonUnsafePlan), "UnsafePlan"},
+		{string(zonesync.ReasonSourceError), "SourceError"},
 		{"a-b-c", "ABC"},
 		{"", "Fallback"},
 		{"-x", "Fallback"},
@@ -72,7 +72,7 @@ func TestBoundMessage(t *testing.T) {
 // is not ready when it does not say all; bounded however many records.
 func TestProgrammedMessage(t *testing.T) {
 	rec := func(name string, state zonesync.RecordState, reason, msg string) zonesync.RecordStatus {
-		return zonesync.RecordStatus{Endpoint: endpoint.NewEndpoint(name, endpoint.RecordTypeA, "192.0.2.1"), State: state, Reason: reason, Message: msg}
+		return zonesync.RecordStatus{Endpoint: endpoint.NewEndpoint(name, endpoint.RecordTypeA, "192.0.2.1"), State: state, Reason: zonesync.Reason(reason), Message: msg}
 	}
 	tests := []struct {
 		name string
