@@ -26,8 +26,17 @@ func ExampleReconciler_applyingAtScale() {
 	ctx := context.Background()
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com", "example.org"}})
 	api := providertest.NewLimitedProvider(zone, providertest.APILimits{MaxRecords: 4, Poisoned: []string{"bad.example.org"}})
-	limited := ratelimit.New(api, ratelimit.Options{Rate: 50, Burst: 10})
-	reg, err := txt.New(batch.New(limited, batch.Options{MaxRecords: 4}), txt.Config{OwnerID: "me"})
+	limited, err := ratelimit.New(api, ratelimit.Options{Rate: 50, Burst: 10})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	batched, err := batch.New(limited, batch.Options{MaxRecords: 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	reg, err := txt.New(batched, txt.Config{OwnerID: "me"})
 	if err != nil {
 		fmt.Println(err)
 		return

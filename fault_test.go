@@ -102,10 +102,18 @@ func TestFaultInjectionConverges(t *testing.T) {
 		// With batching, each batch of at most six record values is a
 		// call of its own that may fail: a cycle stops part-way through.
 		{name: "batches of 6 values, 30% of calls fail", wrap: func(p provider.Provider, rng *rand.Rand, err error) provider.Provider {
-			return batch.New(providertest.FailRandomly(p, 0.3, rng, err), batch.Options{MaxRecords: 6})
+			b, berr := batch.New(providertest.FailRandomly(p, 0.3, rng, err), batch.Options{MaxRecords: 6})
+			if berr != nil {
+				panic(berr)
+			}
+			return b
 		}, fewerSuccesses: true},
 		{name: "batches of 6 values, 30% fail, 30% lose their response", wrap: func(p provider.Provider, rng *rand.Rand, err error) provider.Provider {
-			return batch.New(providertest.FailRandomly(providertest.FailAfterApplyRandomly(p, 0.3, rng, err), 0.3, rng, err), batch.Options{MaxRecords: 6})
+			b, berr := batch.New(providertest.FailRandomly(providertest.FailAfterApplyRandomly(p, 0.3, rng, err), 0.3, rng, err), batch.Options{MaxRecords: 6})
+			if berr != nil {
+				panic(berr)
+			}
+			return b
 		}, fewerSuccesses: true},
 	}
 	for _, tt := range tests {

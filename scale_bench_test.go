@@ -70,7 +70,9 @@ func BenchmarkRunOnceChurn(b *testing.B) {
 				case "one-call":
 					p = oneCall{zone}
 				case "per-zone+batch":
-					p = batch.New(zone, batch.Options{})
+					if p, err = batch.New(zone, batch.Options{}); err != nil {
+						b.Fatal(err)
+					}
 				}
 				reg, err := txt.New(p, txt.Config{OwnerID: workload.Owner})
 				if err != nil {

@@ -39,8 +39,11 @@ func TestScalePoisonedRecord(t *testing.T) {
 		MaxRecords: 1000, MaxValueBytes: 32000, ThrottleEvery: 5, Poisoned: []string{poisoned},
 	})
 	// Throttled calls are retried at once: the test does not wait.
-	limited := ratelimit.New(api, ratelimit.Options{BackoffInitial: time.Nanosecond, BackoffMax: time.Nanosecond})
-	reg, err := txt.New(batch.New(limited, batch.Options{}), txt.Config{OwnerID: "me"})
+	limited, err := ratelimit.New(api, ratelimit.Options{BackoffInitial: time.Nanosecond, BackoffMax: time.Nanosecond})
+	require.NoError(t, err)
+	batched, err := batch.New(limited, batch.Options{})
+	require.NoError(t, err)
+	reg, err := txt.New(batched, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	desired := make([]*endpoint.Endpoint, n)
 	for i := range n {
@@ -114,7 +117,9 @@ func TestScaleFailingZone(t *testing.T) {
 			return next.ApplyChanges(ctx, c)
 		},
 	})
-	reg, err := txt.New(batch.New(flaky, batch.Options{MaxRecords: 6}), txt.Config{OwnerID: "me"})
+	batched, err := batch.New(flaky, batch.Options{MaxRecords: 6})
+	require.NoError(t, err)
+	reg, err := txt.New(batched, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	src := source.NewStatic()
 	rec := &zonesync.Reconciler{Source: src, Registry: reg, Safety: plan.SafetyThreshold{Disabled: true}}

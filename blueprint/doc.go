@@ -1,7 +1,9 @@
 // Package blueprint holds reusable building blocks for provider
-// implementations: [ZoneCache], a thread-safe single-value cache with a
-// time to live, meant for the zone list a provider reads at every
-// reconcile cycle.
+// implementations: [ZoneCache], a value with a time to live (one value,
+// safe for concurrent use, that tells when it must be read again), meant
+// for the zone list a provider needs at every reconcile cycle and reads
+// from its DNS API only when the list has expired. The caching wrapper
+// provider/cache is built on it.
 //
 // Production code may import blueprint freely: it does not link package
 // testing. The conformance suite, the provider fakes and the fault

@@ -7,10 +7,13 @@ import (
 	"github.com/zonesync/zonesync/clock"
 )
 
-// ZoneCache is a thread-safe cache of one value (typically a provider's
-// list of zones) that expires a fixed time after it was last set. Listing
-// zones is needed at every reconcile cycle while zones rarely change, so a
-// provider reads its zone API only when the cache has expired:
+// ZoneCache is a value with a time to live: it holds one value of type T,
+// says when that value has expired, and is safe for concurrent use. A
+// provider keeps in one what it needs at every reconcile cycle but what
+// rarely changes — above all its list of zones, which the TXT registry and
+// the wrappers ask for ([github.com/zonesync/zonesync/provider.ZoneLister])
+// and which many DNS APIs give in a separate, rate-limited call — and reads
+// its API only when the value has expired:
 //
 //	if !c.Expired() {
 //		return c.Get(), nil
@@ -21,6 +24,11 @@ import (
 //	}
 //	c.Reset(zones)
 //	return zones, nil
+//
+// Nothing in it is specific to zones (the name is the design's): the
+// caching wrapper provider/cache keeps both a zone list and a
+// domain filter in one. See the example of a provider author's provider
+// that caches its zone list.
 //
 // A TTL of zero or less disables caching: [ZoneCache.Reset] stores nothing
 // and [ZoneCache.Expired] is always true. [ZoneCache.Get] returns the last

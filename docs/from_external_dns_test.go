@@ -52,6 +52,7 @@ import (
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/connector"
 	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/gatewayapi"
 	k8s "github.com/zonesync/zonesync/source/kubernetes"
@@ -367,8 +368,10 @@ func TestRows(t *testing.T) {
 		require.NoError(t, err)
 		_, err = gatewayapi.NewHTTPRouteSource(sctx, kube, dyn, gatewayapi.Config{Options: k8s.Options{Namespace: "shop"}, GatewayNamespace: "gateways"})
 		require.NoError(t, err)
+		conn, err := connector.New("localhost:8080", connector.Options{}) // --source=connector
+		require.NoError(t, err)
 		for _, s := range []source.Source{
-			source.NewConnector("localhost:8080", source.ConnectorOptions{}), // --source=connector
+			conn,
 			source.Empty{}, // --source=empty
 			sourcetest.NewFake("example.com", 10, sourcetest.FakeOptions{}), // --source=fake
 		} {
@@ -400,9 +403,12 @@ func TestRows(t *testing.T) {
 		})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"example.com"}, p.Zones())
-		var wrapped provider.Provider = cache.New(zone, cache.Options{TTL: time.Minute})                       // --provider-cache-time, --txt-cache-interval
-		wrapped = batch.New(wrapped, batch.Options{MaxRecords: 200, MaxValueBytes: 32000, Pause: time.Second}) // --batch-change-size, --batch-change-interval
-		wrapped = ratelimit.New(wrapped, ratelimit.Options{Rate: 5, Burst: 5})
+		cached, err := cache.New(zone, cache.Options{TTL: time.Minute}) // --provider-cache-time, --txt-cache-interval
+		require.NoError(t, err)
+		batched, err := batch.New(cached, batch.Options{MaxRecords: 200, MaxValueBytes: 32000, Pause: time.Second}) // --batch-change-size, --batch-change-interval
+		require.NoError(t, err)
+		wrapped, err := ratelimit.New(batched, ratelimit.Options{Rate: 5, Burst: 5})
+		require.NoError(t, err)
 		recs, err := wrapped.Records(ctx)
 		require.NoError(t, err)
 		assert.NotNil(t, recs)
@@ -422,10 +428,12 @@ func TestRows(t *testing.T) {
 		var recorder record.EventRecorder = record.NewFakeRecorder(10)
 		reg, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), txt.Config{OwnerID: "default"})
 		require.NoError(t, err)
+		emitter, err := events.New(recorder, events.Options{}) // --events-emit
+		require.NoError(t, err)
 		r := zonesync.Reconciler{
 			Source:   source.NewStatic(endpoint.NewEndpoint("a.example.com", endpoint.RecordTypeA, "192.0.2.1")),
 			Registry: reg,
-			Observer: zonesync.Observers(m, events.New(recorder, events.Options{})), // --events-emit
+			Observer: zonesync.Observers(m, emitter),
 		}
 		_, err = r.RunOnce(ctx)
 		require.NoError(t, err)

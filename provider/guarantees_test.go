@@ -70,7 +70,7 @@ func TestGuaranteesThroughWrappersAndRegistries(t *testing.T) {
 			assert.Equal(t, provider.Guarantees{}, provider.GuaranteesOf(wrap(hideZones{mem})), "a provider that declares nothing: safe defaults")
 		})
 	}
-	reg, err := txt.New(cache.New(mem, cache.Options{}), txt.Config{OwnerID: "me"})
+	reg, err := txt.New(must(cache.New(mem, cache.Options{})), txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
 	assert.Equal(t, want, provider.GuaranteesOf(reg))
 	assert.Equal(t, want, provider.GuaranteesOf(noop.New(mem)))
@@ -127,7 +127,8 @@ func TestRecheckCreates(t *testing.T) {
 func TestFreshRecordsPastTheCache(t *testing.T) {
 	ctx := context.Background()
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
-	cached := cache.New(zone, cache.Options{TTL: 1 << 40})
+	cached, err := cache.New(zone, cache.Options{TTL: 1 << 40})
+	require.NoError(t, err)
 	first, err := cached.Records(ctx)
 	require.NoError(t, err)
 	require.Empty(t, first)

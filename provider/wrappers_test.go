@@ -28,22 +28,31 @@ import (
 // provider that does not list zones.
 type hideZones struct{ provider.Provider }
 
+// must returns v, and panics on err: for constructors given options known
+// to be valid.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // wrappers are every provider wrapper of the module, each a function from
 // the wrapped provider to the wrapper.
 func wrappers(t *testing.T) map[string]func(provider.Provider) provider.Provider {
 	m, err := zsprom.New(prometheus.NewRegistry(), zsprom.Options{})
 	require.NoError(t, err)
 	return map[string]func(provider.Provider) provider.Provider{
-		"batch": func(p provider.Provider) provider.Provider { return batch.New(p, batch.Options{}) },
+		"batch": func(p provider.Provider) provider.Provider { return must(batch.New(p, batch.Options{})) },
 		"ratelimit": func(p provider.Provider) provider.Provider {
-			return ratelimit.New(p, ratelimit.Options{})
+			return must(ratelimit.New(p, ratelimit.Options{}))
 		},
 		"cache": func(p provider.Provider) provider.Provider {
-			return cache.New(p, cache.Options{TTL: time.Minute})
+			return must(cache.New(p, cache.Options{TTL: time.Minute}))
 		},
 		"prometheus.WebhookProvider": m.WebhookProvider,
 		"cache with prometheus.CacheObserver": func(p provider.Provider) provider.Provider {
-			return cache.New(p, cache.Options{TTL: time.Minute, Observer: m.CacheObserver()})
+			return must(cache.New(p, cache.Options{TTL: time.Minute, Observer: m.CacheObserver()}))
 		},
 		"providertest.Intercept": func(p provider.Provider) provider.Provider {
 			return providertest.Intercept(p, providertest.Funcs{})

@@ -39,15 +39,20 @@ const (
 	DefaultTimeout = 5 * time.Second
 )
 
+// ErrInvalidOptions is wrapped by every error [New] returns: an [Options]
+// field missing or out of range, named in the message.
+var ErrInvalidOptions = errors.New("invalid verify options")
+
 // Options configures a [Verifier].
 type Options struct {
 	// Nameserver is the server asked, "host:port" or "host" (port 53).
 	// Required.
 	Nameserver string
 	// Workers is the largest number of lookups at once; zero means
-	// DefaultWorkers.
+	// DefaultWorkers. Negative is an error.
 	Workers int
-	// Timeout bounds each lookup; zero means DefaultTimeout.
+	// Timeout bounds each lookup; zero means DefaultTimeout. Negative is
+	// an error.
 	Timeout time.Duration
 	// TCP sends every query over TCP. By default queries go over UDP and
 	// are repeated over TCP when the answer is truncated.
@@ -63,19 +68,26 @@ type Verifier struct {
 }
 
 // New checks opts and returns a Verifier. It does not contact the server.
+// It fails, with an error wrapping [ErrInvalidOptions], when
+// [Options.Nameserver] is empty or another field is negative.
 func New(opts Options) (*Verifier, error) {
 	server := strings.TrimSpace(opts.Nameserver)
-	if server == "" {
-		return nil, errors.New("verify: Options.Nameserver is empty")
+	switch {
+	case server == "":
+		return nil, fmt.Errorf("verify: %w: Options.Nameserver is empty", ErrInvalidOptions)
+	case opts.Workers < 0:
+		return nil, fmt.Errorf("verify: %w: Options.Workers is negative (%d): zero means %d", ErrInvalidOptions, opts.Workers, DefaultWorkers)
+	case opts.Timeout < 0:
+		return nil, fmt.Errorf("verify: %w: Options.Timeout is negative (%v): zero means %v", ErrInvalidOptions, opts.Timeout, DefaultTimeout)
 	}
 	if _, _, err := net.SplitHostPort(server); err != nil {
 		server = net.JoinHostPort(strings.Trim(server, "[]"), "53")
 	}
 	v := &Verifier{server: server, workers: opts.Workers, timeout: opts.Timeout, tcp: opts.TCP}
-	if v.workers <= 0 {
+	if v.workers == 0 {
 		v.workers = DefaultWorkers
 	}
-	if v.timeout <= 0 {
+	if v.timeout == 0 {
 		v.timeout = DefaultTimeout
 	}
 	return v, nil

@@ -207,7 +207,30 @@ func startServer(t testing.TB, handler dns.Handler) string {
 	return pc.LocalAddr().String()
 }
 
-func TestNewRejectsEmptyNameserver(t *testing.T) {
-	_, err := verify.New(verify.Options{})
-	assert.ErrorContains(t, err, "Nameserver is empty")
+func TestNewInvalidOptions(t *testing.T) {
+	tests := []struct {
+		name  string
+		opts  verify.Options
+		field string // named in the error; empty: valid
+	}{
+		{name: "nameserver only", opts: verify.Options{Nameserver: "192.0.2.53"}},
+		{name: "all set", opts: verify.Options{Nameserver: "192.0.2.53:5353", Workers: 1, Timeout: time.Second, TCP: true}},
+		{name: "empty nameserver", field: "Options.Nameserver is empty"},
+		{name: "blank nameserver", opts: verify.Options{Nameserver: "  "}, field: "Options.Nameserver is empty"},
+		{name: "negative Workers", opts: verify.Options{Nameserver: "192.0.2.53", Workers: -1}, field: "Options.Workers"},
+		{name: "negative Timeout", opts: verify.Options{Nameserver: "192.0.2.53", Timeout: -time.Second}, field: "Options.Timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := verify.New(tt.opts)
+			if tt.field == "" {
+				require.NoError(t, err)
+				require.NotNil(t, v)
+				return
+			}
+			require.ErrorIs(t, err, verify.ErrInvalidOptions)
+			assert.Contains(t, err.Error(), tt.field)
+			assert.Nil(t, v)
+		})
+	}
 }

@@ -202,7 +202,11 @@ func runInMemory(t *testing.T, mode memMode) {
 			0.08, rand.New(rand.NewPCG(seed, 6)), errCut)),
 		0.08, rand.New(rand.NewPCG(seed, 7)), errCut))
 	if mode == batched {
-		faulty = batch.New(faulty, batch.Options{MaxRecords: 4})
+		b, err := batch.New(faulty, batch.Options{MaxRecords: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		faulty = b
 	}
 
 	h.Reconciler(h.Switchable(mem, faulty, &on))

@@ -26,12 +26,17 @@ const (
 	DefaultMaxValueBytes = 32000
 )
 
+// ErrInvalidOptions is wrapped by every error [New] returns: a nil
+// provider or an [Options] field out of range, named in the message.
+var ErrInvalidOptions = errors.New("invalid batch options")
+
 // ErrTooLarge is matched by the reason of a change that cannot be sent in
 // any batch: its group alone exceeds [Options.MaxRecords] or
 // [Options.MaxValueBytes].
 var ErrTooLarge = errors.New("change group exceeds the batch limits")
 
-// Options configures [New]. Zero values mean the defaults.
+// Options configures [New]. Zero values mean the defaults; negative values
+// are errors.
 type Options struct {
 	// MaxRecords bounds the number of record values of one call; zero
 	// means [DefaultMaxRecords]. Each target of each endpoint counts one
@@ -51,8 +56,7 @@ type Options struct {
 }
 
 // Provider is a [provider.Provider] that applies change sets through the
-// provider it wraps in batches. Create one with [New]; [provider.As] finds
-// it in what New returns.
+// provider it wraps in batches. Create one with [New].
 type Provider struct {
 	next provider.Provider
 	opts Options
@@ -60,19 +64,30 @@ type Provider struct {
 
 var _ provider.Provider = (*Provider)(nil)
 
-// New returns a batching wrapper of p, a *Provider. Negative limits are
-// treated as zero (the defaults). The wrapper has the optional capabilities
-// of p ([provider.ZoneLister], ...; see [provider.As]), answered by p.
-func New(p provider.Provider, opts Options) provider.Provider {
-	if opts.MaxRecords <= 0 {
+// New returns a batching wrapper of p. It fails, with an error wrapping
+// [ErrInvalidOptions], when p is nil or a field of opts is negative. The
+// wrapper has the optional capabilities of p ([provider.ZoneLister], ...;
+// see [provider.As]), answered by p.
+func New(p provider.Provider, opts Options) (*Provider, error) {
+	if p == nil {
+		return nil, fmt.Errorf("batch: %w: the provider is nil", ErrInvalidOptions)
+	}
+	switch {
+	case opts.MaxRecords < 0:
+		return nil, fmt.Errorf("batch: %w: Options.MaxRecords is negative (%d): zero means %d", ErrInvalidOptions, opts.MaxRecords, DefaultMaxRecords)
+	case opts.MaxValueBytes < 0:
+		return nil, fmt.Errorf("batch: %w: Options.MaxValueBytes is negative (%d): zero means %d", ErrInvalidOptions, opts.MaxValueBytes, DefaultMaxValueBytes)
+	case opts.Pause < 0:
+		return nil, fmt.Errorf("batch: %w: Options.Pause is negative (%v): zero means no pause", ErrInvalidOptions, opts.Pause)
+	}
+	if opts.MaxRecords == 0 {
 		opts.MaxRecords = DefaultMaxRecords
 	}
-	if opts.MaxValueBytes <= 0 {
+	if opts.MaxValueBytes == 0 {
 		opts.MaxValueBytes = DefaultMaxValueBytes
 	}
-	opts.Pause = max(opts.Pause, 0)
 	opts.Clock = clock.OrReal(opts.Clock)
-	return &Provider{next: p, opts: opts}
+	return &Provider{next: p, opts: opts}, nil
 }
 
 // Unwrap returns the wrapped provider, through which [provider.As] finds

@@ -22,6 +22,14 @@ import (
 	"github.com/zonesync/zonesync/provider/providertest"
 )
 
+// newBatch is batch.New for options that are valid.
+func newBatch(t testing.TB, p provider.Provider, opts batch.Options) *batch.Provider {
+	t.Helper()
+	b, err := batch.New(p, opts)
+	require.NoError(t, err)
+	return b
+}
+
 func rec(i int) *endpoint.Endpoint {
 	return endpoint.NewEndpoint(fmt.Sprintf("r%03d.example.com", i), "A", fmt.Sprintf("192.0.2.%d", i%250))
 }
@@ -75,7 +83,7 @@ func TestBatchLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 			rp := providertest.NewRecordingProvider(zone)
-			require.NoError(t, batch.New(rp, tt.opts).ApplyChanges(context.Background(), changes))
+			require.NoError(t, newBatch(t, rp, tt.opts).ApplyChanges(context.Background(), changes))
 			calls := applyCalls(rp)
 			assert.Len(t, calls, tt.calls)
 			for _, c := range calls {
@@ -98,7 +106,7 @@ func TestBatchLimits(t *testing.T) {
 func TestDeletesFirst(t *testing.T) {
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{rec(1), rec(2)}})
 	rp := providertest.NewRecordingProvider(zone)
-	err := batch.New(rp, batch.Options{MaxRecords: 1}).ApplyChanges(context.Background(), &plan.Changes{
+	err := newBatch(t, rp, batch.Options{MaxRecords: 1}).ApplyChanges(context.Background(), &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(3)},
 		Delete: []*endpoint.Endpoint{rec(1), rec(2)},
 	})
@@ -138,7 +146,7 @@ func TestBisection(t *testing.T) {
 	}
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	rp := providertest.NewRecordingProvider(poison(zone, "r017.example.com", "own-r150.example.com"))
-	err := batch.New(rp, batch.Options{MaxRecords: 100}).ApplyChanges(context.Background(), &plan.Changes{Create: creates})
+	err := newBatch(t, rp, batch.Options{MaxRecords: 100}).ApplyChanges(context.Background(), &plan.Changes{Create: creates})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, provider.SoftError, "rejected changes are retried next cycle")
 	rej := provider.Rejected(err)
@@ -171,7 +179,7 @@ func TestSoftErrorIsNotSplit(t *testing.T) {
 			return next.ApplyChanges(ctx, c)
 		},
 	})
-	err := batch.New(p, batch.Options{MaxRecords: 1}).ApplyChanges(context.Background(), &plan.Changes{
+	err := newBatch(t, p, batch.Options{MaxRecords: 1}).ApplyChanges(context.Background(), &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(1), rec(2), rec(3)},
 	})
 	require.ErrorIs(t, err, throttled)
@@ -182,7 +190,7 @@ func TestSoftErrorIsNotSplit(t *testing.T) {
 func TestTooLarge(t *testing.T) {
 	big := endpoint.NewEndpoint("big.example.com", "TXT", strings.Repeat("x", 300))
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
-	err := batch.New(zone, batch.Options{MaxValueBytes: 100}).ApplyChanges(context.Background(), &plan.Changes{
+	err := newBatch(t, zone, batch.Options{MaxValueBytes: 100}).ApplyChanges(context.Background(), &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(1), big, rec(2)},
 	})
 	require.ErrorIs(t, err, batch.ErrTooLarge)
@@ -200,9 +208,9 @@ func TestPauseHonoursContext(t *testing.T) {
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	p := newBatch(t, zone, batch.Options{MaxRecords: 1, Pause: time.Second, Clock: clk})
 	go func() {
-		done <- batch.New(zone, batch.Options{MaxRecords: 1, Pause: time.Second, Clock: clk}).
-			ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{rec(1), rec(2), rec(3)}})
+		done <- p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{rec(1), rec(2), rec(3)}})
 	}()
 	assert.Equal(t, time.Second, <-clk.Timers(), "pause after the first batch")
 	clk.Advance(time.Second)
@@ -217,11 +225,11 @@ func TestPauseHonoursContext(t *testing.T) {
 
 func TestForwardsZones(t *testing.T) {
 	ctx := context.Background()
-	zones, ok, err := provider.ZonesOf(ctx, batch.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), batch.Options{}))
+	zones, ok, err := provider.ZonesOf(ctx, newBatch(t, inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), batch.Options{}))
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, []string{"example.com"}, zones)
-	_, ok, err = provider.ZonesOf(ctx, batch.New(providertest.Intercept(plainProvider{}, providertest.Funcs{}), batch.Options{}))
+	_, ok, err = provider.ZonesOf(ctx, newBatch(t, providertest.Intercept(plainProvider{}, providertest.Funcs{}), batch.Options{}))
 	require.NoError(t, err)
 	assert.False(t, ok)
 }
@@ -241,7 +249,7 @@ func TestSetIdentifierGroups(t *testing.T) {
 		r, x := owned(1)
 		creates = append(creates, r.WithSetIdentifier(id), x.WithSetIdentifier(id))
 	}
-	require.NoError(t, batch.New(rp, batch.Options{MaxRecords: 2}).ApplyChanges(context.Background(), &plan.Changes{Create: creates}))
+	require.NoError(t, newBatch(t, rp, batch.Options{MaxRecords: 2}).ApplyChanges(context.Background(), &plan.Changes{Create: creates}))
 	calls := applyCalls(rp)
 	require.Len(t, calls, 3)
 	for i, id := range []string{"", "eu", "us"} {
@@ -256,7 +264,7 @@ func TestSetIdentifierGroups(t *testing.T) {
 // such; the valid changes around it are applied.
 func TestNilEndpoint(t *testing.T) {
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
-	err := batch.New(zone, batch.Options{}).ApplyChanges(context.Background(), &plan.Changes{
+	err := newBatch(t, zone, batch.Options{}).ApplyChanges(context.Background(), &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(1), nil, rec(2)},
 	})
 	require.ErrorIs(t, err, inmemory.ErrInvalidChanges)
@@ -275,9 +283,39 @@ func TestLogsThroughTheContext(t *testing.T) {
 	log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 1})
 	ctx := logr.NewContext(context.Background(), log)
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
-	require.NoError(t, batch.New(zone, batch.Options{MaxRecords: 1}).ApplyChanges(ctx, &plan.Changes{
+	require.NoError(t, newBatch(t, zone, batch.Options{MaxRecords: 1}).ApplyChanges(ctx, &plan.Changes{
 		Create: []*endpoint.Endpoint{rec(1), rec(2)},
 	}))
 	require.Len(t, lines, 1)
 	assert.Contains(t, lines[0], `"msg"="applied in batches" "calls"=2 "rejected"=0`)
+}
+
+func TestNewInvalidOptions(t *testing.T) {
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
+	tests := []struct {
+		name  string
+		p     provider.Provider
+		opts  batch.Options
+		field string // named in the error; empty: valid
+	}{
+		{name: "zero options", p: zone},
+		{name: "all set", p: zone, opts: batch.Options{MaxRecords: 1, MaxValueBytes: 1, Pause: time.Second}},
+		{name: "nil provider", p: nil, field: "provider is nil"},
+		{name: "negative MaxRecords", p: zone, opts: batch.Options{MaxRecords: -1}, field: "Options.MaxRecords"},
+		{name: "negative MaxValueBytes", p: zone, opts: batch.Options{MaxValueBytes: -1}, field: "Options.MaxValueBytes"},
+		{name: "negative Pause", p: zone, opts: batch.Options{Pause: -time.Second}, field: "Options.Pause"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := batch.New(tt.p, tt.opts)
+			if tt.field == "" {
+				require.NoError(t, err)
+				require.NotNil(t, p)
+				return
+			}
+			require.ErrorIs(t, err, batch.ErrInvalidOptions)
+			assert.Contains(t, err.Error(), tt.field)
+			assert.Nil(t, p)
+		})
+	}
 }

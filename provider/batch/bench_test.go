@@ -55,7 +55,7 @@ func BenchmarkApplyChanges(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
 			changes := churnChanges(n)
-			p := batch.New(discard{}, batch.Options{})
+			p := newBatch(b, discard{}, batch.Options{})
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

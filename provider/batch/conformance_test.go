@@ -3,7 +3,6 @@ package batch_test
 import (
 	"testing"
 
-	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/batch"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/provider/providertest"
@@ -11,7 +10,6 @@ import (
 
 // The wrapper keeps the provider contract of what it wraps.
 func TestConformance(t *testing.T) {
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return batch.New(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), batch.Options{MaxRecords: 10})
-	})
+	p := newBatch(t, inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), batch.Options{MaxRecords: 10})
+	providertest.TestProvider(t, p, providertest.Options{})
 }

@@ -27,7 +27,11 @@
 // Put the wrapper between the TXT registry and the provider (under a rate
 // limiter, if any, so that each batch waits for its own token):
 //
-//	reg, err := txt.New(batch.New(ratelimit.New(p, ...), batch.Options{}), cfg)
+//	limited, err := ratelimit.New(p, ratelimit.Options{Rate: 5, Burst: 5})
+//	...
+//	batched, err := batch.New(limited, batch.Options{})
+//	...
+//	reg, err := txt.New(batched, cfg)
 //
 // The wrapper has the optional capabilities of the provider it wraps
 // ([provider.As]): with [provider.ZoneLister] the registry still applies

@@ -16,9 +16,12 @@ func Example() {
 	ctx := context.Background()
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	rec := providertest.NewRecordingProvider(zone)
-	p := batch.New(rec, batch.Options{MaxRecords: 2})
+	p, err := batch.New(rec, batch.Options{MaxRecords: 2})
+	if err != nil {
+		panic(err)
+	}
 
-	err := p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
+	err = p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{
 		endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1"),
 		endpoint.NewEndpoint("b.example.com", "A", "192.0.2.2"),
 		endpoint.NewEndpoint("c.example.com", "A", "192.0.2.3"),

@@ -24,6 +24,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -36,13 +37,19 @@ import (
 	"github.com/zonesync/zonesync/provider"
 )
 
-// Options configures [New].
+// ErrInvalidOptions is wrapped by every error [New] returns: a nil
+// provider or an [Options] field out of range, named in the message.
+var ErrInvalidOptions = errors.New("invalid cache options")
+
+// Options configures [New]. The zero value is valid: a wrapper that caches
+// nothing.
 type Options struct {
-	// TTL is how long records read are served from the cache; zero or
-	// less disables the records cache.
+	// TTL is how long records read are served from the cache; zero
+	// disables the records cache. Negative is an error.
 	TTL time.Duration
 	// ZonesTTL is how long the zone list and the domain filter are
-	// cached; zero means TTL, negative disables both caches.
+	// cached; zero means TTL, negative disables both caches (so that
+	// records can be cached without the zone list).
 	ZonesTTL time.Duration
 	// Clock times the entries; nil means [clock.Real].
 	Clock clock.Clock
@@ -90,10 +97,17 @@ var (
 	_ provider.ZoneLister = (*Provider)(nil)
 )
 
-// New returns a caching wrapper of p, a *Provider (type-assert it to reach
-// [Provider.Invalidate]). The wrapper has the optional capabilities of p
-// ([provider.ZoneLister], ...; see [provider.As]); the zone list is cached.
-func New(p provider.Provider, opts Options) provider.Provider {
+// New returns a caching wrapper of p. It fails, with an error wrapping
+// [ErrInvalidOptions], when p is nil or [Options.TTL] is negative. The
+// wrapper has the optional capabilities of p ([provider.ZoneLister], ...;
+// see [provider.As]); the zone list is cached.
+func New(p provider.Provider, opts Options) (*Provider, error) {
+	if p == nil {
+		return nil, fmt.Errorf("cache: %w: the provider is nil", ErrInvalidOptions)
+	}
+	if opts.TTL < 0 {
+		return nil, fmt.Errorf("cache: %w: Options.TTL is negative (%v): zero disables the records cache", ErrInvalidOptions, opts.TTL)
+	}
 	clk := clock.OrReal(opts.Clock)
 	zttl := opts.ZonesTTL
 	if zttl == 0 {
@@ -105,7 +119,7 @@ func New(p provider.Provider, opts Options) provider.Provider {
 	}
 	return &Provider{next: p, ttl: opts.TTL, zonesTTL: zttl, clock: clk, obs: obs,
 		zones:   blueprint.NewZoneCacheWithClock[[]string](zttl, clk),
-		filters: blueprint.NewZoneCacheWithClock[endpoint.DomainFilterInterface](zttl, clk)}
+		filters: blueprint.NewZoneCacheWithClock[endpoint.DomainFilterInterface](zttl, clk)}, nil
 }
 
 // Unwrap returns the wrapped provider, through which [provider.As] finds

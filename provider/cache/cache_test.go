@@ -40,12 +40,20 @@ func newCounted(zone *inmemory.Provider, c *counting) provider.Provider {
 	})
 }
 
+// newCache is cache.New for options that are valid.
+func newCache(t testing.TB, p provider.Provider, opts cache.Options) *cache.Provider {
+	t.Helper()
+	c, err := cache.New(p, opts)
+	require.NoError(t, err)
+	return c
+}
+
 func TestRecordsCache(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(time.Unix(0, 0))
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{endpoint.NewEndpoint("a.example.com", "A", "192.0.2.1")}})
 	var n counting
-	p := cache.New(newCounted(zone, &n), cache.Options{TTL: time.Minute, Clock: clk})
+	p := newCache(t, newCounted(zone, &n), cache.Options{TTL: time.Minute, Clock: clk})
 
 	first, err := p.Records(ctx)
 	require.NoError(t, err)
@@ -81,7 +89,7 @@ func TestRecordsCache(t *testing.T) {
 func TestNoTTLNoCache(t *testing.T) {
 	ctx := context.Background()
 	var n counting
-	p := cache.New(newCounted(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), &n), cache.Options{})
+	p := newCache(t, newCounted(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), &n), cache.Options{})
 	for range 3 {
 		_, err := p.Records(ctx)
 		require.NoError(t, err)
@@ -93,7 +101,7 @@ func TestZoneCache(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(time.Unix(0, 0))
 	var n counting
-	p := cache.New(newCounted(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), &n), cache.Options{TTL: time.Minute, ZonesTTL: time.Hour, Clock: clk})
+	p := newCache(t, newCounted(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), &n), cache.Options{TTL: time.Minute, ZonesTTL: time.Hour, Clock: clk})
 	zones, ok, err := provider.ZonesOf(ctx, p)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -101,16 +109,14 @@ func TestZoneCache(t *testing.T) {
 	zones, _, _ = provider.ZonesOf(ctx, p)
 	assert.Equal(t, []string{"example.com"}, zones)
 	assert.Equal(t, int32(1), n.zones.Load())
-	c, ok := p.(*cache.Provider)
-	require.True(t, ok)
-	c.Invalidate()
+	p.Invalidate()
 	_, _, _ = provider.ZonesOf(ctx, p)
 	assert.Equal(t, int32(2), n.zones.Load())
 }
 
 func TestConcurrentUse(t *testing.T) {
 	ctx := context.Background()
-	p := cache.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), cache.Options{TTL: time.Hour})
+	p := newCache(t, inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), cache.Options{TTL: time.Hour})
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -155,7 +161,7 @@ func TestDomainFilterCache(t *testing.T) {
 			clk := clocktest.New(time.Unix(0, 0))
 			var n counting
 			zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}, DomainFilter: endpoint.NewDomainFilter([]string{"example.com"})})
-			p := cache.New(newCounted(zone, &n), cache.Options{TTL: time.Minute, ZonesTTL: tt.zonesTTL, Clock: clk})
+			p := newCache(t, newCounted(zone, &n), cache.Options{TTL: time.Minute, ZonesTTL: tt.zonesTTL, Clock: clk})
 			for range 3 {
 				f := p.GetDomainFilter()
 				require.NotNil(t, f)
@@ -164,11 +170,37 @@ func TestDomainFilterCache(t *testing.T) {
 				clk.Advance(tt.advance)
 			}
 			assert.Equal(t, tt.want, n.filters.Load())
-			c, ok := p.(*cache.Provider)
-			require.True(t, ok)
-			c.Invalidate()
+			p.Invalidate()
 			p.GetDomainFilter()
 			assert.Equal(t, tt.want+1, n.filters.Load(), "Invalidate drops the filter")
+		})
+	}
+}
+
+func TestNewInvalidOptions(t *testing.T) {
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
+	tests := []struct {
+		name  string
+		p     provider.Provider
+		opts  cache.Options
+		field string // named in the error; empty: valid
+	}{
+		{name: "zero options", p: zone},
+		{name: "negative ZonesTTL disables the zone cache", p: zone, opts: cache.Options{TTL: time.Minute, ZonesTTL: -1}},
+		{name: "nil provider", p: nil, field: "provider is nil"},
+		{name: "negative TTL", p: zone, opts: cache.Options{TTL: -time.Second}, field: "Options.TTL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := cache.New(tt.p, tt.opts)
+			if tt.field == "" {
+				require.NoError(t, err)
+				require.NotNil(t, p)
+				return
+			}
+			require.ErrorIs(t, err, cache.ErrInvalidOptions)
+			assert.Contains(t, err.Error(), tt.field)
+			assert.Nil(t, p)
 		})
 	}
 }

@@ -54,7 +54,7 @@ func TestObserver(t *testing.T) {
 		},
 	})
 	obs := &recordingObserver{}
-	p := cache.New(zone, cache.Options{TTL: time.Minute, Clock: clk, Observer: obs})
+	p := newCache(t, zone, cache.Options{TTL: time.Minute, Clock: clk, Observer: obs})
 
 	for range 2 {
 		_, err := p.Records(ctx)
@@ -73,6 +73,6 @@ func TestObserver(t *testing.T) {
 	assert.Equal(t, []string{"miss", "hit", "apply", "miss", "miss"}, obs.calls)
 
 	// Without an Observer nothing is reported and nothing breaks.
-	_, err = cache.New(zone, cache.Options{TTL: time.Minute}).Records(ctx)
+	_, err = newCache(t, zone, cache.Options{TTL: time.Minute}).Records(ctx)
 	require.NoError(t, err)
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/connector"
 	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/gatewayapi"
 	k8s "github.com/zonesync/zonesync/source/kubernetes"
@@ -141,7 +142,7 @@ type Program struct {
 // What the flags become (docs/from-external-dns.md has the table):
 //
 //   - --source: one zonesync source per value (source/kubernetes,
-//     source/gatewayapi, source.Connector, source.Empty), with the shared
+//     source/gatewayapi, source/connector, source.Empty), with the shared
 //     options (--namespace, --annotation-filter, --label-filter, the
 //     templates, --combine-fqdn-annotation, --ignore-hostname-annotation)
 //     and each source's own flags. Annotations are read under
@@ -243,7 +244,11 @@ func NewProgram(ctx context.Context, cfg *xconfig.Config, opts ProgramOptions) (
 			}
 			rec = newEventRecorder(ctx, opts.Kube)
 		}
-		r.Observer = events.New(rec, events.Options{})
+		obs, err := events.New(rec, events.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("--events-emit: %w", err)
+		}
+		r.Observer = obs
 	}
 	if crdReg != nil {
 		if err := crdReg.Start(ctx); err != nil {
@@ -506,7 +511,11 @@ func newProgramProvider(ctx context.Context, cfg *xconfig.Config, filter *xendpo
 		ttl = t
 	}
 	if ttl > 0 {
-		return cache.New(p, cache.Options{TTL: ttl}), nil
+		c, err := cache.New(p, cache.Options{TTL: ttl})
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
 	}
 	return p, nil
 }
@@ -631,7 +640,11 @@ func newSources(ctx context.Context, name string, cfg *xconfig.Config, o k8s.Opt
 	case "empty":
 		return []source.Source{source.Empty{}}, nil
 	case "connector":
-		return []source.Source{source.NewConnector(cfg.ConnectorSourceServer, source.ConnectorOptions{})}, nil
+		c, err := connector.New(cfg.ConnectorSourceServer, connector.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return []source.Source{c}, nil
 	case "service", "ingress", "node", "pod":
 		err = needs(true, false)
 	case "gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute", "gateway-udproute",

@@ -75,7 +75,11 @@ func route53Steady(tb testing.TB, n int) (*motoserver.Server, []route53Controlle
 	cached := newWholeCycle(tb, kube, cfg, p)
 	// A TTL far longer than the benchmark: every steady cycle is served
 	// from the cache, as cycles within --provider-cache-time are.
-	cached.ZonesyncProvider = cache.New(p, cache.Options{TTL: 24 * time.Hour})
+	cp, err := cache.New(p, cache.Options{TTL: 24 * time.Hour})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cached.ZonesyncProvider = cp
 	xdns := newWholeCycle(tb, kube, cfg, p)
 	zonesyncRun := func(wc *wholeCycle) func(context.Context) (bool, error) {
 		return func(ctx context.Context) (bool, error) {

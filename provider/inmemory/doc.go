@@ -15,6 +15,9 @@
 //		Zones:   []string{"example.org"},
 //		Records: []*endpoint.Endpoint{endpoint.NewEndpoint("www.example.org", endpoint.RecordTypeA, "192.0.2.1")},
 //	})
+//	if err := p.Err(); err != nil { // the options New refused, if any
+//		return err
+//	}
 //	err := p.ApplyChanges(ctx, &plan.Changes{Create: []*endpoint.Endpoint{...}})
 //	records, err := p.Records(ctx)
 //
@@ -45,9 +48,12 @@
 // not equal the stored ones. A cancelled context gives an error wrapping
 // ctx.Err() and changes nothing.
 //
-// [New] never fails or panics: invalid options (a bad zone name, an initial
-// record outside every zone) are reported by [Provider.Err] and by every
-// Records and ApplyChanges call, as an error wrapping [ErrInvalidOptions].
+// [New] never fails or panics (its signature is fixed by zonesync's API and
+// has no error): invalid options (a bad zone name, an initial record
+// outside every zone, more than one [Options]) are reported by
+// [Provider.Err], to be checked right after New as a constructor's error,
+// and by every Records, ListZones and ApplyChanges call, as an error
+// wrapping [ErrInvalidOptions].
 //
 // # Concurrency
 //

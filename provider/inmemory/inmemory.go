@@ -26,12 +26,17 @@ var (
 	ErrRecordNotFound = errors.New("record not found")
 	// ErrDuplicateChange: one change set touches a record more than once.
 	ErrDuplicateChange = errors.New("record changed more than once in one change set")
-	// ErrInvalidOptions: [New] was given an invalid zone or initial record.
+	// ErrInvalidOptions: [New] was given an invalid zone or initial
+	// record, or more than one [Options].
 	ErrInvalidOptions = errors.New("invalid options")
 	// ErrInvalidChanges: the change set is malformed (nil endpoint,
 	// unpaired updates) or an endpoint fails [endpoint.Endpoint.Validate].
 	ErrInvalidChanges = errors.New("invalid changes")
 )
+
+// Option is another name of [Options], the name under which the API of
+// zonesync's first release lists New's parameter.
+type Option = Options
 
 // Options configures a [Provider] built by [New]. The zero value is a
 // provider without zones (add them with [Provider.CreateZone]).
@@ -55,20 +60,6 @@ type Options struct {
 	DomainFilter endpoint.DomainFilterInterface
 }
 
-// merge returns o with the non-zero fields of later set.
-func (o Options) merge(later Options) Options {
-	if len(later.Zones) > 0 {
-		o.Zones = later.Zones
-	}
-	if len(later.Records) > 0 {
-		o.Records = later.Records
-	}
-	if later.DomainFilter != nil {
-		o.DomainFilter = later.DomainFilter
-	}
-	return o
-}
-
 // Provider is a zone-aware DNS provider that keeps records in memory. It is
 // the embedded default of zonesync and the reference implementation of the
 // [provider.Provider] contract. Create one with [New]; the zero value is not
@@ -86,23 +77,37 @@ type Provider struct {
 
 var _ provider.Provider = (*Provider)(nil)
 
-// New returns a provider with the zones and records of opts: zero or one
-// [Options] (the parameter is variadic so that inmemory.New() reads well);
-// with several, the non-zero fields of later ones override earlier ones.
+// New returns a provider with the zones and records of opts, which is
+// zero or one [Options]: inmemory.New() is a provider without zones,
+// inmemory.New(opts) the usual form. The parameter is variadic only so
+// that the first reads well; more than one Options is an error.
 //
-// New does not fail: when an option is invalid (a zone name that is not a
-// DNS name, an initial record that is invalid, outside every zone or
-// repeated), the provider reports it from [Provider.Err], and
-// [Provider.Records] and [Provider.ApplyChanges] return an error wrapping
-// [ErrInvalidOptions] that names the problem, so a mistake in a set-up
-// cannot go unnoticed.
+// The signature of New is part of zonesync's fixed API, so it cannot return
+// an error as the other constructors of the module do (New(…, Options)
+// (*T, error)). It checks everything a constructor would — each zone name
+// is a DNS name, each initial record is valid, falls in a zone and appears
+// once — and reports what it refuses from [Provider.Err], which takes the
+// place of the constructor's error:
+//
+//	p := inmemory.New(inmemory.Options{Zones: zones, Records: initial})
+//	if err := p.Err(); err != nil {
+//		return err // wraps ErrInvalidOptions, names each zone or record at fault
+//	}
+//
+// A provider built from invalid options holds no initial record, and every
+// Records, ListZones and ApplyChanges call returns that same error, so a
+// mistake in a set-up cannot go unnoticed even when Err is not called.
 func New(opts ...Options) *Provider {
 	var o Options
-	for _, x := range opts {
-		o = o.merge(x)
+	var errs []error
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		errs = append(errs, fmt.Errorf("New takes at most one Options, got %d: put the zones, records and filter in one", len(opts)))
 	}
 	p := &Provider{store: newStore(len(o.Records)), userFilter: o.DomainFilter}
-	var errs []error
 	for _, z := range o.Zones {
 		n := normalizeZone(z)
 		if err := validateZone(n); err != nil {
@@ -125,7 +130,9 @@ func New(opts ...Options) *Provider {
 	return p
 }
 
-// Err returns the error of the options given to [New], or nil.
+// Err returns the error of the options given to [New] (wrapping
+// [ErrInvalidOptions]), or nil: what New would return as its error if its
+// signature allowed one. Check it right after New.
 func (p *Provider) Err() error {
 	return p.err
 }

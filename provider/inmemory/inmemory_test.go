@@ -573,21 +573,36 @@ func TestManySmallCompactions(t *testing.T) {
 	}
 }
 
-// TestSeveralOptions: the non-zero fields of later Options override earlier
-// ones; zero fields leave them alone.
-func TestSeveralOptions(t *testing.T) {
+// TestNumberOfOptions: New takes zero or one Options; more is an invalid
+// option (no "later wins" merging).
+func TestNumberOfOptions(t *testing.T) {
 	filter := endpoint.NewDomainFilter([]string{"only.example.org"})
-	p := New(
-		Options{Zones: []string{"example.com"}, Records: []*endpoint.Endpoint{a("www.example.com", "192.0.2.1")}},
-		Options{Zones: []string{"example.org"}, Records: []*endpoint.Endpoint{a("www.example.org", "192.0.2.2")}},
-		Options{DomainFilter: filter},
-		Options{},
-	)
-	require.NoError(t, p.Err())
-	assert.Equal(t, []string{"example.org"}, p.zoneList())
-	assert.Equal(t, []string{"www.example.org/A"}, keys(records(t, p)))
-	assert.Same(t, filter, p.GetDomainFilter())
-	assert.NoError(t, New().Err(), "no options: a provider without zones")
+	tests := []struct {
+		name    string
+		opts    []Options
+		wantErr string // empty: valid
+	}{
+		{name: "none: a provider without zones"},
+		{name: "one", opts: []Options{{Zones: []string{"example.org"}, DomainFilter: filter}}},
+		{name: "two", opts: []Options{{Zones: []string{"example.com"}}, {DomainFilter: filter}}, wantErr: "at most one Options, got 2"},
+		{name: "two empty", opts: []Options{{}, {}}, wantErr: "at most one Options, got 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(tt.opts...)
+			if tt.wantErr == "" {
+				require.NoError(t, p.Err())
+				_, err := p.Records(context.Background())
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, p.Err(), ErrInvalidOptions)
+			assert.Contains(t, p.Err().Error(), tt.wantErr)
+			_, err := p.Records(context.Background())
+			require.ErrorIs(t, err, ErrInvalidOptions)
+		})
+	}
+	assert.Same(t, filter, New(Options{Zones: []string{"example.org"}, DomainFilter: filter}).GetDomainFilter())
 }
 
 // labelValue returns the value of key in l, "" when it is not set.

@@ -3,7 +3,6 @@ package ratelimit_test
 import (
 	"testing"
 
-	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/ratelimit"
@@ -11,7 +10,6 @@ import (
 
 // The wrapper keeps the provider contract of what it wraps.
 func TestConformance(t *testing.T) {
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return ratelimit.New(inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), ratelimit.Options{Rate: 1000, Burst: 100})
-	})
+	p := newLimited(t, inmemory.New(inmemory.Options{Zones: []string{"example.org"}}), ratelimit.Options{Rate: 1000, Burst: 100})
+	providertest.TestProvider(t, p, providertest.Options{})
 }

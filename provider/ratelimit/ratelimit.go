@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -40,10 +41,15 @@ const (
 	DefaultBackoffMax     = 30 * time.Second
 )
 
-// Options configures [New]. Zero values mean the defaults.
+// ErrInvalidOptions is wrapped by every error [New] returns: a nil
+// provider or an [Options] field out of range, named in the message.
+var ErrInvalidOptions = errors.New("invalid rate limit options")
+
+// Options configures [New]. Zero values mean the defaults; negative values
+// are errors, except for Retries.
 type Options struct {
-	// Rate is the number of calls allowed per second on average; zero or
-	// less means no limit. Cloudflare's 1,200 requests per 5 minutes is
+	// Rate is the number of calls allowed per second on average; zero
+	// means no limit. Cloudflare's 1,200 requests per 5 minutes is
 	// Rate 4; Route 53's 5 requests per second per account is Rate 5.
 	Rate float64
 	// Burst is the number of calls allowed at once; zero means 1.
@@ -57,7 +63,9 @@ type Options struct {
 	Retries int
 	// BackoffInitial is the wait before the first retry, doubled for each
 	// further one up to BackoffMax; zero values mean
-	// [DefaultBackoffInitial] and [DefaultBackoffMax].
+	// [DefaultBackoffInitial] and [DefaultBackoffMax] (capped by, or
+	// raised to, the other field when it is set). When both are set, BackoffMax
+	// must not be less than BackoffInitial.
 	BackoffInitial, BackoffMax time.Duration
 	// Clock times the waits; nil means [clock.Real].
 	Clock clock.Clock
@@ -75,28 +83,47 @@ var (
 	_ provider.ZoneLister = (*Provider)(nil)
 )
 
-// New returns a rate-limited wrapper of p, a *Provider. The wrapper has
-// the optional capabilities of p ([provider.ZoneLister], ...; see
-// [provider.As]); ListZones goes through the limit like the other calls.
-func New(p provider.Provider, opts Options) provider.Provider {
+// New returns a rate-limited wrapper of p. It fails, with an error
+// wrapping [ErrInvalidOptions], when p is nil or a field of opts is out of
+// range. The wrapper has the optional capabilities of p
+// ([provider.ZoneLister], ...; see [provider.As]); ListZones goes through
+// the limit like the other calls.
+func New(p provider.Provider, opts Options) (*Provider, error) {
+	if p == nil {
+		return nil, fmt.Errorf("ratelimit: %w: the provider is nil", ErrInvalidOptions)
+	}
+	switch {
+	case opts.Rate < 0 || math.IsNaN(opts.Rate):
+		return nil, fmt.Errorf("ratelimit: %w: Options.Rate is %v: zero means no limit", ErrInvalidOptions, opts.Rate)
+	case opts.Burst < 0:
+		return nil, fmt.Errorf("ratelimit: %w: Options.Burst is negative (%d): zero means 1", ErrInvalidOptions, opts.Burst)
+	case opts.BackoffInitial < 0:
+		return nil, fmt.Errorf("ratelimit: %w: Options.BackoffInitial is negative (%v): zero means %v", ErrInvalidOptions, opts.BackoffInitial, DefaultBackoffInitial)
+	case opts.BackoffMax < 0:
+		return nil, fmt.Errorf("ratelimit: %w: Options.BackoffMax is negative (%v): zero means %v", ErrInvalidOptions, opts.BackoffMax, DefaultBackoffMax)
+	}
 	limit := rate.Inf
 	if opts.Rate > 0 {
 		limit = rate.Limit(opts.Rate)
 	}
-	if opts.Burst <= 0 {
+	if opts.Burst == 0 {
 		opts.Burst = 1
 	}
 	if opts.Retries == 0 {
 		opts.Retries = DefaultRetries
 	}
-	if opts.BackoffInitial <= 0 {
-		opts.BackoffInitial = DefaultBackoffInitial
-	}
-	if opts.BackoffMax <= 0 {
-		opts.BackoffMax = DefaultBackoffMax
+	switch {
+	case opts.BackoffInitial == 0 && opts.BackoffMax == 0:
+		opts.BackoffInitial, opts.BackoffMax = DefaultBackoffInitial, DefaultBackoffMax
+	case opts.BackoffInitial == 0:
+		opts.BackoffInitial = min(DefaultBackoffInitial, opts.BackoffMax)
+	case opts.BackoffMax == 0:
+		opts.BackoffMax = max(DefaultBackoffMax, opts.BackoffInitial)
+	case opts.BackoffMax < opts.BackoffInitial:
+		return nil, fmt.Errorf("ratelimit: %w: Options.BackoffMax (%v) is less than Options.BackoffInitial (%v)", ErrInvalidOptions, opts.BackoffMax, opts.BackoffInitial)
 	}
 	opts.Clock = clock.OrReal(opts.Clock)
-	return &Provider{next: p, opts: opts, lim: rate.NewLimiter(limit, opts.Burst)}
+	return &Provider{next: p, opts: opts, lim: rate.NewLimiter(limit, opts.Burst)}, nil
 }
 
 // Unwrap returns the wrapped provider, through which [provider.As] finds

@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +20,14 @@ import (
 	"github.com/zonesync/zonesync/provider/ratelimit"
 )
 
+// newLimited is ratelimit.New for options that are valid.
+func newLimited(t testing.TB, p provider.Provider, opts ratelimit.Options) *ratelimit.Provider {
+	t.Helper()
+	l, err := ratelimit.New(p, opts)
+	require.NoError(t, err)
+	return l
+}
+
 func create(name string) *plan.Changes {
 	return &plan.Changes{Create: []*endpoint.Endpoint{endpoint.NewEndpoint(name, "A", "192.0.2.1")}}
 }
@@ -26,7 +35,7 @@ func create(name string) *plan.Changes {
 func TestTokenBucket(t *testing.T) {
 	clk := clocktest.New(time.Unix(0, 0))
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
-	p := ratelimit.New(zone, ratelimit.Options{Rate: 2, Burst: 2, Clock: clk})
+	p := newLimited(t, zone, ratelimit.Options{Rate: 2, Burst: 2, Clock: clk})
 	ctx := context.Background()
 	require.NoError(t, p.ApplyChanges(ctx, create("a.example.com")))
 	_, err := p.Records(ctx)
@@ -51,7 +60,7 @@ func TestWaitHonoursContext(t *testing.T) {
 			return next.Records(ctx)
 		},
 	})
-	p := ratelimit.New(inner, ratelimit.Options{Rate: 0.001, Clock: clk})
+	p := newLimited(t, inner, ratelimit.Options{Rate: 0.001, Clock: clk})
 	ctx, cancel := context.WithCancel(context.Background())
 	_, err := p.Records(ctx)
 	require.NoError(t, err)
@@ -94,7 +103,7 @@ func TestSoftErrorsBackOff(t *testing.T) {
 					return next.ApplyChanges(ctx, c)
 				},
 			})
-			p := ratelimit.New(inner, ratelimit.Options{Retries: tt.retries, Clock: clk})
+			p := newLimited(t, inner, ratelimit.Options{Retries: tt.retries, Clock: clk})
 			done := make(chan error, 1)
 			go func() { done <- p.ApplyChanges(context.Background(), create("a.example.com")) }()
 			for _, w := range tt.waits {
@@ -114,8 +123,43 @@ func TestSoftErrorsBackOff(t *testing.T) {
 
 func TestForwardsZones(t *testing.T) {
 	ctx := context.Background()
-	zones, ok, err := provider.ZonesOf(ctx, ratelimit.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), ratelimit.Options{}))
+	zones, ok, err := provider.ZonesOf(ctx, newLimited(t, inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), ratelimit.Options{}))
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, []string{"example.com"}, zones)
+}
+
+func TestNewInvalidOptions(t *testing.T) {
+	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
+	tests := []struct {
+		name  string
+		p     provider.Provider
+		opts  ratelimit.Options
+		field string // named in the error; empty: valid
+	}{
+		{name: "zero options", p: zone},
+		{name: "negative Retries means never", p: zone, opts: ratelimit.Options{Retries: -1}},
+		{name: "BackoffInitial above the default BackoffMax", p: zone, opts: ratelimit.Options{BackoffInitial: time.Minute}},
+		{name: "BackoffMax below the default BackoffInitial", p: zone, opts: ratelimit.Options{BackoffMax: time.Millisecond}},
+		{name: "nil provider", p: nil, field: "provider is nil"},
+		{name: "negative Rate", p: zone, opts: ratelimit.Options{Rate: -1}, field: "Options.Rate"},
+		{name: "NaN Rate", p: zone, opts: ratelimit.Options{Rate: math.NaN()}, field: "Options.Rate"},
+		{name: "negative Burst", p: zone, opts: ratelimit.Options{Burst: -1}, field: "Options.Burst"},
+		{name: "negative BackoffInitial", p: zone, opts: ratelimit.Options{BackoffInitial: -time.Second}, field: "Options.BackoffInitial"},
+		{name: "negative BackoffMax", p: zone, opts: ratelimit.Options{BackoffMax: -time.Second}, field: "Options.BackoffMax"},
+		{name: "BackoffMax below BackoffInitial", p: zone, opts: ratelimit.Options{BackoffInitial: 2 * time.Second, BackoffMax: time.Second}, field: "Options.BackoffMax"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ratelimit.New(tt.p, tt.opts)
+			if tt.field == "" {
+				require.NoError(t, err)
+				require.NotNil(t, p)
+				return
+			}
+			require.ErrorIs(t, err, ratelimit.ErrInvalidOptions)
+			assert.Contains(t, err.Error(), tt.field)
+			assert.Nil(t, p)
+		})
+	}
 }

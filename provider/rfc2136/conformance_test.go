@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/internal/bindtest"
-	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/provider/rfc2136"
 )
@@ -31,19 +30,16 @@ func newProvider(t *testing.T, srv *bindtest.Server, opts ...func(*rfc2136.Confi
 
 func TestConformance(t *testing.T) {
 	srv := bindtest.Start(t, bindtest.Config{Zones: []string{"example.org"}})
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return newProvider(t, srv)
-	}, providertest.Options{Zone: "example.org", NoSetIdentifier: true})
+	providertest.TestProvider(t, newProvider(t, srv), providertest.Options{Zone: "example.org", NoSetIdentifier: true})
 }
 
 func TestConformanceUDPSmallBatches(t *testing.T) {
 	srv := bindtest.Start(t, bindtest.Config{Zones: []string{"example.net"}})
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return newProvider(t, srv, func(c *rfc2136.Config) {
-			c.UDPUpdates = true
-			c.MaxChangesPerUpdate = 1
-			k := srv.Keys()[1]
-			c.TSIG = &rfc2136.TSIG{KeyName: k.Name, Algorithm: k.Algorithm, Secret: k.Secret}
-		})
-	}, providertest.Options{Zone: "example.net", NoSetIdentifier: true})
+	p := newProvider(t, srv, func(c *rfc2136.Config) {
+		c.UDPUpdates = true
+		c.MaxChangesPerUpdate = 1
+		k := srv.Keys()[1]
+		c.TSIG = &rfc2136.TSIG{KeyName: k.Name, Algorithm: k.Algorithm, Secret: k.Secret}
+	})
+	providertest.TestProvider(t, p, providertest.Options{Zone: "example.net", NoSetIdentifier: true})
 }

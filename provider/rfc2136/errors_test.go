@@ -135,7 +135,7 @@ func TestNewRejectsNonBase64Secret(t *testing.T) {
 			assert.NoError(t, err)
 			continue
 		}
-		require.Error(t, err, "%q", secret)
+		require.ErrorIs(t, err, rfc2136.ErrInvalidConfig, "%q", secret)
 		assert.Contains(t, err.Error(), "Config.TSIG.Secret is not standard base64")
 		assert.Contains(t, err.Error(), "copy the secret of the server's key statement", "says what to change")
 		assert.False(t, strings.Contains(err.Error(), secret), "the secret is not echoed")

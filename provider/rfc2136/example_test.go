@@ -28,5 +28,5 @@ func ExampleNew() {
 	// Output:
 	// [example.net example.org]
 	// true true false
-	// rfc2136: Config.TSIG.Algorithm "hmac-md5" is not supported: use hmac-sha256 or hmac-sha512, the algorithm of the server's key statement
+	// rfc2136: invalid configuration: Config.TSIG.Algorithm "hmac-md5" is not supported: use hmac-sha256 or hmac-sha512, the algorithm of the server's key statement
 }

@@ -29,7 +29,9 @@ const (
 	DefaultTTL endpoint.TTL = 300
 )
 
-// Config configures a [Provider]. Server and Zones are required.
+// Config configures a [Provider]. Server and Zones are required; zero
+// values of the other fields mean the defaults, and negative numbers and
+// durations are errors.
 type Config struct {
 	// Server is the primary name server, "host:port" or "host" (port 53).
 	Server string
@@ -112,6 +114,10 @@ type Provider struct {
 var _ provider.Provider = (*Provider)(nil)
 
 // New checks cfg and returns a provider. It does not contact the server.
+// It fails, with an error wrapping [ErrInvalidConfig] that names the field
+// at fault, when Server or Zones is empty, a zone is not a DNS name (or is
+// the root), the TSIG key is incomplete or unsupported, or a number or
+// duration is negative.
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		timeout:    cfg.Timeout,
@@ -122,7 +128,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	server := strings.TrimSpace(cfg.Server)
 	if server == "" {
-		return nil, errors.New("rfc2136: Config.Server is empty: set it to the primary name server of the zones, \"host\" or \"host:port\"")
+		return nil, badConfig("Config.Server is empty: set it to the primary name server of the zones, \"host\" or \"host:port\"")
 	}
 	if _, _, err := net.SplitHostPort(server); err != nil {
 		server = net.JoinHostPort(strings.Trim(server, "[]"), "53")
@@ -135,52 +141,69 @@ func New(cfg Config) (*Provider, error) {
 		}
 	}
 	if len(zones) == 0 {
-		return nil, errors.New("rfc2136: Config.Zones is empty: list the zones the server lets this client update and transfer")
+		return nil, badConfig("Config.Zones is empty: list the zones the server lets this client update and transfer")
 	}
 	p.zones = provider.NewZoneMatcher(zones...)
 	p.zoneList = p.zones.Zones()
 	for _, z := range p.zoneList {
 		if z == "." {
-			return nil, errors.New("rfc2136: the root zone is not supported")
+			return nil, badConfig("Config.Zones: the root zone is not supported")
 		}
 		if err := endpoint.ValidateDNSName(z); err != nil {
-			return nil, fmt.Errorf("rfc2136: zone %q: %w", z, err)
+			return nil, badConfig("Config.Zones: zone %q: %w", z, err)
 		}
 	}
 	if k := cfg.TSIG; k != nil {
 		if strings.TrimSpace(k.KeyName) == "" {
-			return nil, errors.New("rfc2136: Config.TSIG.KeyName is empty: set it to the name of the server's key statement, or set Config.TSIG to nil to send unsigned requests")
+			return nil, badConfig("Config.TSIG.KeyName is empty: set it to the name of the server's key statement, or set Config.TSIG to nil to send unsigned requests")
 		}
 		alg, ok := tsigAlgorithm(k.Algorithm)
 		if !ok {
-			return nil, fmt.Errorf("rfc2136: Config.TSIG.Algorithm %q is not supported: use hmac-sha256 or hmac-sha512, the algorithm of the server's key statement", k.Algorithm)
+			return nil, badConfig("Config.TSIG.Algorithm %q is not supported: use hmac-sha256 or hmac-sha512, the algorithm of the server's key statement", k.Algorithm)
 		}
 		p.algorithm = alg
 		secret := strings.TrimSpace(k.Secret)
 		if secret == "" {
-			return nil, errors.New("rfc2136: Config.TSIG.Secret is empty: set it to the secret of the server's key statement (standard base64)")
+			return nil, badConfig("Config.TSIG.Secret is empty: set it to the secret of the server's key statement (standard base64)")
 		}
 		if err := checkTSIGSecret(secret); err != nil {
 			// Not quoted: the secret must not land in logs.
-			return nil, fmt.Errorf("rfc2136: Config.TSIG.Secret is not standard base64 (as in BIND's key statement): %w: "+
+			return nil, badConfig("Config.TSIG.Secret is not standard base64 (as in BIND's key statement): %w: "+
 				"copy the secret of the server's key statement as it is (tsig-keygen prints one)", err)
 		}
 		p.keyName = dns.CanonicalName(strings.TrimSpace(k.KeyName))
 		p.secret = secret
 	}
-	if p.timeout <= 0 {
+	switch {
+	case p.timeout < 0:
+		return nil, badConfig("Config.Timeout is negative (%v): zero means %v", p.timeout, DefaultTimeout)
+	case p.maxChanges < 0:
+		return nil, badConfig("Config.MaxChangesPerUpdate is negative (%d): zero means %d", p.maxChanges, DefaultMaxChangesPerUpdate)
+	case p.defaultTTL < 0:
+		return nil, badConfig("Config.DefaultTTL is negative (%d): zero means %d", p.defaultTTL, DefaultTTL)
+	case p.minTTL < 0:
+		return nil, badConfig("Config.MinTTL is negative (%d): zero means no minimum", p.minTTL)
+	}
+	if p.timeout == 0 {
 		p.timeout = DefaultTimeout
 	}
-	if p.maxChanges <= 0 {
+	if p.maxChanges == 0 {
 		p.maxChanges = DefaultMaxChangesPerUpdate
 	}
-	if !p.defaultTTL.IsConfigured() {
+	if p.defaultTTL == 0 {
 		p.defaultTTL = DefaultTTL
 	}
-	if p.minTTL < 0 {
-		return nil, fmt.Errorf("rfc2136: MinTTL %d is negative", p.minTTL)
-	}
 	return p, nil
+}
+
+// ErrInvalidConfig is wrapped by every error [New] returns: a [Config]
+// field missing or out of range, named in the message.
+var ErrInvalidConfig = errors.New("invalid configuration")
+
+// badConfig returns an error of New: format and args describe the field at
+// fault and what to set.
+func badConfig(format string, args ...any) error {
+	return fmt.Errorf("rfc2136: %w: "+format, append([]any{ErrInvalidConfig}, args...)...)
 }
 
 // Zones returns the managed zones, lower case without a trailing dot,

@@ -380,12 +380,17 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			[]string{"Config.TSIG.Secret is empty", "secret of the server's key statement"}},
 		{"unknown algorithm", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: &rfc2136.TSIG{KeyName: "k", Algorithm: "hmac-md5", Secret: "c2VjcmV0"}},
 			[]string{`Config.TSIG.Algorithm "hmac-md5" is not supported`, "use hmac-sha256 or hmac-sha512"}},
-		{"negative min TTL", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: key, MinTTL: -1}, []string{"MinTTL"}},
+		{"negative min TTL", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, TSIG: key, MinTTL: -1}, []string{"Config.MinTTL"}},
+		{"invalid zone", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"bad..example.org"}}, []string{"Config.Zones", `"bad..example.org"`}},
+		{"negative timeout", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, Timeout: -time.Second}, []string{"Config.Timeout", "zero means"}},
+		{"negative max changes", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, MaxChangesPerUpdate: -1}, []string{"Config.MaxChangesPerUpdate", "zero means"}},
+		{"negative default TTL", rfc2136.Config{Server: "127.0.0.1", Zones: []string{"example.org"}, DefaultTTL: -1}, []string{"Config.DefaultTTL", "zero means"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := rfc2136.New(tt.cfg)
-			require.Error(t, err)
+			p, err := rfc2136.New(tt.cfg)
+			require.ErrorIs(t, err, rfc2136.ErrInvalidConfig)
+			assert.Nil(t, p)
 			for _, part := range tt.want {
 				assert.Contains(t, err.Error(), part)
 			}

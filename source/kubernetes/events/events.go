@@ -18,7 +18,9 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -105,13 +107,18 @@ func ResolverFor(extra map[string][2]string) Resolver {
 	}
 }
 
+// ErrInvalidOptions is wrapped by every error [New] returns: a nil
+// recorder or an [Options] field out of range, named in the message.
+var ErrInvalidOptions = errors.New("invalid events options")
+
 // Options configures [New]. The zero value is usable.
 type Options struct {
 	// Resolver finds the object of a resource key; nil means
 	// [DefaultResolver].
 	Resolver Resolver
 	// QPS and Burst limit the Events recorded: Burst at once, then QPS
-	// per second. Zero means [DefaultQPS] and [DefaultBurst].
+	// per second. Zero means [DefaultQPS] and [DefaultBurst]; an infinite
+	// QPS means no limit; negative values are errors.
 	QPS   float64
 	Burst int
 	// Clock drives the rate limit; nil means [clock.Real].
@@ -144,15 +151,25 @@ type seen struct {
 }
 
 // New returns an Observer recording on rec (for example a recorder from
-// record.NewBroadcaster, or record.NewFakeRecorder in tests).
-func New(rec record.EventRecorder, opts Options) *Observer {
+// record.NewBroadcaster, or record.NewFakeRecorder in tests). It fails,
+// with an error wrapping [ErrInvalidOptions], when rec is nil or a field
+// of opts is out of range.
+func New(rec record.EventRecorder, opts Options) (*Observer, error) {
+	switch {
+	case rec == nil:
+		return nil, fmt.Errorf("events: %w: the EventRecorder is nil", ErrInvalidOptions)
+	case opts.QPS < 0 || math.IsNaN(opts.QPS):
+		return nil, fmt.Errorf("events: %w: Options.QPS is %v: zero means %d", ErrInvalidOptions, opts.QPS, DefaultQPS)
+	case opts.Burst < 0:
+		return nil, fmt.Errorf("events: %w: Options.Burst is negative (%d): zero means %d", ErrInvalidOptions, opts.Burst, DefaultBurst)
+	}
 	if opts.Resolver == nil {
 		opts.Resolver = DefaultResolver
 	}
-	if opts.QPS <= 0 {
+	if opts.QPS == 0 {
 		opts.QPS = DefaultQPS
 	}
-	if opts.Burst <= 0 {
+	if opts.Burst == 0 {
 		opts.Burst = DefaultBurst
 	}
 	return &Observer{
@@ -161,7 +178,7 @@ func New(rec record.EventRecorder, opts Options) *Observer {
 		limiter: rate.NewLimiter(rate.Limit(opts.QPS), opts.Burst),
 		clock:   clock.OrReal(opts.Clock),
 		last:    map[seenKey]seen{},
-	}
+	}, nil
 }
 
 // Dropped returns the number of Events dropped by the rate limit so far.

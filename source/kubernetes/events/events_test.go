@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"errors"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,7 +64,8 @@ func newHarness(t *testing.T, opts events.Options) *harness {
 	})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "me"})
 	require.NoError(t, err)
-	h.obs = events.New(h.fake, opts)
+	h.obs, err = events.New(h.fake, opts)
+	require.NoError(t, err)
 	h.src = source.NewStatic()
 	h.r = &zonesync.Reconciler{Source: h.src, Registry: reg, Observer: h.obs}
 	return h
@@ -250,7 +252,8 @@ func TestDeletesFollowTheCycleClassification(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := record.NewFakeRecorder(10)
-			obs := events.New(fake, events.Options{})
+			obs, err := events.New(fake, events.Options{})
+			require.NoError(t, err)
 			c := zonesync.Cycle{
 				Plan: &plan.Plan{Changes: &plan.Changes{Delete: []*endpoint.Endpoint{elsewhere, inFailed}}},
 				Err:  tt.err,
@@ -283,7 +286,9 @@ func TestEventTextPrintable(t *testing.T) {
 		endpoint.NewEndpoint("txt.example.com", endpoint.RecordTypeTXT, "a\nFORGED\x00").WithLabel(endpoint.ResourceLabelKey, "service/ns/txt"),
 		endpoint.NewEndpoint("plain.example.com", endpoint.RecordTypeTXT, "v=spf1 -all").WithLabel(endpoint.ResourceLabelKey, "service/ns/plain"),
 	)
-	r := &zonesync.Reconciler{Source: src, Registry: reg, Observer: events.New(fake, events.Options{})}
+	obs, err := events.New(fake, events.Options{})
+	require.NoError(t, err)
+	r := &zonesync.Reconciler{Source: src, Registry: reg, Observer: obs}
 	_, err = r.RunOnce(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []string{
@@ -301,4 +306,33 @@ func TestEventTextPrintable(t *testing.T) {
 		assert.NotContains(t, e, "\x1b")
 	}
 	assert.Contains(t, got[0], `Warning RecordError Created record:bad.example.com,type:A,ttl:0,targets:192.0.2.1: "`)
+}
+
+func TestNewInvalidOptions(t *testing.T) {
+	tests := []struct {
+		name  string
+		rec   record.EventRecorder
+		opts  events.Options
+		field string // named in the error; empty: valid
+	}{
+		{name: "zero options", rec: record.NewFakeRecorder(1)},
+		{name: "no limit", rec: record.NewFakeRecorder(1), opts: events.Options{QPS: math.Inf(1)}},
+		{name: "nil recorder", field: "EventRecorder is nil"},
+		{name: "negative QPS", rec: record.NewFakeRecorder(1), opts: events.Options{QPS: -1}, field: "Options.QPS"},
+		{name: "NaN QPS", rec: record.NewFakeRecorder(1), opts: events.Options{QPS: math.NaN()}, field: "Options.QPS"},
+		{name: "negative Burst", rec: record.NewFakeRecorder(1), opts: events.Options{Burst: -1}, field: "Options.Burst"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obs, err := events.New(tt.rec, tt.opts)
+			if tt.field == "" {
+				require.NoError(t, err)
+				require.NotNil(t, obs)
+				return
+			}
+			require.ErrorIs(t, err, events.ErrInvalidOptions)
+			assert.Contains(t, err.Error(), tt.field)
+			assert.Nil(t, obs)
+		})
+	}
 }

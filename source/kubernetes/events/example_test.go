@@ -22,10 +22,15 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
+	obs, err := events.New(recorder, events.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	r := &zonesync.Reconciler{
 		Source:   source.NewStatic(rec("www.example.com", "192.0.2.10", "service/default/web")),
 		Registry: reg,
-		Observer: zonesync.Observers(events.New(recorder, events.Options{})),
+		Observer: zonesync.Observers(obs),
 	}
 	for range 2 { // the second cycle changes nothing and records nothing
 		if _, err := r.RunOnce(context.Background()); err != nil {

@@ -102,10 +102,12 @@ status: {loadBalancer: {ingress: [{ip: `+svc.ip+`}]}}
 
 	reg, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), txt.Config{OwnerID: "events"})
 	require.NoError(t, err)
+	obs, err := events.New(recorder(t, client), events.Options{})
+	require.NoError(t, err)
 	rec := &zonesync.Reconciler{
 		Source:   src,
 		Registry: rejecting{reg, "bad.example.com"},
-		Observer: events.New(recorder(t, client), events.Options{}),
+		Observer: obs,
 	}
 	_, err = rec.RunOnce(o.Ctx)
 	require.ErrorContains(t, err, "quota exceeded")
@@ -186,7 +188,9 @@ status: {loadBalancer: {ingress: [{ip: 192.0.2.1}]}}
 			require.NoError(t, src.WaitForSync(o.Ctx))
 			reg, err := txt.New(inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), txt.Config{OwnerID: "events"})
 			require.NoError(t, err)
-			rec := &zonesync.Reconciler{Source: src, Registry: reg, Observer: events.New(recorder(t, client), events.Options{Resolver: tt.resolver(client)})}
+			obs, err := events.New(recorder(t, client), events.Options{Resolver: tt.resolver(client)})
+			require.NoError(t, err)
+			rec := &zonesync.Reconciler{Source: src, Registry: reg, Observer: obs}
 			_, err = rec.RunOnce(o.Ctx)
 			require.NoError(t, err)
 			kubedrive.Eventually(t, "Events", []string{
