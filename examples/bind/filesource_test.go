@@ -122,7 +122,8 @@ func TestFileSourceContract(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "records.txt")
 	writeFile(t, path, "www.example.test A 300 192.0.2.1\napi.example.test CNAME 300 www.example.test\n")
 	var n atomic.Int32
-	sourcetest.TestSource(t, &fileSource{path: path, poll: 10 * time.Millisecond}, sourcetest.CheckOptions{
+	sourcetest.TestSource(t, &fileSource{path: path, poll: 10 * time.Millisecond}, sourcetest.Options{
+		ValidEndpoints: true, // beyond the contract: every line makes a valid endpoint
 		Change: func(context.Context) error {
 			i := n.Add(1)
 			return os.WriteFile(path, fmt.Appendf(nil, "www.example.test A 300 192.0.2.%d\n", 10+i), 0o644)

@@ -4,7 +4,7 @@
 // this example, and prints the result.
 //
 // In tests, use providertest.TestProvider instead (see provider_test.go): it
-// runs every behaviour as a subtest on a fresh provider.
+// runs the same rules and reports each violation with t.Error.
 //
 // Run it from the repository root:
 //

@@ -16,11 +16,9 @@ import (
 )
 
 // TestConformance is what a provider author adds to their own repository:
-// one call runs the whole suite, one subtest per behaviour.
+// one call runs every rule of the suite and reports every violation.
 func TestConformance(t *testing.T) {
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return newMapProvider("example.org")
-	}, providertest.Options{Zone: "example.org"})
+	providertest.TestProvider(t, newMapProvider("example.org"), providertest.Options{Zone: "example.org"})
 }
 
 func TestRunPrintsResult(t *testing.T) {
@@ -62,7 +60,7 @@ func TestSuiteCatchesBrokenProvider(t *testing.T) {
 	require.Error(t, err)
 	var v *providertest.Violation
 	require.True(t, errors.As(err, &v))
-	assert.Equal(t, providertest.BehaviourCreateExisting, v.Behaviour)
+	assert.Equal(t, providertest.RuleCreateExisting, v.Rule)
 }
 
 func TestMapProviderErrors(t *testing.T) {

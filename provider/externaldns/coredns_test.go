@@ -16,7 +16,6 @@ import (
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
-	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/externaldns"
 	"github.com/zonesync/zonesync/provider/externaldns/internal/etcdtest"
 	"github.com/zonesync/zonesync/provider/providertest"
@@ -41,27 +40,25 @@ func newCoreDNS(t *testing.T, zone string, extra ...string) *externaldns.Provide
 func TestConformanceCoreDNS(t *testing.T) {
 	srv := etcdtest.Start(t, etcdtest.Config{})
 	t.Setenv("ETCD_URLS", srv.URL())
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return newCoreDNS(t, "example.org")
-	}, providertest.Options{
+	providertest.TestProvider(t, newCoreDNS(t, "example.org"), providertest.Options{
 		Zone: "example.org",
 		// Services in etcd have no set identifier: the provider drops it.
 		NoSetIdentifier: true,
 		Lacks: map[string]string{
-			providertest.BehaviourCreate:                  txtTTL,
-			providertest.BehaviourUpdateTargets:           keysByLabels,
-			providertest.BehaviourUpdateTTL:               keysByLabels,
-			providertest.BehaviourReadAfterWrite:          keysByLabels,
-			providertest.BehaviourNameNormalisation:       keysByLabels,
-			providertest.BehaviourWildcardNames:           keysByLabels + "; " + txtTTL,
-			providertest.BehaviourUnknownProviderSpecific: keysByLabels,
-			providertest.BehaviourTXTQuotes:               keysByLabels,
-			providertest.BehaviourTXTLongValues:           keysByLabels,
-			providertest.BehaviourConcurrentApply:         keysByLabels,
-			providertest.BehaviourMultiTarget:             oneEndpointPerKey + "; " + txtFirstTarget + "; " + txtTTL,
-			providertest.BehaviourReturnedSlicesAreCopies: oneEndpointPerKey,
-			providertest.BehaviourCreateExisting:          "a create writes a new etcd key under a fresh random prefix without looking for the record: an existing record gains a second key instead of failing or being replaced",
-			providertest.BehaviourChangeMissing:           "a delete is an etcd delete of a key (or key prefix), which succeeds when nothing is there; an update of a missing record writes it",
+			providertest.RuleCreate:                  txtTTL,
+			providertest.RuleUpdateTargets:           keysByLabels,
+			providertest.RuleUpdateTTL:               keysByLabels,
+			providertest.RuleReadAfterWrite:          keysByLabels,
+			providertest.RuleNameNormalisation:       keysByLabels,
+			providertest.RuleWildcardNames:           keysByLabels + "; " + txtTTL,
+			providertest.RuleUnknownProviderSpecific: keysByLabels,
+			providertest.RuleTXTQuotes:               keysByLabels,
+			providertest.RuleTXTLongValues:           keysByLabels,
+			providertest.RuleConcurrency:             keysByLabels,
+			providertest.RuleMultiTarget:             oneEndpointPerKey + "; " + txtFirstTarget + "; " + txtTTL,
+			providertest.RuleSliceOwnership:          oneEndpointPerKey,
+			providertest.RuleCreateExisting:          "a create writes a new etcd key under a fresh random prefix without looking for the record: an existing record gains a second key instead of failing or being replaced",
+			providertest.RuleChangeMissing:           "a delete is an etcd delete of a key (or key prefix), which succeeds when nothing is there; an update of a missing record writes it",
 		},
 	})
 }

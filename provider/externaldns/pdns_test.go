@@ -41,7 +41,7 @@ func newPDNS(t testing.TB, srv *pdnstest.Server, zones ...string) *externaldns.P
 	return p
 }
 
-// pdnsTXTGap is why external-dns's pdns provider fails every behaviour that
+// pdnsTXTGap is why external-dns's pdns provider fails every rule that
 // writes a plain TXT value.
 const pdnsTXTGap = "external-dns's pdns provider sends a TXT target as the PowerDNS record content unchanged, " +
 	"and PowerDNS parses content in zone-file form, where TXT data must be quoted: a plain value such as " +
@@ -53,13 +53,13 @@ const pdnsTXTGap = "external-dns's pdns provider sends a TXT target as the Power
 // against PowerDNS 4.7.
 func pdnsOptions() providertest.Options {
 	lacks := map[string]string{
-		providertest.BehaviourChangeMissing: "external-dns's pdns provider deletes with a PATCH of changetype DELETE, " +
+		providertest.RuleChangeMissing: "external-dns's pdns provider deletes with a PATCH of changetype DELETE, " +
 			"which PowerDNS accepts (204) for an RRset that does not exist, so deleting a missing record succeeds",
 	}
 	for _, b := range []string{
-		providertest.BehaviourCreate, providertest.BehaviourDelete, providertest.BehaviourWildcardNames,
-		providertest.BehaviourMultiTarget, providertest.BehaviourTXTQuotes, providertest.BehaviourTXTLongValues,
-		providertest.BehaviourDomainFilter, providertest.BehaviourSortedRecords,
+		providertest.RuleCreate, providertest.RuleDelete, providertest.RuleWildcardNames,
+		providertest.RuleMultiTarget, providertest.RuleTXTQuotes, providertest.RuleTXTLongValues,
+		providertest.RuleAdjustEndpoints, providertest.RuleSortedRecords,
 	} {
 		lacks[b] = pdnsTXTGap
 	}
@@ -82,14 +82,12 @@ func pdnsOptions() providertest.Options {
 func TestConformancePDNS(t *testing.T) {
 	srv := pdnstest.Start(t, pdnstest.Config{})
 	srv.CreateZone("example.org")
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return newPDNS(t, srv, "example.org")
-	}, pdnsOptions())
+	providertest.TestProvider(t, newPDNS(t, srv, "example.org"), pdnsOptions())
 }
 
 // TestConformancePDNSQuotedTXT runs the suite again with TXT values put
 // into PowerDNS's quoted form on the way in and taken out of it on the way
-// back, as a caller of the pdns provider has to. Every behaviour declared
+// back, as a caller of the pdns provider has to. Every rule declared
 // lacking for TXT then conforms (only ChangeMissing is left), which shows
 // that TXT quoting is the provider's only gap beyond deletes of missing
 // records.
@@ -97,10 +95,8 @@ func TestConformancePDNSQuotedTXT(t *testing.T) {
 	srv := pdnstest.Start(t, pdnstest.Config{})
 	srv.CreateZone("example.org")
 	opts := pdnsOptions()
-	opts.Lacks = map[string]string{providertest.BehaviourChangeMissing: opts.Lacks[providertest.BehaviourChangeMissing]}
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return quotedTXT{newPDNS(t, srv, "example.org")}
-	}, opts)
+	opts.Lacks = map[string]string{providertest.RuleChangeMissing: opts.Lacks[providertest.RuleChangeMissing]}
+	providertest.TestProvider(t, quotedTXT{newPDNS(t, srv, "example.org")}, opts)
 }
 
 // quotedTXT quotes TXT targets (Go syntax, which PowerDNS's zone-file

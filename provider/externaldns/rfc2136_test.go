@@ -16,7 +16,6 @@ import (
 	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/internal/bindtest"
-	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/externaldns"
 	"github.com/zonesync/zonesync/provider/providertest"
 	"github.com/zonesync/zonesync/registry/txt"
@@ -52,17 +51,15 @@ func newRFC2136(t *testing.T, srv *bindtest.Server) *externaldns.Provider {
 
 func TestConformanceRFC2136(t *testing.T) {
 	srv := bindtest.Start(t, bindtest.Config{Zones: []string{"example.org"}})
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider {
-		return newRFC2136(t, srv)
-	}, providertest.Options{
+	providertest.TestProvider(t, newRFC2136(t, srv), providertest.Options{
 		Zone: "example.org",
 		// DNS has no set identifiers; the provider ignores them.
 		NoSetIdentifier: true,
 		Lacks: map[string]string{
-			providertest.BehaviourTXTQuotes:      zoneFileText + "; quotes are syntax, spaces split the value into strings that Records returns as separate targets, backslashes are escapes",
-			providertest.BehaviourTXTLongValues:  zoneFileText + "; a value over 255 bytes without spaces is refused as too long, one with spaces is split into strings that Records returns as separate targets",
-			providertest.BehaviourCreateExisting: "a create is an RFC 2136 update adding RRs without prerequisites: creating an existing record adds its targets to the RRset instead of failing or replacing it",
-			providertest.BehaviourChangeMissing:  "updates carry no prerequisites: deleting RRs that do not exist succeeds, and an update of a missing record deletes nothing and adds the new RRs",
+			providertest.RuleTXTQuotes:      zoneFileText + "; quotes are syntax, spaces split the value into strings that Records returns as separate targets, backslashes are escapes",
+			providertest.RuleTXTLongValues:  zoneFileText + "; a value over 255 bytes without spaces is refused as too long, one with spaces is split into strings that Records returns as separate targets",
+			providertest.RuleCreateExisting: "a create is an RFC 2136 update adding RRs without prerequisites: creating an existing record adds its targets to the RRset instead of failing or replacing it",
+			providertest.RuleChangeMissing:  "updates carry no prerequisites: deleting RRs that do not exist succeeds, and an update of a missing record deletes nothing and adds the new RRs",
 		},
 	})
 }

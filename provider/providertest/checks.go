@@ -149,7 +149,9 @@ func checkDomainFilter(s *session) {
 			}
 		}
 	}
+}
 
+func checkAdjustEndpoints(s *session) {
 	in := []*endpoint.Endpoint{
 		ep(s.name("adjust"), typeA, 300, "192.0.2.60"),
 		ep(s.name("adjust"), typeTXT, 300, "zs-conformance-text"),
@@ -282,7 +284,7 @@ func checkSortedRecords(s *session) {
 	}
 }
 
-func checkReturnedSlicesAreCopies(s *session) {
+func checkSliceOwnership(s *session) {
 	a := ep(s.name("copies-a"), typeA, 300, "192.0.2.100", "192.0.2.101")
 	b := ep(s.name("copies-b"), typeA, 300, "192.0.2.102")
 	want := []*endpoint.Endpoint{a.DeepCopy(), b.DeepCopy()}
@@ -357,7 +359,7 @@ func checkReturnedSlicesAreCopies(s *session) {
 	}
 }
 
-func checkContextCanceled(s *session) {
+func checkContext(s *session) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	cancel()
 	if _, err := s.p.Records(ctx); err == nil {
@@ -376,7 +378,7 @@ func checkContextCanceled(s *session) {
 	}
 }
 
-func checkConcurrentApply(s *session) {
+func checkConcurrency(s *session) {
 	n := s.cfg.concurrency
 	created := make([]*endpoint.Endpoint, n)
 	updated := make([]*endpoint.Endpoint, n)

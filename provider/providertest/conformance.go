@@ -13,115 +13,84 @@ import (
 	"time"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/contractkit"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 )
 
-// Behaviour names, as they appear in subtest names and in every
-// [Violation].
+// Rule names, as they appear in every [Violation] and in the rule table
+// of the package documentation.
 const (
-	BehaviourCreate                  = "Create"
-	BehaviourUpdateTargets           = "UpdateTargets"
-	BehaviourUpdateTTL               = "UpdateTTL"
-	BehaviourDelete                  = "Delete"
-	BehaviourReadAfterWrite          = "ReadAfterWrite"
-	BehaviourNameNormalisation       = "NameNormalisation"
-	BehaviourPunycodeNames           = "PunycodeNames"
-	BehaviourWildcardNames           = "WildcardNames"
-	BehaviourMultiTarget             = "MultiTarget"
-	BehaviourTXTQuotes               = "TXTQuotes"
-	BehaviourTXTLongValues           = "TXTLongValues"
-	BehaviourUnknownProviderSpecific = "UnknownProviderSpecific"
-	BehaviourSetIdentifier           = "SetIdentifier"
-	BehaviourDomainFilter            = "DomainFilter"
-	BehaviourCreateExisting          = "CreateExisting"
-	BehaviourChangeMissing           = "ChangeMissing"
-	BehaviourSortedRecords           = "SortedRecords"
-	BehaviourReturnedSlicesAreCopies = "ReturnedSlicesAreCopies"
-	BehaviourContextCanceled         = "ContextCanceled"
-	BehaviourConcurrentApply         = "ConcurrentApply"
-	BehaviourZones                   = "Zones"
-	BehaviourVisitRecords            = "VisitRecords"
-	BehaviourGuarantees              = "Guarantees"
+	RuleCreate                  = "Create"
+	RuleUpdateTargets           = "UpdateTargets"
+	RuleUpdateTTL               = "UpdateTTL"
+	RuleDelete                  = "Delete"
+	RuleReadAfterWrite          = "ReadAfterWrite"
+	RuleNameNormalisation       = "NameNormalisation"
+	RulePunycodeNames           = "PunycodeNames"
+	RuleWildcardNames           = "WildcardNames"
+	RuleMultiTarget             = "MultiTarget"
+	RuleTXTQuotes               = "TXTQuotes"
+	RuleTXTLongValues           = "TXTLongValues"
+	RuleUnknownProviderSpecific = "UnknownProviderSpecific"
+	RuleSetIdentifier           = "SetIdentifier"
+	RuleDomainFilter            = "DomainFilter"
+	RuleAdjustEndpoints         = "AdjustEndpoints"
+	RuleCreateExisting          = "CreateExisting"
+	RuleChangeMissing           = "ChangeMissing"
+	RuleSortedRecords           = "SortedRecords"
+	RuleSliceOwnership          = "SliceOwnership"
+	RuleContext                 = "Context"
+	RuleConcurrency             = "Concurrency"
+	RuleZones                   = "Zones"
+	RuleVisitRecords            = "VisitRecords"
+	RuleGuarantees              = "Guarantees"
 )
 
 // NamePrefix starts the name of every record the conformance suite creates.
 const NamePrefix = "zs-conformance-"
 
-// Violation is one breach of the provider contract found by the
-// conformance suite. CheckProvider returns violations joined with
-// errors.Join; errors.As finds them.
-type Violation struct {
-	// Behaviour is the behaviour checked, e.g. "SortedRecords".
-	Behaviour string
-	// Op is the operation that misbehaved, e.g. "Records" or
-	// "ApplyChanges(create)".
-	Op string
-	// Record names the record concerned (name/type[/set identifier]), or is
-	// empty.
-	Record string
-	// Msg says what was wrong.
-	Msg string
-	// Err is the error the provider returned, if any.
-	Err error
-}
+// Violation is one breach of the provider contract found by
+// [CheckProvider]: the rule broken (Rule...), the call that misbehaved
+// (Op), the record concerned (Record, name/type[/set identifier]), what was
+// wrong (Msg) and the provider's error (Err). Its text is "Rule: Op
+// record: Msg: Err". The three contract kits (providertest, registrytest,
+// sourcetest) share this one type.
+type Violation = contractkit.Violation
 
-// Error renders "Behaviour: Op record: Msg: Err".
-func (v *Violation) Error() string {
-	var b strings.Builder
-	b.WriteString(v.Behaviour)
-	b.WriteString(": ")
-	b.WriteString(v.Op)
-	if v.Record != "" {
-		b.WriteByte(' ')
-		b.WriteString(v.Record)
-	}
-	b.WriteString(": ")
-	b.WriteString(v.Msg)
-	if v.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(v.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the provider's error.
-func (v *Violation) Unwrap() error { return v.Err }
-
-// Options configures [TestProvider] and [CheckProvider]. The zero value
-// runs every behaviour in zone "example.org". The functions take zero or
-// one Options; with several, the non-zero fields of later ones override
-// earlier ones.
+// Options configures [CheckProvider] and [TestProvider]: where the suite
+// writes, and how the provider legitimately differs from the strict
+// default. The zero value runs every rule in zone "example.org".
 type Options struct {
 	// Zone is the zone in which the suite creates its records (default
 	// "example.org"). The provider must accept records below it.
 	Zone string
 	// NoSetIdentifier declares that the provider does not support set
-	// identifiers (routing policies): the SetIdentifier behaviour is
-	// skipped and the other behaviours create no record with one.
+	// identifiers (routing policies): the SetIdentifier rule is
+	// skipped and the other rules create no record with one.
 	NoSetIdentifier bool
 	// Upsert declares that the provider writes with upsert semantics, as
 	// the Route 53 UPSERT action does: a create of an existing record
-	// replaces it instead of failing. The CreateExisting behaviour then
+	// replaces it instead of failing. The CreateExisting rule then
 	// requires the create to succeed and the record to hold the new targets
 	// and TTL, and ChangeMissing accepts an update of a missing record that
 	// creates it (as well as one that fails and changes nothing). Deleting
 	// a missing record must still fail. Without it a create of an existing
 	// record must fail and keep the record.
 	Upsert bool
-	// Timeout bounds the time each behaviour (including its clean-up) may
+	// Timeout bounds the time each rule (including its clean-up) may
 	// take; zero or less means one minute.
 	Timeout time.Duration
-	// Concurrency is how many goroutines ConcurrentApply runs (default 8,
-	// at least 2).
+	// Concurrency is how many goroutines the Concurrency rule runs
+	// (default 8, at least 2).
 	Concurrency int
-	// Lacks declares known gaps: behaviour name (Behaviour...) -> why the
-	// provider cannot conform, e.g. a backend API that cannot do it. A
-	// declared behaviour still runs; its violations are reported as the
-	// declared gap instead of as failures ([TestProvider] logs them,
-	// [CheckProvider] leaves them out), and a declared behaviour that
-	// conforms after all is a violation of its own, so declarations stay
-	// true. Names that are not behaviours are violations too.
+	// Lacks declares known gaps: rule name (Rule...) -> why the provider
+	// cannot conform, e.g. a backend API that cannot do it. A declared
+	// rule still runs; its violations are reported as the declared gap
+	// instead of as failures ([TestProvider] logs them, [CheckProvider]
+	// leaves them out), and a declared rule that holds after all is a
+	// violation of its own, so declarations stay true. Names that are not
+	// rules are violations too.
 	Lacks map[string]string
 }
 
@@ -134,34 +103,23 @@ type suiteConfig struct {
 	lacks         map[string]string
 }
 
-func newSuiteConfig(opts []Options) *suiteConfig {
-	c := &suiteConfig{zone: "example.org", setIdentifier: true, timeout: time.Minute, concurrency: 8}
-	for _, o := range opts {
-		if o.Zone != "" {
-			c.zone = o.Zone
-		}
-		if o.NoSetIdentifier {
-			c.setIdentifier = false
-		}
-		if o.Upsert {
-			c.upsert = true
-		}
-		if o.Timeout != 0 {
-			c.timeout = o.Timeout
-		}
-		if o.Concurrency != 0 {
-			c.concurrency = o.Concurrency
-		}
-		for name, why := range o.Lacks {
-			if c.lacks == nil {
-				c.lacks = make(map[string]string)
-			}
-			c.lacks[name] = why
-		}
+func newSuiteConfig(o Options) *suiteConfig {
+	c := &suiteConfig{
+		zone:          canonicalName(strings.TrimSpace(o.Zone)),
+		setIdentifier: !o.NoSetIdentifier,
+		upsert:        o.Upsert,
+		timeout:       o.Timeout,
+		concurrency:   o.Concurrency,
+		lacks:         maps.Clone(o.Lacks),
 	}
-	c.zone = canonicalName(strings.TrimSpace(c.zone))
+	if c.zone == "" {
+		c.zone = "example.org"
+	}
 	if c.timeout <= 0 {
 		c.timeout = time.Minute
+	}
+	if c.concurrency == 0 {
+		c.concurrency = 8
 	}
 	if c.concurrency < 2 {
 		c.concurrency = 2
@@ -169,151 +127,119 @@ func newSuiteConfig(opts []Options) *suiteConfig {
 	return c
 }
 
-type behaviour struct {
+type rule struct {
 	name string
 	run  func(s *session)
-	// skip returns why the behaviour is skipped under cfg, or "".
+	// skip returns why the rule is skipped under cfg, or "".
 	skip func(cfg *suiteConfig) string
 }
 
-// behaviours lists the checks in the order they run. Only genuinely
-// optional features have a skip function; the others always run.
-func behaviours() []behaviour {
-	return []behaviour{
-		{name: BehaviourCreate, run: checkCreate},
-		{name: BehaviourUpdateTargets, run: checkUpdateTargets},
-		{name: BehaviourUpdateTTL, run: checkUpdateTTL},
-		{name: BehaviourDelete, run: checkDelete},
-		{name: BehaviourReadAfterWrite, run: checkReadAfterWrite},
-		{name: BehaviourNameNormalisation, run: checkNameNormalisation},
-		{name: BehaviourPunycodeNames, run: checkPunycodeNames},
-		{name: BehaviourWildcardNames, run: checkWildcardNames},
-		{name: BehaviourMultiTarget, run: checkMultiTarget},
-		{name: BehaviourTXTQuotes, run: checkTXTQuotes},
-		{name: BehaviourTXTLongValues, run: checkTXTLongValues},
-		{name: BehaviourUnknownProviderSpecific, run: checkUnknownProviderSpecific},
-		{name: BehaviourSetIdentifier, run: checkSetIdentifier, skip: func(c *suiteConfig) string {
+// rules lists the rules in the order they run. Only genuinely optional
+// features have a skip function; the others always run.
+func rules() []rule {
+	return []rule{
+		{name: RuleCreate, run: checkCreate},
+		{name: RuleUpdateTargets, run: checkUpdateTargets},
+		{name: RuleUpdateTTL, run: checkUpdateTTL},
+		{name: RuleDelete, run: checkDelete},
+		{name: RuleReadAfterWrite, run: checkReadAfterWrite},
+		{name: RuleNameNormalisation, run: checkNameNormalisation},
+		{name: RulePunycodeNames, run: checkPunycodeNames},
+		{name: RuleWildcardNames, run: checkWildcardNames},
+		{name: RuleMultiTarget, run: checkMultiTarget},
+		{name: RuleTXTQuotes, run: checkTXTQuotes},
+		{name: RuleTXTLongValues, run: checkTXTLongValues},
+		{name: RuleUnknownProviderSpecific, run: checkUnknownProviderSpecific},
+		{name: RuleSetIdentifier, run: checkSetIdentifier, skip: func(c *suiteConfig) string {
 			if !c.setIdentifier {
 				return "the provider declared Options.NoSetIdentifier"
 			}
 			return ""
 		}},
-		{name: BehaviourDomainFilter, run: checkDomainFilter},
-		{name: BehaviourCreateExisting, run: checkCreateExisting},
-		{name: BehaviourChangeMissing, run: checkChangeMissing},
-		{name: BehaviourSortedRecords, run: checkSortedRecords},
-		{name: BehaviourReturnedSlicesAreCopies, run: checkReturnedSlicesAreCopies},
-		{name: BehaviourContextCanceled, run: checkContextCanceled},
-		{name: BehaviourConcurrentApply, run: checkConcurrentApply},
-		{name: BehaviourZones, run: checkZones},
-		{name: BehaviourVisitRecords, run: checkVisitRecords},
-		{name: BehaviourGuarantees, run: checkGuarantees},
+		{name: RuleDomainFilter, run: checkDomainFilter},
+		{name: RuleAdjustEndpoints, run: checkAdjustEndpoints},
+		{name: RuleCreateExisting, run: checkCreateExisting},
+		{name: RuleChangeMissing, run: checkChangeMissing},
+		{name: RuleSortedRecords, run: checkSortedRecords},
+		{name: RuleSliceOwnership, run: checkSliceOwnership},
+		{name: RuleContext, run: checkContext},
+		{name: RuleConcurrency, run: checkConcurrency},
+		{name: RuleZones, run: checkZones},
+		{name: RuleVisitRecords, run: checkVisitRecords},
+		{name: RuleGuarantees, run: checkGuarantees},
 	}
 }
 
-// TestProvider runs the conformance suite as subtests of t, one per
-// behaviour (see the package documentation), each on a fresh provider from
-// newProvider. Violations are reported with t.Error and the subtest goes on,
-// so one run shows every problem. Behaviours are skipped (t.Skip) only when
-// an option declared the capability missing.
-func TestProvider(t *testing.T, newProvider func(t *testing.T) provider.Provider, opts ...Options) {
+// TestProvider runs [CheckProvider] on p and reports each violation with
+// t.Error, so that one run shows every problem; violations of a rule
+// declared in [Options.Lacks] are logged with t.Log instead.
+func TestProvider(t testing.TB, p provider.Provider, opts Options) {
 	t.Helper()
-	cfg := newSuiteConfig(opts)
-	for _, err := range cfg.unknownLacks() {
-		t.Error(err)
-	}
-	for _, b := range behaviours() {
-		t.Run(b.name, func(t *testing.T) {
-			t.Helper()
-			if b.skip != nil {
-				if why := b.skip(cfg); why != "" {
-					t.Skip(why)
-				}
-			}
-			p := newProvider(t)
-			if p == nil {
-				t.Fatal("newProvider returned nil")
-			}
-			errs := runBehaviour(t.Context(), p, cfg, b)
-			why, lacking := cfg.lacks[b.name]
-			switch {
-			case lacking && len(errs) == 0:
-				t.Error(lackingConforms(b.name, why))
-			case lacking:
-				for _, err := range errs {
-					t.Logf("declared gap (%s): %v", why, err)
-				}
-			default:
-				for _, err := range errs {
-					t.Error(err)
-				}
-			}
-		})
-	}
+	f := check(t.Context(), p, opts)
+	f.Report(t)
 }
 
-// unknownLacks returns a violation for every declared gap that names no
-// behaviour.
-func (c *suiteConfig) unknownLacks() []error {
-	known := make(map[string]bool)
-	for _, b := range behaviours() {
-		known[b.name] = true
+// CheckProvider runs every rule of the provider contract (see the package
+// documentation) against p, one after the other, and returns all
+// violations joined with errors.Join (each a [*Violation]), or nil. Every
+// rule uses its own record names and removes them afterwards. It stops
+// early only when ctx is done, adding ctx's error.
+func CheckProvider(ctx context.Context, p provider.Provider, opts Options) error {
+	f := check(ctx, p, opts)
+	return f.Err()
+}
+
+func check(ctx context.Context, p provider.Provider, opts Options) *contractkit.Findings {
+	f := &contractkit.Findings{}
+	if p == nil {
+		f.Violations = append(f.Violations, errors.New("providertest: the provider is nil"))
+		return f
 	}
-	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(c.lacks)) {
+	cfg := newSuiteConfig(opts)
+	known := make(map[string]bool)
+	for _, r := range rules() {
+		known[r.name] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.lacks)) {
 		if !known[name] {
-			errs = append(errs, &Violation{Behaviour: name, Op: "Options.Lacks", Msg: "declares a gap in a behaviour the suite does not have"})
+			f.Violations = append(f.Violations, &Violation{Rule: name, Op: "Options.Lacks", Msg: "declares a gap in a rule the suite does not have"})
 		}
 	}
-	return errs
-}
-
-func lackingConforms(name, why string) error {
-	return &Violation{Behaviour: name, Op: "Options.Lacks", Msg: fmt.Sprintf("declared as a gap (%s), but the provider conforms: remove the declaration", why)}
-}
-
-// CheckProvider runs every behaviour of the conformance suite against p,
-// one after the other, and returns all violations joined with errors.Join
-// (each a [*Violation] naming the behaviour, the operation and the record),
-// or nil. Unlike [TestProvider] it shares one provider between behaviours;
-// each behaviour uses its own record names and removes them afterwards.
-// It stops early only when ctx is done.
-func CheckProvider(ctx context.Context, p provider.Provider, opts ...Options) error {
-	if p == nil {
-		return errors.New("providertest: CheckProvider: provider is nil")
-	}
-	cfg := newSuiteConfig(opts)
-	errs := cfg.unknownLacks()
-	for _, b := range behaviours() {
+	for _, r := range rules() {
 		if err := ctx.Err(); err != nil {
-			errs = append(errs, fmt.Errorf("providertest: CheckProvider stopped before %s: %w", b.name, err))
+			f.Violations = append(f.Violations, fmt.Errorf("providertest: CheckProvider stopped before %s: %w", r.name, err))
 			break
 		}
-		if b.skip != nil && b.skip(cfg) != "" {
+		if r.skip != nil && r.skip(cfg) != "" {
 			continue
 		}
-		found := runBehaviour(ctx, p, cfg, b)
-		why, lacking := cfg.lacks[b.name]
+		found := runRule(ctx, p, cfg, r)
+		why, lacking := cfg.lacks[r.name]
 		switch {
 		case lacking && len(found) == 0:
-			errs = append(errs, lackingConforms(b.name, why))
-		case !lacking:
-			errs = append(errs, found...)
+			f.Violations = append(f.Violations, &Violation{Rule: r.name, Op: "Options.Lacks",
+				Msg: fmt.Sprintf("declared as a gap (%s), but the provider conforms: remove the declaration", why)})
+		case lacking:
+			for _, err := range found {
+				f.Gaps = append(f.Gaps, fmt.Errorf("%w (declared: %s)", err, why))
+			}
+		default:
+			f.Violations = append(f.Violations, found...)
 		}
 	}
-	return errors.Join(errs...)
+	return f
 }
 
-// runBehaviour runs one check and cleans up, returning the violations.
-func runBehaviour(parent context.Context, p provider.Provider, cfg *suiteConfig, b behaviour) []error {
+// runRule runs one rule and cleans up, returning the violations.
+func runRule(parent context.Context, p provider.Provider, cfg *suiteConfig, r rule) []error {
 	ctx, cancel := context.WithTimeout(parent, cfg.timeout)
 	defer cancel()
 	s := &session{
-		ctx:       ctx,
-		p:         p,
-		cfg:       cfg,
-		behaviour: b.name,
-		prefix:    fmt.Sprintf("%s%06x-", NamePrefix, rand.Uint32()&0xffffff),
+		ctx:    ctx,
+		p:      p,
+		cfg:    cfg,
+		rule:   r.name,
+		prefix: fmt.Sprintf("%s%06x-", NamePrefix, rand.Uint32()&0xffffff),
 	}
 	func() {
 		defer func() {
@@ -321,22 +247,22 @@ func runBehaviour(parent context.Context, p provider.Provider, cfg *suiteConfig,
 				s.fail("(calling the provider)", "", fmt.Sprintf("panic: %v", r), nil)
 			}
 		}()
-		b.run(s)
+		r.run(s)
 	}()
-	// Clean up even when the behaviour's context expired.
+	// Clean up even when the rule's context expired.
 	cctx, ccancel := context.WithTimeout(context.WithoutCancel(parent), cfg.timeout)
 	defer ccancel()
 	s.cleanup(cctx)
 	return s.errs
 }
 
-// session is the state of one behaviour run.
+// session is the state of one rule's run.
 type session struct {
-	ctx       context.Context
-	p         provider.Provider
-	cfg       *suiteConfig
-	behaviour string
-	prefix    string
+	ctx    context.Context
+	p      provider.Provider
+	cfg    *suiteConfig
+	rule   string
+	prefix string
 
 	mu   sync.Mutex
 	errs []error
@@ -345,7 +271,7 @@ type session struct {
 func (s *session) fail(op, record, msg string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.errs = append(s.errs, &Violation{Behaviour: s.behaviour, Op: op, Record: record, Msg: msg, Err: err})
+	s.errs = append(s.errs, &Violation{Rule: s.rule, Op: op, Record: record, Msg: msg, Err: err})
 }
 
 // name returns a test-owned name "zs-conformance-<token>-<label>.<zone>".

@@ -26,8 +26,8 @@ func newInMemory() *inmemory.Provider {
 }
 
 func TestSuitePassesOnReference(t *testing.T) {
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return newReference() })
-	require.NoError(t, providertest.CheckProvider(t.Context(), newReference()))
+	providertest.TestProvider(t, newReference(), providertest.Options{})
+	require.NoError(t, providertest.CheckProvider(t.Context(), newReference(), providertest.Options{}))
 }
 
 func TestSuitePassesOnFakes(t *testing.T) {
@@ -43,8 +43,8 @@ func TestSuitePassesOnFakes(t *testing.T) {
 	}
 	for name, newProvider := range fakes {
 		t.Run(name, func(t *testing.T) {
-			providertest.TestProvider(t, func(t *testing.T) provider.Provider { return newProvider() })
-			require.NoError(t, providertest.CheckProvider(t.Context(), newProvider()))
+			providertest.TestProvider(t, newProvider(), providertest.Options{})
+			require.NoError(t, providertest.CheckProvider(t.Context(), newProvider(), providertest.Options{}))
 		})
 	}
 }
@@ -65,7 +65,7 @@ func TestCheckProviderOtherZone(t *testing.T) {
 	p := newRef("zone.test", refFlaws{})
 	require.NoError(t, providertest.CheckProvider(t.Context(), p, providertest.Options{Zone: "Zone.Test.", Timeout: 10 * time.Second}))
 	// The default zone is not served by this provider: creates fail.
-	err := providertest.CheckProvider(t.Context(), p)
+	err := providertest.CheckProvider(t.Context(), p, providertest.Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Create: ApplyChanges(create)")
 }
@@ -86,22 +86,22 @@ func noSetIdentifier(p provider.Provider) provider.Provider {
 }
 
 func TestNoSetIdentifier(t *testing.T) {
-	err := providertest.CheckProvider(t.Context(), noSetIdentifier(newReference()))
+	err := providertest.CheckProvider(t.Context(), noSetIdentifier(newReference()), providertest.Options{})
 	require.Error(t, err)
-	assert.Equal(t, []string{providertest.BehaviourSetIdentifier, providertest.BehaviourSortedRecords}, behaviours(err))
+	assert.Equal(t, []string{providertest.RuleSetIdentifier, providertest.RuleSortedRecords}, brokenRules(err))
 
 	require.NoError(t, providertest.CheckProvider(t.Context(), noSetIdentifier(newReference()), providertest.Options{NoSetIdentifier: true}))
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return noSetIdentifier(newReference()) }, providertest.Options{NoSetIdentifier: true})
+	providertest.TestProvider(t, noSetIdentifier(newReference()), providertest.Options{NoSetIdentifier: true})
 }
 
-// behaviours returns the sorted, distinct behaviours of the violations in err.
-func behaviours(err error) []string {
+// brokenRules returns the sorted, distinct rules of the violations in err.
+func brokenRules(err error) []string {
 	var out []string
 	var walk func(error)
 	walk = func(err error) {
 		var v *providertest.Violation
-		if errors.As(err, &v) && !slices.Contains(out, v.Behaviour) {
-			out = append(out, v.Behaviour)
+		if errors.As(err, &v) && !slices.Contains(out, v.Rule) {
+			out = append(out, v.Rule)
 		}
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
 			for _, e := range j.Unwrap() {
@@ -114,7 +114,7 @@ func behaviours(err error) []string {
 	return out
 }
 
-// Deliberately broken providers, one broken behaviour each.
+// Deliberately broken providers, one broken rule each.
 
 func unsorted(p provider.Provider) provider.Provider {
 	return providertest.Intercept(p, providertest.Funcs{
@@ -336,7 +336,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 	tests := []struct {
 		name  string
 		wrap  func(provider.Provider) provider.Provider
-		wants []string // the behaviours reported, sorted
+		wants []string // the rules reported, sorted
 		also  string   // a substring of the error
 		// keepsRecords: the broken provider cannot delete, so the suite
 		// cannot clean up.
@@ -345,19 +345,19 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 		{
 			name:  "unsorted Records",
 			wrap:  unsorted,
-			wants: []string{providertest.BehaviourSortedRecords},
+			wants: []string{providertest.RuleSortedRecords},
 			also:  "not sorted by (DNSName, SetIdentifier, RecordType)",
 		},
 		{
 			name:  "shared endpoints between Records calls",
 			wrap:  sharedSlices,
-			wants: []string{providertest.BehaviourReturnedSlicesAreCopies},
+			wants: []string{providertest.RuleSliceOwnership},
 			also:  "after the caller mutated the previous result",
 		},
 		{
 			name:  "targets share a backing array",
 			wrap:  sharedTargets,
-			wants: []string{providertest.BehaviourReturnedSlicesAreCopies},
+			wants: []string{providertest.RuleSliceOwnership},
 			also:  "returned endpoints share memory",
 		},
 		{
@@ -366,7 +366,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Create) > 0 })
 			},
 			// Swallowing create errors also hides the cancelled context.
-			wants: []string{providertest.BehaviourContextCanceled, providertest.BehaviourCreateExisting},
+			wants: []string{providertest.RuleContext, providertest.RuleCreateExisting},
 			also:  "creating an existing record succeeded",
 		},
 		{
@@ -374,7 +374,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.Delete) > 0 })
 			},
-			wants: []string{providertest.BehaviourChangeMissing},
+			wants: []string{providertest.RuleChangeMissing},
 			also:  "deleting a missing record succeeded",
 		},
 		{
@@ -382,13 +382,13 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return swallowErrors(p, func(c *plan.Changes) bool { return len(c.UpdateNew) > 0 })
 			},
-			wants: []string{providertest.BehaviourChangeMissing},
+			wants: []string{providertest.RuleChangeMissing},
 			also:  "updating a missing record succeeded",
 		},
 		{
 			name:  "ignores cancelled context",
 			wrap:  ignoresContext,
-			wants: []string{providertest.BehaviourContextCanceled},
+			wants: []string{providertest.RuleContext},
 			also:  "succeeded with a cancelled context",
 		},
 		{
@@ -400,7 +400,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					}
 				})
 			},
-			wants: []string{providertest.BehaviourUpdateTTL},
+			wants: []string{providertest.RuleUpdateTTL},
 			also:  "TTL is 300 after update of the TTL from 300 to 600, want 600",
 		},
 		{
@@ -408,7 +408,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return rewrite(p, func(_, newEp *endpoint.Endpoint) { newEp.Targets = newEp.Targets[:1] })
 			},
-			wants: []string{providertest.BehaviourMultiTarget, providertest.BehaviourReturnedSlicesAreCopies},
+			wants: []string{providertest.RuleMultiTarget, providertest.RuleSliceOwnership},
 			also:  "create with three targets",
 		},
 		{
@@ -421,11 +421,11 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				})
 			},
 			wants: []string{
-				providertest.BehaviourConcurrentApply, providertest.BehaviourMultiTarget,
-				providertest.BehaviourNameNormalisation, providertest.BehaviourReadAfterWrite,
-				providertest.BehaviourSetIdentifier, providertest.BehaviourTXTLongValues,
-				providertest.BehaviourTXTQuotes, providertest.BehaviourUnknownProviderSpecific,
-				providertest.BehaviourUpdateTargets, providertest.BehaviourWildcardNames,
+				providertest.RuleConcurrency, providertest.RuleMultiTarget,
+				providertest.RuleNameNormalisation, providertest.RuleReadAfterWrite,
+				providertest.RuleSetIdentifier, providertest.RuleTXTLongValues,
+				providertest.RuleTXTQuotes, providertest.RuleUnknownProviderSpecific,
+				providertest.RuleUpdateTargets, providertest.RuleWildcardNames,
 			},
 			also: `targets are ["192.0.2.20"] after update of the targets, want ["192.0.2.21"]`,
 		},
@@ -442,11 +442,11 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 				})
 			},
 			wants: []string{
-				providertest.BehaviourChangeMissing, providertest.BehaviourConcurrentApply,
-				providertest.BehaviourDelete, providertest.BehaviourNameNormalisation,
-				providertest.BehaviourPunycodeNames, providertest.BehaviourReadAfterWrite,
-				providertest.BehaviourSetIdentifier, providertest.BehaviourUnknownProviderSpecific,
-				providertest.BehaviourWildcardNames,
+				providertest.RuleChangeMissing, providertest.RuleConcurrency,
+				providertest.RuleDelete, providertest.RuleNameNormalisation,
+				providertest.RulePunycodeNames, providertest.RuleReadAfterWrite,
+				providertest.RuleSetIdentifier, providertest.RuleUnknownProviderSpecific,
+				providertest.RuleWildcardNames,
 			},
 			also:         "record present after delete",
 			keepsRecords: true,
@@ -460,7 +460,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					},
 				})
 			},
-			wants: []string{providertest.BehaviourDomainFilter},
+			wants: []string{providertest.RuleDomainFilter},
 			also:  "filter does not match a name in the zone",
 		},
 		{
@@ -475,13 +475,13 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					},
 				})
 			},
-			wants: []string{providertest.BehaviourDomainFilter},
+			wants: []string{providertest.RuleAdjustEndpoints},
 			also:  "modified its input",
 		},
 		{
 			name:  "concurrent changes fail",
 			wrap:  busy,
-			wants: []string{providertest.BehaviourConcurrentApply},
+			wants: []string{providertest.RuleConcurrency},
 			also:  "another change is in progress",
 		},
 		{
@@ -489,7 +489,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return mapTXT(p, func(v string) string { return strings.TrimSuffix(v, `"`) })
 			},
-			wants: []string{providertest.BehaviourTXTQuotes},
+			wants: []string{providertest.RuleTXTQuotes},
 			also:  `value changed after create: got "zs-trailing-quote", want "zs-trailing-quote\""`,
 		},
 		{
@@ -497,7 +497,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return mapTXT(p, func(v string) string { return strings.ReplaceAll(v, `\`, "") })
 			},
-			wants: []string{providertest.BehaviourTXTQuotes},
+			wants: []string{providertest.RuleTXTQuotes},
 			also:  `got "zs-backslash", want "zs-back\\slash"`,
 		},
 		{
@@ -511,27 +511,27 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 					}
 				})
 			},
-			wants: []string{providertest.BehaviourTXTLongValues},
+			wants: []string{providertest.RuleTXTLongValues},
 			also:  "value changed after create of a 256-byte value: got 255 bytes, want 256; first difference at byte 255",
 		},
 		{
 			name:  "fails on unknown provider-specific properties on UpdateOld",
 			wrap:  rejectUnknownUpdateOld,
-			wants: []string{providertest.BehaviourUnknownProviderSpecific},
+			wants: []string{providertest.RuleUnknownProviderSpecific},
 			also:  "failed for an UpdateOld entry with unknown provider-specific properties (txt/force-update, webhook/foo) must be ignored: unknown provider-specific property txt/force-update",
 		},
 		{
 			name: "stale reads after a write",
 			wrap: staleReads,
-			// Every behaviour that reads after it wrote sees stale data.
+			// Every rule that reads after it wrote sees stale data.
 			wants: []string{
-				providertest.BehaviourConcurrentApply,
-				providertest.BehaviourCreateExisting, providertest.BehaviourDelete, providertest.BehaviourDomainFilter,
-				providertest.BehaviourMultiTarget, providertest.BehaviourNameNormalisation, providertest.BehaviourPunycodeNames,
-				providertest.BehaviourReadAfterWrite, providertest.BehaviourReturnedSlicesAreCopies, providertest.BehaviourSetIdentifier,
-				providertest.BehaviourSortedRecords, providertest.BehaviourTXTLongValues, providertest.BehaviourTXTQuotes,
-				providertest.BehaviourUnknownProviderSpecific, providertest.BehaviourUpdateTTL, providertest.BehaviourUpdateTargets,
-				providertest.BehaviourWildcardNames,
+				providertest.RuleAdjustEndpoints, providertest.RuleConcurrency,
+				providertest.RuleCreateExisting, providertest.RuleDelete,
+				providertest.RuleMultiTarget, providertest.RuleNameNormalisation, providertest.RulePunycodeNames,
+				providertest.RuleReadAfterWrite, providertest.RuleSetIdentifier, providertest.RuleSliceOwnership,
+				providertest.RuleSortedRecords, providertest.RuleTXTLongValues, providertest.RuleTXTQuotes,
+				providertest.RuleUnknownProviderSpecific, providertest.RuleUpdateTTL, providertest.RuleUpdateTargets,
+				providertest.RuleWildcardNames,
 			},
 			also: "after a create for which ApplyChanges returned nil; the next Records must show the change",
 		},
@@ -540,7 +540,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return mapNames(p, identity, func(n string) string { return n + "." })
 			},
-			wants: []string{providertest.BehaviourNameNormalisation},
+			wants: []string{providertest.RuleNameNormalisation},
 			also:  "is not in lower-case A-label form without a trailing dot",
 		},
 		{
@@ -548,7 +548,7 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 			wrap: func(p provider.Provider) provider.Provider {
 				return mapNames(p, identity, endpoint.ToUnicode)
 			},
-			wants: []string{providertest.BehaviourPunycodeNames},
+			wants: []string{providertest.RulePunycodeNames},
 			also:  `name came back as "zs-conformance-`,
 		},
 		{
@@ -568,16 +568,16 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 						return n
 					})
 			},
-			wants: []string{providertest.BehaviourWildcardNames},
+			wants: []string{providertest.RuleWildcardNames},
 			also:  `name came back as "\\052.zs-conformance-`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := newReference()
-			err := providertest.CheckProvider(t.Context(), tt.wrap(base))
+			err := providertest.CheckProvider(t.Context(), tt.wrap(base), providertest.Options{})
 			require.Error(t, err)
-			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
+			assert.Equal(t, tt.wants, brokenRules(err), "violations: %v", err)
 			assert.Contains(t, err.Error(), tt.also)
 			for _, want := range tt.wants {
 				assert.Contains(t, err.Error(), want+": ")
@@ -598,11 +598,11 @@ func TestSuiteFailsOnBrokenProviders(t *testing.T) {
 }
 
 func TestCheckProviderNamesRecords(t *testing.T) {
-	err := providertest.CheckProvider(t.Context(), ignoresContext(newReference()))
+	err := providertest.CheckProvider(t.Context(), ignoresContext(newReference()), providertest.Options{})
 	require.Error(t, err)
 	var v *providertest.Violation
 	require.ErrorAs(t, err, &v)
-	assert.Equal(t, providertest.BehaviourContextCanceled, v.Behaviour)
+	assert.Equal(t, providertest.RuleContext, v.Rule)
 	assert.Contains(t, err.Error(), providertest.NamePrefix)
 	assert.Contains(t, err.Error(), "-canceled.example.org/A")
 }
@@ -610,10 +610,10 @@ func TestCheckProviderNamesRecords(t *testing.T) {
 func TestCheckProviderStopsWhenContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	err := providertest.CheckProvider(ctx, newReference())
+	err := providertest.CheckProvider(ctx, newReference(), providertest.Options{})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "stopped before Create")
-	require.Error(t, providertest.CheckProvider(t.Context(), nil))
+	require.Error(t, providertest.CheckProvider(t.Context(), nil, providertest.Options{}))
 }
 
 func TestCheckProviderTimeout(t *testing.T) {
@@ -625,10 +625,10 @@ func TestCheckProviderTimeout(t *testing.T) {
 
 func TestViolationError(t *testing.T) {
 	cause := errors.New("boom")
-	v := &providertest.Violation{Behaviour: "Create", Op: "Records", Record: "a.example.org/A", Msg: "record missing", Err: cause}
+	v := &providertest.Violation{Rule: "Create", Op: "Records", Record: "a.example.org/A", Msg: "record missing", Err: cause}
 	assert.Equal(t, "Create: Records a.example.org/A: record missing: boom", v.Error())
 	assert.ErrorIs(t, v, cause)
-	v = &providertest.Violation{Behaviour: "SortedRecords", Op: "Records", Msg: "not sorted"}
+	v = &providertest.Violation{Rule: "SortedRecords", Op: "Records", Msg: "not sorted"}
 	assert.Equal(t, "SortedRecords: Records: not sorted", v.Error())
 }
 
@@ -636,7 +636,7 @@ func TestCheckProviderRecoversPanics(t *testing.T) {
 	p := providertest.Intercept(newReference(), providertest.Funcs{
 		GetDomainFilter: func(provider.Provider) endpoint.DomainFilterInterface { panic("no filter") },
 	})
-	err := providertest.CheckProvider(t.Context(), p)
+	err := providertest.CheckProvider(t.Context(), p, providertest.Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DomainFilter: (calling the provider): panic: no filter")
 }
@@ -661,71 +661,71 @@ func TestSuiteOnProviderVariants(t *testing.T) {
 	tests := []struct {
 		name  string
 		p     func() provider.Provider
-		opts  []providertest.Options
+		opts  providertest.Options
 		wants []string // nil: the provider passes
 		also  string
 	}{
 		{
 			name: "upsert provider declared Options.Upsert",
 			p:    func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
-			opts: []providertest.Options{providertest.Options{Upsert: true}},
+			opts: providertest.Options{Upsert: true},
 		},
 		{
 			name:  "upsert provider not declared",
 			p:     func() provider.Provider { return newRef("example.org", refFlaws{upsert: true}) },
-			wants: []string{providertest.BehaviourChangeMissing, providertest.BehaviourCreateExisting},
+			wants: []string{providertest.RuleChangeMissing, providertest.RuleCreateExisting},
 			also:  "creating an existing record succeeded; it must fail (declare Options.Upsert if the provider replaces the record)",
 		},
 		{
 			name:  "strict provider declared Options.Upsert",
 			p:     newReference,
-			opts:  []providertest.Options{providertest.Options{Upsert: true}},
-			wants: []string{providertest.BehaviourCreateExisting},
+			opts:  providertest.Options{Upsert: true},
+			wants: []string{providertest.RuleCreateExisting},
 			also:  "creating an existing record failed; a provider declared Options.Upsert must replace it",
 		},
 		{
 			name:  "create of an existing record ignored, declared Options.Upsert",
 			p:     func() provider.Provider { return swallowExists(newReference()) },
-			opts:  []providertest.Options{providertest.Options{Upsert: true}},
-			wants: []string{providertest.BehaviourCreateExisting},
+			opts:  providertest.Options{Upsert: true},
+			wants: []string{providertest.RuleCreateExisting},
 			also:  `targets are ["192.0.2.70"] after an upsert create of an existing record, want ["192.0.2.71"]`,
 		},
 		{
 			name:  "create of an existing record ignored",
 			p:     func() provider.Provider { return swallowExists(newReference()) },
-			wants: []string{providertest.BehaviourCreateExisting},
+			wants: []string{providertest.RuleCreateExisting},
 			also:  "creating an existing record succeeded; it must fail",
 		},
 		{
 			name:  "does not lower-case names",
 			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true}) },
-			wants: []string{providertest.BehaviourNameNormalisation},
+			wants: []string{providertest.RuleNameNormalisation},
 			also:  `is not in lower-case A-label form without a trailing dot after create of Zs-cOnFoRmAnCe-`,
 		},
 		{
 			name:  "does not lower-case names, declared Options.Upsert",
 			p:     func() provider.Provider { return newRef("example.org", refFlaws{keepCase: true, upsert: true}) },
-			opts:  []providertest.Options{providertest.Options{Upsert: true}},
-			wants: []string{providertest.BehaviourNameNormalisation},
+			opts:  providertest.Options{Upsert: true},
+			wants: []string{providertest.RuleNameNormalisation},
 			also:  "record returned 2 times after update addressed as ZS-CONFORMANCE-",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := providertest.CheckProvider(t.Context(), tt.p(), tt.opts...)
+			err := providertest.CheckProvider(t.Context(), tt.p(), tt.opts)
 			if tt.wants == nil {
 				require.NoError(t, err)
-				providertest.TestProvider(t, func(t *testing.T) provider.Provider { return tt.p() }, tt.opts...)
+				providertest.TestProvider(t, tt.p(), tt.opts)
 				return
 			}
 			require.Error(t, err)
-			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
+			assert.Equal(t, tt.wants, brokenRules(err), "violations: %v", err)
 			assert.Contains(t, err.Error(), tt.also)
 		})
 	}
 }
 
-func TestZonesBehaviour(t *testing.T) {
+func TestZonesRule(t *testing.T) {
 	tests := []struct {
 		name  string
 		zones func(ctx context.Context, next provider.Provider) ([]string, error)
@@ -734,15 +734,15 @@ func TestZonesBehaviour(t *testing.T) {
 		{"the zone of the records", nil, nil},
 		{"a parent zone", func(context.Context, provider.Provider) ([]string, error) { return []string{"org"}, nil }, nil},
 		{"another zone", func(context.Context, provider.Provider) ([]string, error) { return []string{"example.com"}, nil },
-			[]string{providertest.BehaviourZones}},
+			[]string{providertest.RuleZones}},
 		{"listing fails", func(context.Context, provider.Provider) ([]string, error) { return nil, errors.New("down") },
-			[]string{providertest.BehaviourZones}},
+			[]string{providertest.RuleZones}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := providertest.Intercept(newInMemory(), providertest.Funcs{ListZones: tt.zones})
-			err := providertest.CheckProvider(t.Context(), p)
-			assert.Equal(t, tt.wants, behaviours(err))
+			err := providertest.CheckProvider(t.Context(), p, providertest.Options{})
+			assert.Equal(t, tt.wants, brokenRules(err))
 		})
 	}
 }
@@ -758,7 +758,7 @@ func (v visiting) VisitRecords(ctx context.Context, visit func(*endpoint.Endpoin
 	return v.walk(ctx, v.Provider, visit)
 }
 
-func TestVisitRecordsBehaviour(t *testing.T) {
+func TestVisitRecordsRule(t *testing.T) {
 	faithful := func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
 		recs, err := p.Records(ctx)
 		if err != nil {
@@ -791,7 +791,7 @@ func TestVisitRecordsBehaviour(t *testing.T) {
 				}
 			}
 			return nil
-		}, []string{providertest.BehaviourVisitRecords}},
+		}, []string{providertest.RuleVisitRecords}},
 		{"reverses the order", func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
 			recs, err := p.Records(ctx)
 			if err != nil {
@@ -803,7 +803,7 @@ func TestVisitRecordsBehaviour(t *testing.T) {
 				}
 			}
 			return nil
-		}, []string{providertest.BehaviourVisitRecords}},
+		}, []string{providertest.RuleVisitRecords}},
 		{"goes on after an error of the visitor", func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
 			recs, err := p.Records(ctx)
 			if err != nil {
@@ -816,7 +816,7 @@ func TestVisitRecordsBehaviour(t *testing.T) {
 				}
 			}
 			return first
-		}, []string{providertest.BehaviourVisitRecords}},
+		}, []string{providertest.RuleVisitRecords}},
 		{"swallows the error of the visitor", func(ctx context.Context, p provider.Provider, visit func(*endpoint.Endpoint) error) error {
 			recs, err := p.Records(ctx)
 			if err != nil {
@@ -828,12 +828,12 @@ func TestVisitRecordsBehaviour(t *testing.T) {
 				}
 			}
 			return nil
-		}, []string{providertest.BehaviourVisitRecords}},
+		}, []string{providertest.RuleVisitRecords}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := providertest.CheckProvider(t.Context(), visiting{Provider: newInMemory(), walk: tt.walk})
-			assert.Equal(t, tt.wants, behaviours(err), "violations: %v", err)
+			err := providertest.CheckProvider(t.Context(), visiting{Provider: newInMemory(), walk: tt.walk}, providertest.Options{})
+			assert.Equal(t, tt.wants, brokenRules(err), "violations: %v", err)
 		})
 	}
 }
@@ -843,33 +843,33 @@ func TestLacks(t *testing.T) {
 		name  string
 		p     func() provider.Provider
 		lacks map[string]string
-		wants []string // behaviours of the violations, sorted; nil for none
+		wants []string // rules of the violations, sorted; nil for none
 		also  string
 	}{
 		{
 			name:  "declared gap is not a failure",
 			p:     func() provider.Provider { return unsorted(newReference()) },
-			lacks: map[string]string{providertest.BehaviourSortedRecords: "the API lists records in its own order"},
+			lacks: map[string]string{providertest.RuleSortedRecords: "the API lists records in its own order"},
 		},
 		{
 			name:  "declared gap that conforms is a violation",
 			p:     func() provider.Provider { return newReference() },
-			lacks: map[string]string{providertest.BehaviourSortedRecords: "stale"},
-			wants: []string{providertest.BehaviourSortedRecords},
+			lacks: map[string]string{providertest.RuleSortedRecords: "stale"},
+			wants: []string{providertest.RuleSortedRecords},
 			also:  "but the provider conforms",
 		},
 		{
-			name:  "unknown behaviour is a violation",
+			name:  "unknown rule is a violation",
 			p:     func() provider.Provider { return newReference() },
 			lacks: map[string]string{"Teleport": "no such thing"},
 			wants: []string{"Teleport"},
-			also:  "a behaviour the suite does not have",
+			also:  "a rule the suite does not have",
 		},
 		{
 			name:  "undeclared gaps still fail",
 			p:     func() provider.Provider { return unsorted(newReference()) },
-			lacks: map[string]string{providertest.BehaviourTXTQuotes: "wrong declaration"},
-			wants: []string{providertest.BehaviourSortedRecords, providertest.BehaviourTXTQuotes},
+			lacks: map[string]string{providertest.RuleTXTQuotes: "wrong declaration"},
+			wants: []string{providertest.RuleSortedRecords, providertest.RuleTXTQuotes},
 		},
 	}
 	for _, tt := range tests {
@@ -880,13 +880,13 @@ func TestLacks(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			assert.Equal(t, tt.wants, behaviours(err))
+			assert.Equal(t, tt.wants, brokenRules(err))
 			assert.Contains(t, err.Error(), tt.also)
 		})
 	}
 	// TestProvider logs a declared gap and passes.
-	providertest.TestProvider(t, func(t *testing.T) provider.Provider { return unsorted(newReference()) },
-		providertest.Options{Lacks: map[string]string{providertest.BehaviourSortedRecords: "the API lists records in its own order"}})
+	providertest.TestProvider(t, unsorted(newReference()),
+		providertest.Options{Lacks: map[string]string{providertest.RuleSortedRecords: "the API lists records in its own order"}})
 }
 
 // declaring gives a provider declared guarantees, whatever it does.
@@ -915,15 +915,15 @@ func dropSetIDs(p provider.Provider) provider.Provider {
 	})
 }
 
-// TestGuaranteesBehaviour: declared guarantees are checked against what the
+// TestGuaranteesRule: declared guarantees are checked against what the
 // provider does and against the options; providers that declare nothing,
 // or tell the truth, pass it.
-func TestGuaranteesBehaviour(t *testing.T) {
+func TestGuaranteesRule(t *testing.T) {
 	strict := provider.Guarantees{CreateFailsIfExists: true, KeepsSetIdentifiers: true}
 	tests := []struct {
 		name  string
 		p     func() provider.Provider
-		opts  []providertest.Options
+		opts  providertest.Options
 		wants []string
 		also  string
 	}{
@@ -932,8 +932,8 @@ func TestGuaranteesBehaviour(t *testing.T) {
 		{
 			name:  "upsert provider that declares CreateFailsIfExists",
 			p:     func() provider.Provider { return declaring{newRef("example.org", refFlaws{upsert: true}), strict} },
-			opts:  []providertest.Options{{Upsert: true}},
-			wants: []string{providertest.BehaviourGuarantees},
+			opts:  providertest.Options{Upsert: true},
+			wants: []string{providertest.RuleGuarantees},
 			also:  "the provider declares CreateFailsIfExists, but creating an existing record succeeded",
 		},
 		{
@@ -941,8 +941,8 @@ func TestGuaranteesBehaviour(t *testing.T) {
 			p: func() provider.Provider {
 				return declaring{dropSetIDs(newReference()), provider.Guarantees{KeepsSetIdentifiers: true}}
 			},
-			opts:  []providertest.Options{{NoSetIdentifier: true}},
-			wants: []string{providertest.BehaviourGuarantees},
+			opts:  providertest.Options{NoSetIdentifier: true},
+			wants: []string{providertest.RuleGuarantees},
 			also:  "the provider declares KeepsSetIdentifiers while Options.NoSetIdentifier says it has none",
 		},
 		{
@@ -950,19 +950,19 @@ func TestGuaranteesBehaviour(t *testing.T) {
 			p: func() provider.Provider {
 				return declaring{newReference(), provider.Guarantees{RecordTypes: []string{"a"}}}
 			},
-			wants: []string{providertest.BehaviourGuarantees},
+			wants: []string{providertest.RuleGuarantees},
 			also:  `declared record type "a" is not an upper-case type name`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := providertest.CheckProvider(t.Context(), tt.p(), tt.opts...)
+			err := providertest.CheckProvider(t.Context(), tt.p(), tt.opts)
 			if tt.wants == nil {
 				require.NoError(t, err)
 				return
 			}
 			require.Error(t, err)
-			assert.Contains(t, behaviours(err), tt.wants[0], "violations: %v", err)
+			assert.Contains(t, brokenRules(err), tt.wants[0], "violations: %v", err)
 			assert.Contains(t, err.Error(), tt.also)
 		})
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // CheckProvider returns every violation of the provider contract, each a
-// *Violation naming the behaviour, the operation and what went wrong; a
+// *Violation naming the rule, the operation and what went wrong; a
 // conforming provider gives nil.
 func ExampleCheckProvider() {
 	ctx := context.Background()
@@ -35,7 +35,7 @@ func ExampleCheckProvider() {
 	err := providertest.CheckProvider(ctx, broken, providertest.Options{Zone: "example.org"})
 	var v *providertest.Violation
 	if errors.As(err, &v) {
-		fmt.Println(v.Behaviour, v.Op, "-", v.Msg)
+		fmt.Println(v.Rule, v.Op, "-", v.Msg)
 	}
 	// Output:
 	// UpdateTTL Records - TTL is 300 after update of the TTL from 300 to 600, want 600
@@ -70,7 +70,7 @@ func ExampleOptions_upsert() {
 		found := false
 		var v *providertest.Violation
 		for _, e := range unjoin(err) {
-			if errors.As(e, &v) && v.Behaviour == providertest.BehaviourCreateExisting {
+			if errors.As(e, &v) && v.Rule == providertest.RuleCreateExisting {
 				fmt.Printf("Upsert %v: %s\n", declared, v.Msg)
 				found = true
 			}

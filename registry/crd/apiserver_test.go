@@ -68,7 +68,7 @@ func TestAPIServerRegistryContract(t *testing.T) {
 		}
 		mu.Unlock()
 		return startOn(t, p, client, ns, ownerID), nil
-	}, registrytest.Options{OwnershipOutsideProvider: true})
+	}, registrytest.Options{OwnershipOutsideProvider: true, PerZone: true})
 }
 
 // grant gives user the Role the package documentation lists, in ns.

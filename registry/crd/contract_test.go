@@ -24,5 +24,5 @@ func TestRegistryContract(t *testing.T) {
 		}
 		mu.Unlock()
 		return newRegistry(t, p, k, ownerID), nil
-	}, registrytest.Options{OwnershipOutsideProvider: true})
+	}, registrytest.Options{OwnershipOutsideProvider: true, PerZone: true})
 }

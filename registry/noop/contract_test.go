@@ -13,5 +13,5 @@ import (
 func TestRegistryContract(t *testing.T) {
 	registrytest.TestRegistry(t, func(p provider.Provider, _ string) (registry.Registry, error) {
 		return noop.New(p), nil
-	}, registrytest.Options{NoOwnership: true, OneApplyCall: true})
+	}, registrytest.Options{NoOwnership: true})
 }

@@ -23,9 +23,9 @@
 // contradict them.
 //
 // Checked with registrytest, it is a registry with Options.NoOwnership
-// (owner id "", no owner label on any record, no ownership data written)
-// and Options.OneApplyCall (each change set goes to the provider as it
-// is, in one call).
+// (owner id "", no owner label on any record, no ownership data written);
+// it does not declare Options.PerZone: each change set goes to the
+// provider as it is, in one call.
 //
 // # Concurrency
 //

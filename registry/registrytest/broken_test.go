@@ -135,9 +135,9 @@ func TestCheckRegistryCatchesBrokenRegistries(t *testing.T) {
 		{rule: registrytest.RuleForeignChangesRefused, breakIt: func(b *broken) { b.bypassOwnership = true }},
 		{rule: registrytest.RuleOwnershipTravelsWithRecord, breakIt: func(b *broken) { b.keepsTXT = true }},
 		{rule: registrytest.RulePerZoneErrors, breakIt: func(*broken) {}, hideZones: true},
-		{rule: registrytest.RuleRecordsAreCopies, breakIt: func(b *broken) { b.cachesRecords = true }},
-		{rule: registrytest.RuleAdjustEndpointsKeepsInput, breakIt: func(b *broken) { b.adjustsInPlace = true }},
-		{rule: registrytest.RuleDeterministicRecords, breakIt: func(b *broken) { b.reversesRecords = true }},
+		{rule: registrytest.RuleSliceOwnership, breakIt: func(b *broken) { b.cachesRecords = true }},
+		{rule: registrytest.RuleAdjustEndpoints, breakIt: func(b *broken) { b.adjustsInPlace = true }},
+		{rule: registrytest.RuleSortedRecords, breakIt: func(b *broken) { b.reversesRecords = true }},
 		{rule: registrytest.RuleOwnershipVerdict, breakIt: func(b *broken) { b.dropsVerdicts = true }},
 		{rule: registrytest.RuleOwnershipVerdict, breakIt: func(b *broken) { b.verdictAllOurs = true }},
 		{rule: registrytest.RuleForeignRecordsNotOwned, breakIt: func(b *broken) { b.verdictAllOurs = true }},
@@ -155,7 +155,7 @@ func TestCheckRegistryCatchesBrokenRegistries(t *testing.T) {
 				b := &broken{Registry: reg, p: p}
 				tc.breakIt(b)
 				return b, nil
-			})
+			}, registrytest.Options{PerZone: true})
 			require.Error(t, err)
 			rules := map[string]bool{}
 			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
@@ -175,6 +175,6 @@ func TestCheckRegistryPassesTheUnbrokenWrapper(t *testing.T) {
 			return nil, err
 		}
 		return &broken{Registry: reg, p: p}, nil
-	})
+	}, registrytest.Options{PerZone: true})
 	require.NoError(t, err)
 }

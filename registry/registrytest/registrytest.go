@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/contractkit"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
 	"github.com/zonesync/zonesync/provider/inmemory"
@@ -15,18 +16,22 @@ import (
 	"github.com/zonesync/zonesync/registry"
 )
 
-// Rule names, as they appear in subtest names and in every [Violation].
+// Rule names, as they appear in every [Violation] and in the rule table
+// of the package documentation.
 const (
 	RuleOwnerIDStable              = "OwnerIDStable"
 	RuleForeignRecordsNotOwned     = "ForeignRecordsNotOwned"
 	RuleOrphanOwnershipNotLent     = "OrphanOwnershipNotLent"
 	RuleForeignChangesRefused      = "ForeignChangesRefused"
 	RuleOwnershipTravelsWithRecord = "OwnershipTravelsWithRecord"
-	RulePerZoneErrors              = "PerZoneErrors"
-	RuleRecordsAreCopies           = "RecordsAreCopies"
-	RuleAdjustEndpointsKeepsInput  = "AdjustEndpointsKeepsInput"
-	RuleDeterministicRecords       = "DeterministicRecords"
+	RuleSliceOwnership             = "SliceOwnership"
+	RuleAdjustEndpoints            = "AdjustEndpoints"
+	RuleSortedRecords              = "SortedRecords"
 	RuleOwnershipVerdict           = "OwnershipVerdict"
+
+	// RulePerZoneErrors is an optional check, run only when
+	// [Options.PerZone] declares what it checks.
+	RulePerZoneErrors = "PerZoneErrors"
 )
 
 // The zones of the in-memory provider every rule runs over. Records are
@@ -47,10 +52,10 @@ const otherOwnerID = "registrytest-other-owner"
 // ownership ignores ownerID.
 type NewRegistry func(p provider.Provider, ownerID string) (registry.Registry, error)
 
-// Options configures [CheckRegistry] and [TestRegistry]. The zero value
-// checks a registry that records ownership and applies per zone. The
-// functions take zero or one Options; with several, the non-zero fields of
-// later ones override earlier ones.
+// Options configures [CheckRegistry] and [TestRegistry]: how the registry
+// under test legitimately differs from one that keeps ownership in the
+// provider, and what it declares beyond the contract. The zero value
+// checks a registry that records ownership in the provider.
 type Options struct {
 	// OwnerID is the owner id of the registry under test (default
 	// "registrytest-owner").
@@ -59,10 +64,6 @@ type Options struct {
 	// reports OwnerID "" (registry/noop): see the package documentation
 	// for what the ownership rules check instead.
 	NoOwnership bool
-	// OneApplyCall declares a registry that hands each change set to the
-	// provider in a single call, whatever its zones: PerZoneErrors then
-	// only requires that the provider's error is returned.
-	OneApplyCall bool
 	// OwnershipOutsideProvider declares a registry that keeps its
 	// ownership data somewhere else than in the provider (registry/crd
 	// keeps it in Kubernetes objects): OwnershipTravelsWithRecord then
@@ -70,65 +71,29 @@ type Options struct {
 	// record, instead of ownership data. The NewRegistry function gives
 	// every registry of one provider the same store.
 	OwnershipOutsideProvider bool
+	// PerZone declares that the registry applies a change set one zone
+	// per provider call when the provider lists its zones, so that a
+	// zone that fails does not stop the others, and that its error names
+	// each failed zone with a [provider.ZoneError] (registry/txt and
+	// registry/crd do). The Registry contract does not ask for it; the
+	// optional check PerZoneErrors runs only when it is declared.
+	PerZone bool
 }
 
-func mergeOptions(opts []Options) Options {
-	o := Options{OwnerID: "registrytest-owner"}
-	for _, x := range opts {
-		if x.OwnerID != "" {
-			o.OwnerID = x.OwnerID
-		}
-		o.NoOwnership = o.NoOwnership || x.NoOwnership
-		o.OneApplyCall = o.OneApplyCall || x.OneApplyCall
-		o.OwnershipOutsideProvider = o.OwnershipOutsideProvider || x.OwnershipOutsideProvider
-	}
-	return o
-}
-
-// Violation is one breach of the registry contract found by the checker.
-// CheckRegistry returns violations joined with errors.Join; errors.As finds
-// them.
-type Violation struct {
-	// Rule is the rule broken, e.g. "ForeignRecordsNotOwned".
-	Rule string
-	// Op is the operation that misbehaved, e.g. "Records" or
-	// "ApplyChanges(delete)".
-	Op string
-	// Record names the record concerned (name/type), or is empty.
-	Record string
-	// Msg says what was wrong.
-	Msg string
-	// Err is the error the registry returned, if any.
-	Err error
-}
-
-// Error renders "Rule: Op record: Msg: Err".
-func (v *Violation) Error() string {
-	var b strings.Builder
-	b.WriteString(v.Rule)
-	b.WriteString(": ")
-	b.WriteString(v.Op)
-	if v.Record != "" {
-		b.WriteByte(' ')
-		b.WriteString(v.Record)
-	}
-	b.WriteString(": ")
-	b.WriteString(v.Msg)
-	if v.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(v.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the registry's error.
-func (v *Violation) Unwrap() error { return v.Err }
+// Violation is one breach of the registry contract found by
+// [CheckRegistry]: the rule broken (Rule...), the call that misbehaved
+// (Op), the record concerned (Record, name/type), what was wrong (Msg) and
+// the registry's error (Err). Its text is "Rule: Op record: Msg: Err". The
+// three contract kits (providertest, registrytest, sourcetest) share this
+// one type.
+type Violation = contractkit.Violation
 
 type rule struct {
 	name  string
 	check func(*session)
 }
 
+// rules lists the rules of the contract, in the order they run.
 func rules() []rule {
 	return []rule{
 		{RuleOwnerIDStable, checkOwnerIDStable},
@@ -136,43 +101,59 @@ func rules() []rule {
 		{RuleOrphanOwnershipNotLent, checkOrphanOwnershipNotLent},
 		{RuleForeignChangesRefused, checkForeignChangesRefused},
 		{RuleOwnershipTravelsWithRecord, checkOwnershipTravelsWithRecord},
-		{RulePerZoneErrors, checkPerZoneErrors},
-		{RuleRecordsAreCopies, checkRecordsAreCopies},
-		{RuleAdjustEndpointsKeepsInput, checkAdjustEndpointsKeepsInput},
-		{RuleDeterministicRecords, checkDeterministicRecords},
+		{RuleSliceOwnership, checkSliceOwnership},
+		{RuleAdjustEndpoints, checkAdjustEndpoints},
+		{RuleSortedRecords, checkSortedRecords},
 		{RuleOwnershipVerdict, checkOwnershipVerdict},
 	}
 }
 
-// CheckRegistry runs every rule against registries built by newRegistry,
-// each rule over a fresh in-memory provider holding the zones
-// "zone-a.example" and "zone-b.example", and returns every violation found (nil when there is none),
-// joined with errors.Join; each is a [*Violation]. It stops early only when
-// ctx is done.
-func CheckRegistry(ctx context.Context, newRegistry NewRegistry, opts ...Options) error {
-	o := mergeOptions(opts)
-	var errs []error
-	for _, r := range rules() {
-		if err := ctx.Err(); err != nil {
-			return errors.Join(append(errs, err)...)
-		}
-		errs = append(errs, runRule(ctx, newRegistry, o, r)...)
+// optional lists the checks of what a registry may declare beyond the
+// contract, each run only when o declares it.
+func optional(o Options) []rule {
+	var out []rule
+	if o.PerZone {
+		out = append(out, rule{RulePerZoneErrors, checkPerZoneErrors})
 	}
-	return errors.Join(errs...)
+	return out
 }
 
-// TestRegistry runs every rule of [CheckRegistry] as a subtest of t named
-// after the rule, reporting each violation with t.Error.
-func TestRegistry(t *testing.T, newRegistry NewRegistry, opts ...Options) {
+// CheckRegistry runs every rule of the registry contract (see the package
+// documentation), and the optional checks opts declares, against
+// registries built by newRegistry, each rule over a fresh in-memory
+// provider holding the zones "zone-a.example" and "zone-b.example". It
+// returns all violations joined with errors.Join (each a [*Violation]), or
+// nil. It stops early only when ctx is done, adding ctx's error.
+func CheckRegistry(ctx context.Context, newRegistry NewRegistry, opts Options) error {
+	f := check(ctx, newRegistry, opts)
+	return f.Err()
+}
+
+// TestRegistry runs [CheckRegistry] and reports each violation with
+// t.Error, so that one run shows every problem.
+func TestRegistry(t testing.TB, newRegistry NewRegistry, opts Options) {
 	t.Helper()
-	o := mergeOptions(opts)
-	for _, r := range rules() {
-		t.Run(r.name, func(t *testing.T) {
-			for _, err := range runRule(t.Context(), newRegistry, o, r) {
-				t.Error(err)
-			}
-		})
+	f := check(t.Context(), newRegistry, opts)
+	f.Report(t)
+}
+
+func check(ctx context.Context, newRegistry NewRegistry, opts Options) *contractkit.Findings {
+	f := &contractkit.Findings{}
+	if newRegistry == nil {
+		f.Violations = append(f.Violations, errors.New("registrytest: NewRegistry is nil"))
+		return f
 	}
+	if opts.OwnerID == "" {
+		opts.OwnerID = "registrytest-owner"
+	}
+	for _, r := range append(rules(), optional(opts)...) {
+		if err := ctx.Err(); err != nil {
+			f.Violations = append(f.Violations, fmt.Errorf("registrytest: CheckRegistry stopped before %s: %w", r.name, err))
+			break
+		}
+		f.Violations = append(f.Violations, runRule(ctx, newRegistry, opts, r)...)
+	}
+	return f
 }
 
 func runRule(ctx context.Context, newRegistry NewRegistry, o Options, r rule) []error {

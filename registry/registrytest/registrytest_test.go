@@ -33,7 +33,7 @@ func TestTXTRegistry(t *testing.T) {
 		"old owner":        {OldOwnerID: "previous-owner"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			registrytest.TestRegistry(t, txtRegistry(cfg))
+			registrytest.TestRegistry(t, txtRegistry(cfg), registrytest.Options{PerZone: true})
 		})
 	}
 }
@@ -41,13 +41,13 @@ func TestTXTRegistry(t *testing.T) {
 func TestNoopRegistry(t *testing.T) {
 	registrytest.TestRegistry(t, func(p provider.Provider, _ string) (registry.Registry, error) {
 		return noop.New(p), nil
-	}, registrytest.Options{NoOwnership: true, OneApplyCall: true})
+	}, registrytest.Options{NoOwnership: true})
 }
 
 func TestNoopBreaksOwnershipRules(t *testing.T) {
 	err := registrytest.CheckRegistry(context.Background(), func(p provider.Provider, _ string) (registry.Registry, error) {
 		return noop.New(p), nil
-	})
+	}, registrytest.Options{})
 	require.Error(t, err)
 }
 
@@ -55,7 +55,7 @@ func TestNoopBreaksOwnershipRules(t *testing.T) {
 // write nothing beside its records there: the TXT registry does.
 func TestOwnershipOutsideProviderFlagsDataInProvider(t *testing.T) {
 	err := registrytest.CheckRegistry(context.Background(), txtRegistry(txt.Config{}),
-		registrytest.Options{OwnershipOutsideProvider: true})
+		registrytest.Options{OwnershipOutsideProvider: true, PerZone: true})
 	var rules []string
 	for _, e := range provider.ErrorParts(err) {
 		var v *registrytest.Violation
@@ -65,4 +65,16 @@ func TestOwnershipOutsideProviderFlagsDataInProvider(t *testing.T) {
 	}
 	require.Equal(t, []string{registrytest.RuleOwnershipTravelsWithRecord +
 		": wrote 1 record(s) beside it that Records does not report; a registry that keeps its ownership data outside the provider writes none"}, rules)
+}
+
+// A registry that declares PerZone but hands the provider the whole change
+// set in one call fails the optional check; without the declaration it is
+// not checked, as the contract does not ask for it.
+func TestPerZoneIsOptional(t *testing.T) {
+	newNoop := func(p provider.Provider, _ string) (registry.Registry, error) { return noop.New(p), nil }
+	require.NoError(t, registrytest.CheckRegistry(context.Background(), newNoop, registrytest.Options{NoOwnership: true}))
+	err := registrytest.CheckRegistry(context.Background(), newNoop, registrytest.Options{NoOwnership: true, PerZone: true})
+	var v *registrytest.Violation
+	require.ErrorAs(t, err, &v)
+	require.Equal(t, registrytest.RulePerZoneErrors, v.Rule)
 }

@@ -4,155 +4,176 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/internal/contractkit"
 	"github.com/zonesync/zonesync/source"
 )
 
-// Rule names, as they appear in every [Violation].
+// Rule names, as they appear in every [Violation] and in the rule table
+// of the package documentation.
 const (
-	// RuleReadiness: a source that implements [source.Syncer] reports
-	// true within the timeout and stays true.
-	RuleReadiness = "Readiness"
-	// RuleValidEndpoints: every endpoint returned is non-nil and passes
-	// [endpoint.Endpoint.ValidateDesired]: a source hands out desired
-	// endpoints, and a TXT value that reads as an ownership record is not
-	// one.
+	RuleReadiness      = "Readiness"
+	RuleSliceOwnership = "SliceOwnership"
+	RuleContext        = "Context"
+	RuleConcurrency    = "Concurrency"
+	RulePartialErrors  = "PartialErrors"
+	RuleEvents         = "Events"
+
+	// RuleDeterminism and RuleValidEndpoints name optional checks, run
+	// only when [Options.Deterministic] and [Options.ValidEndpoints] ask
+	// for them: the Source contract does not promise what they check.
+	RuleDeterminism    = "Determinism"
 	RuleValidEndpoints = "ValidEndpoints"
-	// RuleDeterminism: two calls with no change in between return equal
-	// endpoints in the same order.
-	RuleDeterminism = "Determinism"
-	// RuleDeepCopies: changing the slice or the endpoints a call returned
-	// changes nothing the next call returns.
-	RuleDeepCopies = "DeepCopies"
-	// RuleContext: Endpoints with a done context returns an error
-	// wrapping the context's error.
-	RuleContext = "Context"
-	// RulePartialErrors: a per-object failure comes back as a
-	// [*source.PartialError] (found with errors.As) whose keys have the
-	// form of the resource label ("kind/namespace/name" or "kind/name"),
-	// together with the endpoints of the other objects.
-	RulePartialErrors = "PartialErrors"
-	// RuleEvents: a handler registered with AddEventHandler is called
-	// after a change, and no longer once its context is done; a handler
-	// registered with a context already done is never called.
-	RuleEvents = "Events"
 )
 
 // Violation is one breach of the [source.Source] contract found by
-// [CheckSource], which returns violations joined with errors.Join;
-// errors.As finds them.
-type Violation struct {
-	// Rule is the rule broken, e.g. "DeepCopies".
-	Rule string
-	// Msg says what was wrong.
-	Msg string
-	// Err is the error the source returned, if any.
-	Err error
-}
-
-// Error renders "Rule: Msg: Err".
-func (v *Violation) Error() string {
-	s := v.Rule + ": " + v.Msg
-	if v.Err != nil {
-		s += ": " + v.Err.Error()
-	}
-	return s
-}
-
-// Unwrap returns the error the source returned, if any.
-func (v *Violation) Unwrap() error { return v.Err }
+// [CheckSource]: the rule broken (Rule...), the call that misbehaved (Op),
+// the endpoint or object concerned (Record), what was wrong (Msg) and the
+// source's error (Err). Its text is "Rule: Op record: Msg: Err". The three
+// contract kits (providertest, registrytest, sourcetest) share this one
+// type.
+type Violation = contractkit.Violation
 
 // DefaultTimeout is how long [CheckSource] waits for readiness, for a
 // handler after a change and for a failure to show, when
-// [CheckOptions.Timeout] is zero.
+// [Options.Timeout] is zero.
 const DefaultTimeout = 5 * time.Second
 
-// CheckOptions tells [CheckSource] how to act on the source checked. The
-// zero value checks a source whose endpoints never change: the rules that
-// need a change or a failure check only what they can without one.
-type CheckOptions struct {
+// Options tells [CheckSource] and [TestSource] how to act on the source
+// checked, and which optional checks to run. The zero value checks a
+// source whose endpoints never change: the rules that need a change or a
+// failure check only what they can without one.
+type Options struct {
 	// Change changes the endpoints the source returns: for example it
 	// calls [source.Static.Set], or creates an object in a fake
 	// clientset. CheckSource calls it twice, so each call must give a
 	// result different from the one before. Nil means the source never
-	// changes; RuleEvents then only checks that a handler registered with
-	// a done context is never called.
+	// changes; Events then only checks that a handler registered with a
+	// done context is never called.
 	Change func(ctx context.Context) error
 	// Fail makes the source fail to build the endpoints of one object
 	// while the others still work: for example it gives an object an
-	// annotation that does not parse. Nil leaves RulePartialErrors to the
+	// annotation that does not parse. Nil leaves PartialErrors to the
 	// partial errors the source returns on its own.
 	Fail func(ctx context.Context) error
 	// Timeout bounds each wait (readiness, a handler call after Change, a
 	// partial error after Fail); zero means [DefaultTimeout]. A handler
 	// that must not be called is watched for a tenth of it.
 	Timeout time.Duration
+	// Deterministic also runs the optional check Determinism: two calls
+	// with no change in between return equal endpoints in the same order.
+	// The contract does not ask for it (order does not matter, the
+	// planner sorts); a source that promises it sets it.
+	Deterministic bool
+	// ValidEndpoints also runs the optional check ValidEndpoints: every
+	// endpoint returned is non-nil and passes
+	// [endpoint.Endpoint.ValidateDesired], and the slice is not nil. The
+	// contract does not ask for it (a Reconciler skips invalid desired
+	// endpoints and reports them); a source that promises it sets it.
+	ValidEndpoints bool
+}
+
+type rule struct {
+	name  string
+	check func(c *checker, ctx context.Context)
+}
+
+// rules lists the rules of the contract, in the order they run; the last
+// two change the source (Options.Fail, Options.Change).
+func rules() []rule {
+	return []rule{
+		{RuleReadiness, (*checker).readiness},
+		{RuleSliceOwnership, (*checker).sliceOwnership},
+		{RuleContext, (*checker).context},
+		{RuleConcurrency, (*checker).concurrency},
+		{RulePartialErrors, (*checker).partialErrors},
+		{RuleEvents, (*checker).events},
+	}
+}
+
+// optional lists the optional checks o asks for, run after the rules.
+func optional(o Options) []rule {
+	var out []rule
+	if o.Deterministic {
+		out = append(out, rule{RuleDeterminism, (*checker).determinism})
+	}
+	if o.ValidEndpoints {
+		out = append(out, rule{RuleValidEndpoints, (*checker).validEndpoints})
+	}
+	return out
 }
 
 // CheckSource checks src against the contract written on [source.Source]
-// and returns every violation joined with errors.Join (each a
-// [*Violation] naming the rule), or nil. The rules run in this order:
-// readiness, valid endpoints, determinism, deep copies, context, partial
-// errors (calling opts.Fail) and events (calling opts.Change). Endpoints
-// is called from several goroutines at once, so that a test run with
-// -race finds a source that is not safe for concurrent use.
-//
-// CheckSource stops early only when ctx is done.
-func CheckSource(ctx context.Context, src source.Source, opts CheckOptions) error {
+// (see the package documentation for the rules) and the optional checks
+// opts asks for, and returns all violations joined with errors.Join (each
+// a [*Violation]), or nil. Endpoints is called from several goroutines at
+// once, so that a test run with -race finds a source that is not safe for
+// concurrent use. It stops early only when ctx is done, adding ctx's
+// error.
+func CheckSource(ctx context.Context, src source.Source, opts Options) error {
+	f := check(ctx, src, opts)
+	return f.Err()
+}
+
+// TestSource runs [CheckSource] and reports each violation with t.Error,
+// so that one run shows every problem.
+func TestSource(t testing.TB, src source.Source, opts Options) {
+	t.Helper()
+	f := check(t.Context(), src, opts)
+	f.Report(t)
+}
+
+func check(ctx context.Context, src source.Source, opts Options) *contractkit.Findings {
+	f := &contractkit.Findings{}
 	if src == nil {
-		return errors.New("sourcetest: CheckSource: source is nil")
+		f.Violations = append(f.Violations, errors.New("sourcetest: the source is nil"))
+		return f
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
 	c := &checker{src: src, opts: opts}
-	for _, rule := range []func(context.Context){
-		c.readiness, c.validEndpoints, c.determinism, c.deepCopies, c.context, c.partialErrors, c.events, c.stillReady,
-	} {
+	// The optional checks look at the source as it was given, before the
+	// last two rules (PartialErrors, Events) change it through opts.
+	all := rules()
+	all = slices.Concat(all[:len(all)-2], optional(opts), all[len(all)-2:])
+	for _, r := range all {
 		if err := ctx.Err(); err != nil {
-			c.errs = append(c.errs, fmt.Errorf("sourcetest: CheckSource stopped: %w", err))
+			c.errs = append(c.errs, fmt.Errorf("sourcetest: CheckSource stopped before %s: %w", r.name, err))
 			break
 		}
-		rule(ctx)
+		c.rule = r.name
+		r.check(c, ctx)
 	}
-	return errors.Join(c.errs...)
-}
-
-// TestSource runs [CheckSource] and reports each violation with t.Error.
-func TestSource(t testing.TB, src source.Source, opts CheckOptions) {
-	t.Helper()
-	err := CheckSource(t.Context(), src, opts)
-	if err == nil {
-		return
-	}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range joined.Unwrap() {
-			t.Error(e)
-		}
-		return
-	}
-	t.Error(err)
+	c.rule = RuleReadiness
+	c.stillReady()
+	f.Violations = c.errs
+	return f
 }
 
 type checker struct {
 	src  source.Source
-	opts CheckOptions
+	opts Options
+	rule string // the rule being checked
 	errs []error
 }
 
-func (c *checker) fail(rule string, err error, format string, args ...any) {
-	c.errs = append(c.errs, &Violation{Rule: rule, Msg: fmt.Sprintf(format, args...), Err: err})
+// fail records a violation of the rule being checked.
+func (c *checker) fail(op, record string, err error, format string, args ...any) {
+	c.errs = append(c.errs, &Violation{Rule: c.rule, Op: op, Record: record, Msg: fmt.Sprintf(format, args...), Err: err})
 }
 
 // endpoints calls Endpoints; any error but a partial one is a violation of
-// rule, and ok is false.
-func (c *checker) endpoints(ctx context.Context, rule string) (eps []*endpoint.Endpoint, partial *source.PartialError, ok bool) {
+// the rule being checked, and ok is false.
+func (c *checker) endpoints(ctx context.Context) (eps []*endpoint.Endpoint, partial *source.PartialError, ok bool) {
 	eps, err := c.src.Endpoints(ctx)
 	if err == nil {
 		return eps, nil, true
@@ -161,7 +182,7 @@ func (c *checker) endpoints(ctx context.Context, rule string) (eps []*endpoint.E
 		c.checkKeys(partial)
 		return eps, partial, true
 	}
-	c.fail(rule, err, "Endpoints failed")
+	c.fail("Endpoints", "", err, "failed")
 	return nil, nil, false
 }
 
@@ -185,77 +206,31 @@ func (c *checker) readiness(ctx context.Context) {
 		return
 	}
 	if !c.waitFor(ctx, c.opts.Timeout, sy.HasSynced) {
-		c.fail(RuleReadiness, nil, "HasSynced did not report true within %v", c.opts.Timeout)
+		c.fail("HasSynced", "", nil, "did not report true within %v", c.opts.Timeout)
 	}
 }
 
-func (c *checker) stillReady(context.Context) {
-	if sy, ok := c.src.(source.Syncer); ok && sy.HasSynced() && !source.HasSynced(c.src) {
-		c.fail(RuleReadiness, nil, "HasSynced and source.HasSynced disagree")
+// stillReady checks, after every other check, that a source that reported
+// ready still does.
+func (c *checker) stillReady() {
+	sy, ok := c.src.(source.Syncer)
+	if !ok || !sy.HasSynced() {
+		if ok {
+			c.fail("HasSynced", "", nil, "went back to false")
+		}
+		return
 	}
-	if sy, ok := c.src.(source.Syncer); ok && !sy.HasSynced() {
-		c.fail(RuleReadiness, nil, "HasSynced went back to false")
+	if !source.HasSynced(c.src) {
+		c.fail("HasSynced", "", nil, "the method and source.HasSynced disagree")
 	}
 }
 
-func (c *checker) validEndpoints(ctx context.Context) {
-	eps, _, ok := c.endpoints(ctx, RuleValidEndpoints)
+func (c *checker) sliceOwnership(ctx context.Context) {
+	first, _, ok := c.endpoints(ctx)
 	if !ok {
 		return
 	}
-	if eps == nil {
-		c.fail(RuleValidEndpoints, nil, "Endpoints returned a nil slice without error; return an empty one")
-	}
-	for i, ep := range eps {
-		if ep == nil {
-			c.fail(RuleValidEndpoints, nil, "endpoint %d is nil", i)
-			continue
-		}
-		if err := ep.ValidateDesired(); err != nil {
-			c.fail(RuleValidEndpoints, err, "endpoint %d %s is invalid", i, ep.Key())
-		}
-	}
-}
-
-func (c *checker) determinism(ctx context.Context) {
-	const calls = 4
-	results := make([][]string, calls)
-	errs := make([]error, calls)
-	done := make(chan int, calls)
-	for i := range calls {
-		go func() {
-			eps, err := c.src.Endpoints(ctx)
-			var pe *source.PartialError
-			if err != nil && !errors.As(err, &pe) {
-				errs[i] = err
-			}
-			results[i] = render(eps)
-			done <- i
-		}()
-	}
-	for range calls {
-		<-done
-	}
-	for i := range calls {
-		if errs[i] != nil {
-			c.fail(RuleDeterminism, errs[i], "concurrent Endpoints call %d failed", i)
-			return
-		}
-	}
-	for i := 1; i < calls; i++ {
-		if !slices.Equal(results[0], results[i]) {
-			c.fail(RuleDeterminism, nil, "two calls with no change in between differ: %s", diff(results[0], results[i]))
-			return
-		}
-	}
-}
-
-func (c *checker) deepCopies(ctx context.Context) {
-	first, _, ok := c.endpoints(ctx, RuleDeepCopies)
-	if !ok {
-		return
-	}
-	// Compared as sets: the order is RuleDeterminism's business.
+	// Compared as sets: order does not matter.
 	want := slices.Sorted(slices.Values(render(first)))
 	for i, ep := range first {
 		if ep == nil {
@@ -272,12 +247,12 @@ func (c *checker) deepCopies(ctx context.Context) {
 		}
 		first[i] = nil
 	}
-	second, _, ok := c.endpoints(ctx, RuleDeepCopies)
+	second, _, ok := c.endpoints(ctx)
 	if !ok {
 		return
 	}
 	if got := slices.Sorted(slices.Values(render(second))); !slices.Equal(want, got) {
-		c.fail(RuleDeepCopies, nil, "changing what one call returned changed the next call's result: %s", diff(want, got))
+		c.fail("Endpoints", "", nil, "changing what one call returned changed the next call's result: %s", diff(want, got))
 	}
 }
 
@@ -286,19 +261,47 @@ func (c *checker) context(ctx context.Context) {
 	cancel()
 	_, err := c.src.Endpoints(done)
 	if !errors.Is(err, context.Canceled) {
-		c.fail(RuleContext, err, "Endpoints with a canceled context returned an error that does not wrap context.Canceled")
+		c.fail("Endpoints", "", err, "with a canceled context returned an error that does not wrap context.Canceled")
+	}
+}
+
+// concurrency calls Endpoints from several goroutines at once: every call
+// must succeed (a partial error counts as success), and -race reports a
+// source that is not safe for concurrent use.
+func (c *checker) concurrency(ctx context.Context) {
+	const calls = 4
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			_, err := c.src.Endpoints(ctx)
+			var pe *source.PartialError
+			if err != nil && !errors.As(err, &pe) {
+				errs[i] = err
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			c.fail("Endpoints", "", err, "concurrent call %d failed", i)
+			return
+		}
 	}
 }
 
 // checkKeys checks the keys of a partial error.
 func (c *checker) checkKeys(pe *source.PartialError) {
+	rule := c.rule
+	c.rule = RulePartialErrors
+	defer func() { c.rule = rule }()
 	if len(pe.Failed) == 0 {
-		c.fail(RulePartialErrors, pe, "a *PartialError names no object; return nil instead (PartialError.OrNil)")
+		c.fail("Endpoints", "", pe, "a *PartialError names no object; return nil instead (PartialError.OrNil)")
 	}
-	for k := range pe.Failed {
+	for _, k := range slices.Sorted(maps.Keys(pe.Failed)) {
 		parts := strings.Split(k, "/")
 		if (len(parts) != 2 && len(parts) != 3) || slices.Contains(parts, "") {
-			c.fail(RulePartialErrors, nil, "key %q of a *PartialError is not a resource key (kind/namespace/name or kind/name)", k)
+			c.fail("Endpoints", endpoint.Printable(k), nil, "a key of a *PartialError is not a resource key (kind/namespace/name or kind/name)")
 		}
 	}
 }
@@ -307,12 +310,12 @@ func (c *checker) partialErrors(ctx context.Context) {
 	if c.opts.Fail == nil {
 		return
 	}
-	before, _, ok := c.endpoints(ctx, RulePartialErrors)
+	before, _, ok := c.endpoints(ctx)
 	if !ok {
 		return
 	}
 	if err := c.opts.Fail(ctx); err != nil {
-		c.errs = append(c.errs, fmt.Errorf("sourcetest: CheckOptions.Fail: %w", err))
+		c.fail("Options.Fail", "", err, "failed")
 		return
 	}
 	var (
@@ -331,10 +334,10 @@ func (c *checker) partialErrors(ctx context.Context) {
 	})
 	switch {
 	case hard != nil:
-		c.fail(RulePartialErrors, hard, "after Fail, Endpoints returned an error that is not a *PartialError")
+		c.fail("Endpoints", "", hard, "after Options.Fail, returned an error that is not a *PartialError")
 		return
 	case partial == nil:
-		c.fail(RulePartialErrors, nil, "after Fail, Endpoints returned no *PartialError within %v", c.opts.Timeout)
+		c.fail("Endpoints", "", nil, "after Options.Fail, returned no *PartialError within %v", c.opts.Timeout)
 		return
 	}
 	c.checkKeys(partial)
@@ -354,7 +357,7 @@ func (c *checker) partialErrors(ctx context.Context) {
 			}
 		}
 		if !got[ep.Key().String()] {
-			c.fail(RulePartialErrors, partial, "endpoint %s of an object that did not fail is missing from the result returned with the *PartialError", ep.Key())
+			c.fail("Endpoints", ep.Key().String(), partial, "the endpoint of an object that did not fail is missing from the result returned with the *PartialError")
 		}
 	}
 }
@@ -371,7 +374,7 @@ func (c *checker) events(ctx context.Context) {
 	if c.opts.Change == nil {
 		time.Sleep(quiet)
 		if n := early.Load(); n > 0 {
-			c.fail(RuleEvents, nil, "a handler registered with a done context was called %d time(s)", n)
+			c.fail("AddEventHandler", "", nil, "a handler registered with a done context was called %d time(s)", n)
 		}
 		return
 	}
@@ -380,11 +383,11 @@ func (c *checker) events(ctx context.Context) {
 	time.Sleep(quiet)
 	base := live.Load()
 	if err := c.opts.Change(ctx); err != nil {
-		c.errs = append(c.errs, fmt.Errorf("sourcetest: CheckOptions.Change: %w", err))
+		c.fail("Options.Change", "", err, "failed")
 		return
 	}
 	if !c.waitFor(ctx, c.opts.Timeout, func() bool { return live.Load() > base }) {
-		c.fail(RuleEvents, nil, "no handler call within %v of a change", c.opts.Timeout)
+		c.fail("AddEventHandler", "", nil, "no handler call within %v of a change", c.opts.Timeout)
 	}
 	cancelLive()
 	witnessCtx, cancelWitness := context.WithCancel(ctx)
@@ -393,7 +396,7 @@ func (c *checker) events(ctx context.Context) {
 	time.Sleep(quiet)
 	base, wbase := live.Load(), witness.Load()
 	if err := c.opts.Change(ctx); err != nil {
-		c.errs = append(c.errs, fmt.Errorf("sourcetest: CheckOptions.Change: %w", err))
+		c.fail("Options.Change", "", err, "failed")
 		return
 	}
 	// The witness, registered after the first handler's context ended,
@@ -401,11 +404,46 @@ func (c *checker) events(ctx context.Context) {
 	if c.waitFor(ctx, c.opts.Timeout, func() bool { return witness.Load() > wbase }) {
 		time.Sleep(quiet)
 		if n := live.Load() - base; n > 0 {
-			c.fail(RuleEvents, nil, "a handler was called %d time(s) after its context was done", n)
+			c.fail("AddEventHandler", "", nil, "a handler was called %d time(s) after its context was done", n)
 		}
 	}
 	if n := early.Load(); n > 0 {
-		c.fail(RuleEvents, nil, "a handler registered with a done context was called %d time(s)", n)
+		c.fail("AddEventHandler", "", nil, "a handler registered with a done context was called %d time(s)", n)
+	}
+}
+
+// determinism is the optional check of Options.Deterministic.
+func (c *checker) determinism(ctx context.Context) {
+	first, _, ok := c.endpoints(ctx)
+	if !ok {
+		return
+	}
+	second, _, ok := c.endpoints(ctx)
+	if !ok {
+		return
+	}
+	if a, b := render(first), render(second); !slices.Equal(a, b) {
+		c.fail("Endpoints", "", nil, "two calls with no change in between differ: %s", diff(a, b))
+	}
+}
+
+// validEndpoints is the optional check of Options.ValidEndpoints.
+func (c *checker) validEndpoints(ctx context.Context) {
+	eps, _, ok := c.endpoints(ctx)
+	if !ok {
+		return
+	}
+	if eps == nil {
+		c.fail("Endpoints", "", nil, "returned a nil slice without error; return an empty one")
+	}
+	for i, ep := range eps {
+		if ep == nil {
+			c.fail("Endpoints", "", nil, "endpoint %d is nil", i)
+			continue
+		}
+		if err := ep.ValidateDesired(); err != nil {
+			c.fail("Endpoints", ep.Key().String(), err, "endpoint %d is invalid", i)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/connector"
 	"github.com/zonesync/zonesync/source/sourcetest"
 )
 
@@ -32,7 +33,7 @@ func twoEndpoints() []*endpoint.Endpoint {
 	}
 }
 
-// changer returns a CheckOptions.Change that gives st a new endpoint list
+// changer returns a Options.Change that gives st a new endpoint list
 // on every call.
 func changer(st *source.Static) func(context.Context) error {
 	var n atomic.Int64
@@ -130,40 +131,40 @@ func (s ignoresHandlerContext) AddEventHandler(_ context.Context, h func()) {
 func TestCheckSourceCatchesEachBrokenRule(t *testing.T) {
 	tests := []struct {
 		name string
-		src  func() (source.Source, sourcetest.CheckOptions)
+		src  func() (source.Source, sourcetest.Options)
 		want string
 	}{
-		{"never synced", func() (source.Source, sourcetest.CheckOptions) {
-			return neverSynced{source.NewStatic(twoEndpoints()...)}, sourcetest.CheckOptions{Timeout: timeout}
+		{"never synced", func() (source.Source, sourcetest.Options) {
+			return neverSynced{source.NewStatic(twoEndpoints()...)}, sourcetest.Options{Timeout: timeout}
 		}, sourcetest.RuleReadiness},
-		{"invalid endpoint", func() (source.Source, sourcetest.CheckOptions) {
-			return invalidEndpoints{source.NewStatic(twoEndpoints()...)}, sourcetest.CheckOptions{Timeout: timeout}
+		{"invalid endpoint", func() (source.Source, sourcetest.Options) {
+			return invalidEndpoints{source.NewStatic(twoEndpoints()...)}, sourcetest.Options{Timeout: timeout, ValidEndpoints: true}
 		}, sourcetest.RuleValidEndpoints},
-		{"a TXT endpoint whose value reads as an ownership record", func() (source.Source, sourcetest.CheckOptions) {
+		{"a TXT endpoint whose value reads as an ownership record", func() (source.Source, sourcetest.Options) {
 			claim := endpoint.NewEndpoint("claim.example.com", endpoint.RecordTypeTXT, `"heritage=external-dns,external-dns/owner=default"`).
 				WithLabel(endpoint.ResourceLabelKey, "crd/default/claim")
-			return source.NewStatic(append(twoEndpoints(), claim)...), sourcetest.CheckOptions{Timeout: timeout}
+			return source.NewStatic(append(twoEndpoints(), claim)...), sourcetest.Options{Timeout: timeout, ValidEndpoints: true}
 		}, sourcetest.RuleValidEndpoints},
-		{"order changes between calls", func() (source.Source, sourcetest.CheckOptions) {
-			return &shuffled{Static: source.NewStatic(twoEndpoints()...)}, sourcetest.CheckOptions{Timeout: timeout}
+		{"order changes between calls", func() (source.Source, sourcetest.Options) {
+			return &shuffled{Static: source.NewStatic(twoEndpoints()...)}, sourcetest.Options{Timeout: timeout, Deterministic: true}
 		}, sourcetest.RuleDeterminism},
-		{"returns its own endpoints", func() (source.Source, sourcetest.CheckOptions) {
-			return sharesEndpoints{eps: twoEndpoints()}, sourcetest.CheckOptions{Timeout: timeout}
-		}, sourcetest.RuleDeepCopies},
-		{"ignores its context", func() (source.Source, sourcetest.CheckOptions) {
-			return ignoresContext{source.NewStatic(twoEndpoints()...)}, sourcetest.CheckOptions{Timeout: timeout}
+		{"returns its own endpoints", func() (source.Source, sourcetest.Options) {
+			return sharesEndpoints{eps: twoEndpoints()}, sourcetest.Options{Timeout: timeout}
+		}, sourcetest.RuleSliceOwnership},
+		{"ignores its context", func() (source.Source, sourcetest.Options) {
+			return ignoresContext{source.NewStatic(twoEndpoints()...)}, sourcetest.Options{Timeout: timeout}
 		}, sourcetest.RuleContext},
-		{"partial error with a bad key and no other endpoints", func() (source.Source, sourcetest.CheckOptions) {
+		{"partial error with a bad key and no other endpoints", func() (source.Source, sourcetest.Options) {
 			s := &badPartial{Static: source.NewStatic(twoEndpoints()...)}
-			return s, sourcetest.CheckOptions{Timeout: timeout, Fail: func(context.Context) error { s.failing.Store(true); return nil }}
+			return s, sourcetest.Options{Timeout: timeout, Fail: func(context.Context) error { s.failing.Store(true); return nil }}
 		}, sourcetest.RulePartialErrors},
-		{"handlers never called", func() (source.Source, sourcetest.CheckOptions) {
+		{"handlers never called", func() (source.Source, sourcetest.Options) {
 			st := source.NewStatic(twoEndpoints()...)
-			return deaf{st}, sourcetest.CheckOptions{Timeout: timeout, Change: changer(st)}
+			return deaf{st}, sourcetest.Options{Timeout: timeout, Change: changer(st)}
 		}, sourcetest.RuleEvents},
-		{"handlers called after their context is done", func() (source.Source, sourcetest.CheckOptions) {
+		{"handlers called after their context is done", func() (source.Source, sourcetest.Options) {
 			st := source.NewStatic(twoEndpoints()...)
-			return ignoresHandlerContext{st}, sourcetest.CheckOptions{Timeout: timeout, Change: changer(st)}
+			return ignoresHandlerContext{st}, sourcetest.Options{Timeout: timeout, Change: changer(st)}
 		}, sourcetest.RuleEvents},
 	}
 	for _, tt := range tests {
@@ -178,25 +179,25 @@ func TestCheckSourceCatchesEachBrokenRule(t *testing.T) {
 
 func TestCheckSourceBadPartialErrorReportsBoth(t *testing.T) {
 	s := &badPartial{Static: source.NewStatic(twoEndpoints()...)}
-	err := sourcetest.CheckSource(t.Context(), s, sourcetest.CheckOptions{Timeout: timeout, Fail: func(context.Context) error { s.failing.Store(true); return nil }})
+	err := sourcetest.CheckSource(t.Context(), s, sourcetest.Options{Timeout: timeout, Fail: func(context.Context) error { s.failing.Store(true); return nil }})
 	require.Error(t, err)
-	assert.ErrorContains(t, err, `key "web" of a *PartialError is not a resource key`)
-	assert.ErrorContains(t, err, "endpoint web.example.com/A of an object that did not fail is missing")
+	assert.ErrorContains(t, err, "PartialErrors: Endpoints web: a key of a *PartialError is not a resource key")
+	assert.ErrorContains(t, err, "PartialErrors: Endpoints web.example.com/A: the endpoint of an object that did not fail is missing")
 }
 
 func TestCheckSourceRealSources(t *testing.T) {
-	wrapped := func(wrap func(source.Source) source.Source) func() (source.Source, sourcetest.CheckOptions) {
-		return func() (source.Source, sourcetest.CheckOptions) {
+	wrapped := func(wrap func(source.Source) source.Source) func() (source.Source, sourcetest.Options) {
+		return func() (source.Source, sourcetest.Options) {
 			st := source.NewStatic(twoEndpoints()...)
-			return wrap(st), sourcetest.CheckOptions{Timeout: timeout, Change: changer(st)}
+			return wrap(st), sourcetest.Options{Timeout: timeout, Change: changer(st)}
 		}
 	}
 	tests := []struct {
 		name string
-		src  func() (source.Source, sourcetest.CheckOptions)
+		src  func() (source.Source, sourcetest.Options)
 	}{
-		{"Empty", func() (source.Source, sourcetest.CheckOptions) {
-			return source.Empty{}, sourcetest.CheckOptions{Timeout: timeout}
+		{"Empty", func() (source.Source, sourcetest.Options) {
+			return source.Empty{}, sourcetest.Options{Timeout: timeout}
 		}},
 		{"Static", wrapped(func(s source.Source) source.Source { return s })},
 		{"Multi", wrapped(func(s source.Source) source.Source {
@@ -219,36 +220,51 @@ func TestCheckSourceRealSources(t *testing.T) {
 		{"PostProcessor", wrapped(func(s source.Source) source.Source {
 			return source.NewPostProcessor(s, source.PostProcessorOptions{DefaultTTL: 300, MinTTL: 60, Provider: "webhook", PreferAlias: true})
 		})},
-		{"Fake", func() (source.Source, sourcetest.CheckOptions) {
-			return sourcetest.NewFake("example.com", 20, sourcetest.FakeOptions{}), sourcetest.CheckOptions{Timeout: timeout}
+		{"Fake", func() (source.Source, sourcetest.Options) {
+			return sourcetest.NewFake("example.com", 20, sourcetest.FakeOptions{}), sourcetest.Options{Timeout: timeout}
 		}},
-		{"Connector", func() (source.Source, sourcetest.CheckOptions) {
+		{"Connector", func() (source.Source, sourcetest.Options) {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			require.NoError(t, err)
 			served := source.NewStatic(twoEndpoints()...)
 			done := make(chan error, 1)
 			ctx, cancel := context.WithCancel(t.Context())
 			t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
-			go func() { done <- source.ServeConnector(ctx, l, served.Endpoints, source.ServeConnectorOptions{}) }()
-			return source.NewConnector(l.Addr().String(), source.ConnectorOptions{}), sourcetest.CheckOptions{Timeout: timeout}
+			go func() { done <- connector.Serve(ctx, l, served.Endpoints, connector.ServeOptions{}) }()
+			c, err := connector.New(l.Addr().String(), connector.Options{})
+			require.NoError(t, err)
+			return c, sourcetest.Options{Timeout: timeout}
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src, opts := tt.src()
+			// The sources of this module also promise what the optional
+			// checks check.
+			opts.Deterministic, opts.ValidEndpoints = true, true
 			assert.NoError(t, sourcetest.CheckSource(t.Context(), src, opts))
 		})
 	}
 }
 
+// The contract does not promise an order, nor valid endpoints: a source
+// that shuffles its endpoints, or returns one the Reconciler will skip as
+// invalid, keeps it, and fails only the optional check that asks for more.
+func TestOptionalChecksAreNotRules(t *testing.T) {
+	shuffling := &shuffled{Static: source.NewStatic(twoEndpoints()...)}
+	require.NoError(t, sourcetest.CheckSource(t.Context(), shuffling, sourcetest.Options{Timeout: timeout}))
+	invalid := invalidEndpoints{source.NewStatic(twoEndpoints()...)}
+	require.NoError(t, sourcetest.CheckSource(t.Context(), invalid, sourcetest.Options{Timeout: timeout}))
+}
+
 func TestCheckSourceNilAndDoneContext(t *testing.T) {
-	assert.ErrorContains(t, sourcetest.CheckSource(t.Context(), nil, sourcetest.CheckOptions{}), "source is nil")
+	assert.ErrorContains(t, sourcetest.CheckSource(t.Context(), nil, sourcetest.Options{}), "source is nil")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	assert.ErrorIs(t, sourcetest.CheckSource(ctx, source.NewStatic(), sourcetest.CheckOptions{}), context.Canceled)
+	assert.ErrorIs(t, sourcetest.CheckSource(ctx, source.NewStatic(), sourcetest.Options{}), context.Canceled)
 }
 
 func TestTestSource(t *testing.T) {
 	st := source.NewStatic(twoEndpoints()...)
-	sourcetest.TestSource(t, st, sourcetest.CheckOptions{Timeout: timeout, Change: changer(st)})
+	sourcetest.TestSource(t, st, sourcetest.Options{Timeout: timeout, Change: changer(st)})
 }

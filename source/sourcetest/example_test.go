@@ -27,7 +27,7 @@ func ExampleFake() {
 // what it returns; here the source is a source.Static and Set changes it.
 func ExampleCheckSource() {
 	src := source.NewStatic(endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.10"))
-	err := sourcetest.CheckSource(context.Background(), src, sourcetest.CheckOptions{
+	err := sourcetest.CheckSource(context.Background(), src, sourcetest.Options{
 		Change: func(context.Context) error {
 			src.Add(endpoint.NewEndpoint("api.example.com", endpoint.RecordTypeA, "192.0.2.11"))
 			return nil
@@ -36,14 +36,14 @@ func ExampleCheckSource() {
 	fmt.Println("violations:", err)
 
 	// A source that hands out the endpoints it holds breaks the contract.
-	err = sourcetest.CheckSource(context.Background(), leaky{endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.10")}, sourcetest.CheckOptions{})
+	err = sourcetest.CheckSource(context.Background(), leaky{endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.10")}, sourcetest.Options{})
 	var v *sourcetest.Violation
 	if errors.As(err, &v) {
 		fmt.Println("violation of", v.Rule)
 	}
 	// Output:
 	// violations: <nil>
-	// violation of DeepCopies
+	// violation of SliceOwnership
 }
 
 // leaky returns the endpoints it holds instead of copies.

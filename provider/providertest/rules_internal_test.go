@@ -6,33 +6,41 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zonesync/zonesync/internal/contractkit"
 )
 
 // Only genuinely optional features can be declared away: with every option
-// given, the one behaviour skipped is SetIdentifier.
-func TestOnlyOptionalBehavioursCanBeSkipped(t *testing.T) {
-	cfg := newSuiteConfig([]Options{{Zone: "zone.test", NoSetIdentifier: true, Upsert: true, Timeout: time.Second, Concurrency: 1}})
+// given, the one rule skipped is SetIdentifier.
+func TestOnlyOptionalRulesCanBeSkipped(t *testing.T) {
+	cfg := newSuiteConfig(Options{Zone: "zone.test", NoSetIdentifier: true, Upsert: true, Timeout: time.Second, Concurrency: 1})
 	var skipped []string
 	seen := map[string]bool{}
-	for _, b := range behaviours() {
-		require.NotNil(t, b.run, b.name)
-		assert.False(t, seen[b.name], "behaviour %s listed twice", b.name)
-		seen[b.name] = true
-		if b.skip != nil && b.skip(cfg) != "" {
-			skipped = append(skipped, b.name)
+	for _, r := range rules() {
+		require.NotNil(t, r.run, r.name)
+		assert.False(t, seen[r.name], "rule %s listed twice", r.name)
+		seen[r.name] = true
+		if r.skip != nil && r.skip(cfg) != "" {
+			skipped = append(skipped, r.name)
 		}
-		if b.skip != nil {
-			assert.Empty(t, b.skip(newSuiteConfig(nil)), "%s is skipped by default", b.name)
+		if r.skip != nil {
+			assert.Empty(t, r.skip(newSuiteConfig(Options{})), "%s is skipped by default", r.name)
 		}
 	}
-	assert.Equal(t, []string{BehaviourSetIdentifier}, skipped)
-	assert.Len(t, seen, 23)
+	assert.Equal(t, []string{RuleSetIdentifier}, skipped)
+	assert.Len(t, seen, 24)
+}
+
+// The rule table of the package documentation lists exactly the rules the
+// suite runs, in the order it runs them.
+func TestRuleTableMatchesCode(t *testing.T) {
+	contractkit.CheckDocItems(t, "doc.go", "Rules", contractkit.Names(rules(), func(r rule) string { return r.name }))
 }
 
 func TestSuiteConfigDefaults(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []Options
+		opts Options
 		want suiteConfig
 	}{
 		{
@@ -41,12 +49,12 @@ func TestSuiteConfigDefaults(t *testing.T) {
 		},
 		{
 			name: "zone is canonical, bad numbers are raised",
-			opts: []Options{{Zone: " Zone.TEST. ", Timeout: -1, Concurrency: 1}},
+			opts: Options{Zone: " Zone.TEST. ", Timeout: -1, Concurrency: 1},
 			want: suiteConfig{zone: "zone.test", setIdentifier: true, timeout: time.Minute, concurrency: 2},
 		},
 		{
 			name: "punycode zone stays in A-label form",
-			opts: []Options{{Zone: "XN--MNCHEN-3YA.example.", Upsert: true, NoSetIdentifier: true}},
+			opts: Options{Zone: "XN--MNCHEN-3YA.example.", Upsert: true, NoSetIdentifier: true},
 			want: suiteConfig{zone: "xn--mnchen-3ya.example", upsert: true, timeout: time.Minute, concurrency: 8},
 		},
 	}
