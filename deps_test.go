@@ -30,7 +30,7 @@ var corePatterns = []string{
 	".", "./endpoint/...", "./plan/...", "./policy/...", "./registry/...",
 	"./provider", "./provider/inmemory/...", "./provider/webhook/...",
 	"./provider/batch/...", "./provider/ratelimit/...", "./provider/cache/...", "./blueprint/...", "./source",
-	"./source/annotations", "./source/fqdn", "./source/sourcetest",
+	"./source/annotations", "./source/connector", "./source/fqdn", "./source/kubernetes/kubeopts", "./source/sourcetest",
 }
 
 // notCore are the package trees under corePatterns that are not core:
@@ -346,6 +346,17 @@ func TestRestrictedModulesOnlyWhereAllowed(t *testing.T) {
 					t.Errorf("%s imports %s; only %v may", p.ImportPath, imp, trees)
 				}
 			}
+		}
+	}
+}
+
+// TestGatewayAPIDoesNotImportKubernetesSources: the Gateway API sources
+// share the options of the Kubernetes sources through source/kubernetes/kubeopts,
+// not by importing source/kubernetes and everything its sources link.
+func TestGatewayAPIDoesNotImportKubernetesSources(t *testing.T) {
+	for _, p := range goList(t, "-deps", "./source/gatewayapi") {
+		if p.ImportPath == modulePath+"/source/kubernetes" {
+			t.Errorf("source/gatewayapi depends on %s; share what it needs through source/kubernetes/kubeopts", p.ImportPath)
 		}
 	}
 }

@@ -26,10 +26,11 @@ import (
 	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/connector"
 )
 
 // serveConnector serves the endpoints *list holds on a loopback port with
-// source.ServeConnector and returns its address.
+// connector.Serve and returns its address.
 func serveConnector(t *testing.T, list *atomic.Pointer[[]*endpoint.Endpoint]) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -37,7 +38,7 @@ func serveConnector(t *testing.T, list *atomic.Pointer[[]*endpoint.Endpoint]) st
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		_ = source.ServeConnector(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) { return *list.Load(), nil }, source.ServeConnectorOptions{})
+		_ = connector.Serve(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) { return *list.Load(), nil }, connector.ServeOptions{})
 	})
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	return l.Addr().String()
@@ -63,8 +64,10 @@ func TestConnectorInvalidEndpointKeepsItsRecord(t *testing.T) {
 	list.Store(&first)
 	addr := serveConnector(t, &list)
 	zone, reg := newZone(t)
-	rec := &zonesync.Reconciler{Source: source.NewConnector(addr, source.ConnectorOptions{}), Registry: reg, Logger: testr.New(t)}
-	_, err := rec.RunOnce(ctx)
+	conn, err := connector.New(addr, connector.Options{})
+	require.NoError(t, err)
+	rec := &zonesync.Reconciler{Source: conn, Registry: reg, Logger: testr.New(t)}
+	_, err = rec.RunOnce(ctx)
 	require.NoError(t, err)
 
 	// x now comes with a bad target, y changes, z is gone, w is new.
@@ -297,7 +300,7 @@ func TestUnownableApexIsSkipped(t *testing.T) {
 		}
 		assert.Equal(t, 1, obs.c.Unownable)
 		assert.Equal(t, []statusLine{
-			{"ingress/web/apex", "example.com/A", zonesync.RecordSkipped, string(plan.SkipUnownable), false},
+			{"ingress/web/apex", "example.com/A", zonesync.RecordSkipped, zonesync.Reason(plan.SkipUnownable), false},
 			{"ingress/web/apex", "www.example.com/A", map[bool]zonesync.RecordState{true: zonesync.RecordApplied, false: zonesync.RecordUnchanged}[i == 0], "", true},
 			{"service/web/api", "api.example.com/A", map[bool]zonesync.RecordState{true: zonesync.RecordApplied, false: zonesync.RecordUnchanged}[i == 0], "", true},
 		}, lines(obs.c.RecordStatuses()), "cycle %d", i)

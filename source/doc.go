@@ -87,10 +87,10 @@
 //
 // # Other sources
 //
-// [Empty] has no endpoints, [Static] serves a list held in memory, and
-// [Connector] reads endpoints from a TCP server in the wire format of
-// external-dns's connector source; [ServeConnector] is that server. The
-// test kit [github.com/zonesync/zonesync/source/sourcetest] has a source
+// [Empty] has no endpoints and [Static] serves a list held in memory.
+// Package [github.com/zonesync/zonesync/source/connector] reads endpoints
+// from a TCP server in the wire format of external-dns's connector source,
+// and serves them in that format. The test kit [github.com/zonesync/zonesync/source/sourcetest] has a source
 // of random endpoints and a checker of the contract above.
 //
 // # Building endpoints from objects

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net"
 	"net/netip"
 	"slices"
 
@@ -120,34 +119,4 @@ func ExamplePostProcessor() {
 	fmt.Println(eps[0].RecordTTL, eps[0].ProviderSpecific)
 	// Output:
 	// 60 [{webhook/weight 10}]
-}
-
-// ExampleServeConnector serves endpoints on a loopback port in external-dns's
-// connector format and reads them back with a Connector. (It is compiled but
-// not run by go test, because it opens a port; TestConnectorEndToEnd runs the
-// same exchange.) It prints:
-//
-//	web.example.com 0 A 192.0.2.10;192.0.2.11
-//	server stopped: <nil>
-func ExampleServeConnector() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	served := make(chan error, 1)
-	go func() {
-		served <- source.ServeConnector(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) {
-			return []*endpoint.Endpoint{
-				endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.10"),
-				endpoint.NewEndpoint("web.example.com", endpoint.RecordTypeA, "192.0.2.11"),
-			}, nil
-		}, source.ServeConnectorOptions{})
-	}()
-
-	printEndpoints(source.NewConnector(l.Addr().String(), source.ConnectorOptions{}))
-	cancel()
-	fmt.Println("server stopped:", <-served)
 }

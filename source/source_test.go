@@ -212,7 +212,7 @@ func TestDocMarkers(t *testing.T) {
 			assert.Regexp(t, `^[a-z0-9-]+$`, values["name"][0], typeName)
 		}
 	}
-	for _, typeName := range []string{"Empty", "Static", "Connector", "Multi", "Dedup", "TargetFilter", "NAT64", "PTR", "DefaultTargets", "PostProcessor"} {
+	for _, typeName := range []string{"Empty", "Static", "Multi", "Dedup", "TargetFilter", "NAT64", "PTR", "DefaultTargets", "PostProcessor"} {
 		assert.True(t, found[typeName], "%s has no doc markers", typeName)
 	}
 }

@@ -27,8 +27,12 @@ func TestHTTPRouteSourceContract(t *testing.T) {
 	require.NoError(t, err)
 	routes := dyn.Resource(http.GVR).Namespace("default")
 	var n atomic.Int32
-	sourcetest.TestSource(t, src, sourcetest.CheckOptions{
+	sourcetest.TestSource(t, src, sourcetest.Options{
 		Timeout: 5 * time.Second,
+		// The source also promises what the optional checks check: a
+		// stable order and valid endpoints.
+		Deterministic:  true,
+		ValidEndpoints: true,
 		Change: func(ctx context.Context) error {
 			name := fmt.Sprintf("new-%d", n.Add(1))
 			_, err := routes.Create(ctx, rt(http, "default", name, nil, []string{name + ".example.com"}, parent{name: "gw", accepted: yes()}), createOpts)

@@ -48,7 +48,7 @@
 //     TTL are merged into one (CNAMEs only when their targets are equal),
 //     labelled with the first route in namespace/name order.
 //
-// Routes are selected with the shared [kubernetes.Options] (namespace,
+// Routes are selected with the shared [kubeopts.Options] (namespace,
 // annotation filter, label selector, through an informer index), Gateways
 // with GatewayName, GatewayNamespace and GatewayLabelSelector (GatewayName
 // is compared with the name of a ListenerSet's parent Gateway). A route

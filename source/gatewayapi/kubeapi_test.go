@@ -19,7 +19,7 @@ import (
 	"github.com/zonesync/zonesync/internal/kubetest"
 	"github.com/zonesync/zonesync/internal/kubetest/kubedrive"
 	"github.com/zonesync/zonesync/source/gatewayapi"
-	"github.com/zonesync/zonesync/source/kubernetes"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // The tests in kubeapi_test.go run the route sources against a real
@@ -243,6 +243,6 @@ func TestRoutesAgainstAPIServer(t *testing.T) {
 
 // namespaced returns the options that limit a source to the test's
 // namespace (routes; Gateways are read in every namespace).
-func namespaced(o *kubedrive.Objects) kubernetes.Options {
-	return kubernetes.Options{Namespace: o.Namespace}
+func namespaced(o *kubedrive.Objects) kubeopts.Options {
+	return kubeopts.Options{Namespace: o.Namespace}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/gatewayapi"
-	"github.com/zonesync/zonesync/source/kubernetes"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // lsSpec is a ListenerSet in the test's short form.
@@ -382,7 +382,7 @@ func TestListenerSets(t *testing.T) {
 		{
 			name: "cross-namespace parents: route, ListenerSet and Gateway in three namespaces",
 			kind: http,
-			cfg:  gatewayapi.Config{GatewayListenerSets: true, Options: kubernetes.Options{Namespace: "apps"}, GatewayNamespace: "infra"},
+			cfg:  gatewayapi.Config{GatewayListenerSets: true, Options: kubeopts.Options{Namespace: "apps"}, GatewayNamespace: "infra"},
 			nss: []*corev1.Namespace{
 				namespace("infra", nil),
 				namespace("edge", map[string]string{"listener-sets": "on"}),
@@ -486,7 +486,7 @@ func TestListenerSets(t *testing.T) {
 		{
 			name: "the route annotation filter selects ListenerSets too; their labels do not matter",
 			kind: http,
-			cfg:  gatewayapi.Config{GatewayListenerSets: true, Options: kubernetes.Options{AnnotationFilter: "dns=public", LabelSelector: "team=a"}},
+			cfg:  gatewayapi.Config{GatewayListenerSets: true, Options: kubeopts.Options{AnnotationFilter: "dns=public", LabelSelector: "team=a"}},
 			objs: func() []*unstructured.Unstructured {
 				pub := map[string]string{"dns": "public"}
 				route := func(name, ls string) *unstructured.Unstructured {

@@ -24,7 +24,7 @@ import (
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/fqdn"
-	"github.com/zonesync/zonesync/source/kubernetes"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // Group is the API group of the Gateway API.
@@ -88,7 +88,7 @@ type Config struct {
 	// "gateway-⟨kind⟩route"), IgnoreHostnameAnnotation drops the hostname
 	// annotation's names. TargetTemplate and FQDNTargetTemplate are not
 	// used, as in external-dns.
-	kubernetes.Options
+	kubeopts.Options
 	// GatewayName, when set, keeps only parents of that name
 	// (--gateway-name).
 	GatewayName string

@@ -18,7 +18,7 @@ import (
 	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/fqdn"
 	"github.com/zonesync/zonesync/source/gatewayapi"
-	"github.com/zonesync/zonesync/source/kubernetes"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 const (
@@ -227,7 +227,7 @@ func TestRouteSources(t *testing.T) {
 		{
 			name: "route filters: namespace, annotation filter and label selector",
 			kind: http,
-			cfg:  gatewayapi.Config{Options: kubernetes.Options{Namespace: "default", AnnotationFilter: "dns=public"}},
+			cfg:  gatewayapi.Config{Options: kubeopts.Options{Namespace: "default", AnnotationFilter: "dns=public"}},
 			objs: []*unstructured.Unstructured{
 				gw("default", "gw", nil, []string{"1.2.3.4"}, listenerSpec{name: "http", protocol: "HTTP", port: 80, from: "All"}),
 				rt(http, "default", "pub", map[string]string{"dns": "public"}, []string{"pub.example.com"}, parent{name: "gw", accepted: yes()}),
@@ -326,7 +326,7 @@ func TestRouteSources(t *testing.T) {
 		{
 			name: "FQDN template for a route without names",
 			kind: tcp,
-			cfg:  gatewayapi.Config{Options: kubernetes.Options{FQDNTemplate: mustTemplate(t, "{{.metadata.name}}.tcp.example.com")}},
+			cfg:  gatewayapi.Config{Options: kubeopts.Options{FQDNTemplate: mustTemplate(t, "{{.metadata.name}}.tcp.example.com")}},
 			objs: []*unstructured.Unstructured{
 				gw("default", "gw", nil, []string{"1.2.3.4"}, listenerSpec{name: "tcp", protocol: "TCP", port: 5432}),
 				rt(tcp, "default", "db", nil, nil, parent{name: "gw", accepted: yes()}),
@@ -447,7 +447,7 @@ func TestSharedFactory(t *testing.T) {
 	kube := newKube()
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
 	kubeFactory := k8sinformers.NewSharedInformerFactory(kube, 0)
-	cfg := gatewayapi.Config{Options: kubernetes.Options{Namespace: "default"}, DynamicFactory: factory, Factory: kubeFactory}
+	cfg := gatewayapi.Config{Options: kubeopts.Options{Namespace: "default"}, DynamicFactory: factory, Factory: kubeFactory}
 	hs, err := gatewayapi.NewHTTPRouteSource(ctx, kube, dyn, cfg)
 	require.NoError(t, err)
 	gs, err := gatewayapi.NewGRPCRouteSource(ctx, kube, dyn, cfg)
@@ -470,10 +470,10 @@ func TestSharedFactory(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	ctx := t.Context()
 	for name, cfg := range map[string]gatewayapi.Config{
-		"annotation filter":      {Options: kubernetes.Options{AnnotationFilter: "a in ("}},
-		"label selector":         {Options: kubernetes.Options{LabelSelector: "!!"}},
+		"annotation filter":      {Options: kubeopts.Options{AnnotationFilter: "a in ("}},
+		"label selector":         {Options: kubeopts.Options{LabelSelector: "!!"}},
 		"gateway label selector": {GatewayLabelSelector: "a in ("},
-		"annotation prefix":      {Options: kubernetes.Options{Annotations: annotations.Config{Prefixes: []string{"no-slash"}}}},
+		"annotation prefix":      {Options: kubeopts.Options{Annotations: annotations.Config{Prefixes: []string{"no-slash"}}}},
 	} {
 		_, err := gatewayapi.NewHTTPRouteSource(ctx, newKube(), dynClient(t), cfg)
 		assert.ErrorContains(t, err, "gateway-httproute source", name)

@@ -18,6 +18,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // AmbassadorHostGVR is the resource of Ambassador (Emissary-ingress)
@@ -32,7 +33,7 @@ const AmbassadorServiceAnnotation = "external-dns.ambassador-service"
 
 // AmbassadorHostConfig configures an [AmbassadorHostSource].
 type AmbassadorHostConfig struct {
-	Options
+	kubeopts.Options
 	// GVR overrides [AmbassadorHostGVR].
 	GVR schema.GroupVersionResource
 	// DynamicFactory and Factory: see [ServiceConfig.Factory]. Factory
@@ -144,7 +145,7 @@ func (s *AmbassadorHostSource) hostEndpoints(ref source.ObjectRef, u *unstructur
 		}
 		names = append(names, hostname)
 	}
-	hostnames, err := s.cfg.combineHostnames(append(names, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
+	hostnames, err := s.cfg.CombineHostnames(append(names, s.cfg.AnnotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

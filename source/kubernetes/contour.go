@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // HTTPProxyGVR is the resource of Contour's HTTPProxy.
@@ -19,7 +20,7 @@ var HTTPProxyGVR = schema.GroupVersionResource{Group: "projectcontour.io", Versi
 
 // HTTPProxyConfig configures an [HTTPProxySource].
 type HTTPProxyConfig struct {
-	Options
+	kubeopts.Options
 	// DynamicFactory: see [ServiceConfig.Factory].
 	DynamicFactory dynamicinformer.DynamicSharedInformerFactory
 }
@@ -86,14 +87,14 @@ func (s *HTTPProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.U
 	if err != nil {
 		return nil, fmt.Errorf("%s: spec.virtualhost.fqdn: %w", ref, err)
 	}
-	names := s.cfg.annotatedHostnames(ann)
+	names := s.cfg.AnnotatedHostnames(ann)
 	if fqdn != "" {
 		if err := checkHost(ref, "spec.virtualhost.fqdn", fqdn); err != nil {
 			return nil, err
 		}
 		names = append([]string{fqdn}, names...)
 	}
-	hostnames, err := s.cfg.combineHostnames(names, ref, u.Object)
+	hostnames, err := s.cfg.CombineHostnames(names, ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

@@ -33,8 +33,12 @@ func TestServiceSourceContract(t *testing.T) {
 	require.NoError(t, err)
 
 	var n atomic.Int32
-	opts := sourcetest.CheckOptions{
+	opts := sourcetest.Options{
 		Timeout: 5 * time.Second,
+		// The Kubernetes sources also promise what the optional checks
+		// check: a stable order and valid endpoints.
+		Deterministic:  true,
+		ValidEndpoints: true,
 		Change: func(ctx context.Context) error {
 			i := n.Add(1)
 			_, err := client.CoreV1().Services("ns").Create(ctx, lb("ns", fmt.Sprintf("new-%d", i), "192.0.2.10", nil), metav1.CreateOptions{})

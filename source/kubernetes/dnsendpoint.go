@@ -18,6 +18,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // DNSEndpointGVR is the resource of external-dns's DNSEndpoint CRD.
@@ -27,7 +28,7 @@ var DNSEndpointGVR = schema.GroupVersionResource{Group: "externaldns.k8s.io", Ve
 // CombineFQDN and Annotations of Options are not used: a DNSEndpoint
 // spells out its endpoints.
 type DNSEndpointConfig struct {
-	Options
+	kubeopts.Options
 	// GVR overrides [DNSEndpointGVR], for a copy of the CRD under another
 	// group or version with the same shape.
 	GVR schema.GroupVersionResource

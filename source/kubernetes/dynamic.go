@@ -39,7 +39,7 @@ func newDynamicResource(ctx context.Context, client dynamic.Interface, factory d
 // objects' status from the cached copy must not send it without them, or
 // the update would erase the conditions other controllers wrote.
 func newDynamicResourceKeeping(ctx context.Context, client dynamic.Interface, factory dynamicinformer.DynamicSharedInformerFactory, o Options, kind string, gvr schema.GroupVersionResource, keepConditions bool, keep ...string) (*dynamicResource, func(ctx context.Context), error) {
-	sel, err := o.parse(kind, informers.IndexerWithOptions[*unstructured.Unstructured])
+	sel, err := selectionOf(o, kind, informers.IndexerWithOptions[*unstructured.Unstructured])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,7 +52,7 @@ func newDynamicResourceKeeping(ctx context.Context, client dynamic.Interface, fa
 		if r.informer, err = track(ctx, kind, r.informer, gvr.GroupResource().String()); err != nil {
 			return nil, nil, err
 		}
-		opts := o.annotationKeys(keep...)
+		opts := annotationKeys(o, keep...)
 		opts.RemoveStatusConditions = !keepConditions
 		if err := r.informer.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](opts)); err != nil {
 			return nil, nil, fmt.Errorf("%s source: %w", kind, err)

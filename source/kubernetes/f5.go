@@ -13,6 +13,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // Resources of the F5 BIG-IP Container Ingress Services.
@@ -23,14 +24,14 @@ var (
 
 // F5VirtualServerConfig configures an [F5VirtualServerSource].
 type F5VirtualServerConfig struct {
-	Options
+	kubeopts.Options
 	// DynamicFactory: see [ServiceConfig.Factory].
 	DynamicFactory dynamicinformer.DynamicSharedInformerFactory
 }
 
 // F5TransportServerConfig configures an [F5TransportServerSource].
 type F5TransportServerConfig struct {
-	Options
+	kubeopts.Options
 	// DynamicFactory: see [ServiceConfig.Factory].
 	DynamicFactory dynamicinformer.DynamicSharedInformerFactory
 }
@@ -161,7 +162,7 @@ func (s *f5Source) serverEndpoints(ref source.ObjectRef, u *unstructured.Unstruc
 	if status == "" || strings.EqualFold(status, "none") {
 		// CIS has not given it an address yet: only the templates may
 		// give records, as in external-dns.
-		return s.opts.templateEndpoints(nil, ref, u.Object, meta)
+		return s.opts.TemplateEndpoints(nil, ref, u.Object, meta)
 	}
 	var hosts []string
 	host, _, err := unstructured.NestedString(u.Object, "spec", "host")
@@ -202,7 +203,7 @@ func (s *f5Source) serverEndpoints(ref source.ObjectRef, u *unstructured.Unstruc
 	}
 	slices.Sort(hosts)
 	eps := source.EndpointsForHostnames(slices.Compact(hosts), targets, meta)
-	return s.opts.templateEndpoints(eps, ref, u.Object, meta)
+	return s.opts.TemplateEndpoints(eps, ref, u.Object, meta)
 }
 
 // HasSynced reports whether the source's informers have synced; until

@@ -22,6 +22,7 @@ import (
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // Resources the Gloo source reads: Proxies, and the VirtualServices and
@@ -45,7 +46,7 @@ const (
 
 // GlooProxyConfig configures a [GlooProxySource].
 type GlooProxyConfig struct {
-	Options
+	kubeopts.Options
 	// GlooNamespaces are the namespaces whose Proxies are read
 	// (external-dns's --gloo-namespace, repeatable); empty means
 	// [DefaultGlooNamespace]. Options.Namespace, when set, must be one of
@@ -144,7 +145,7 @@ func NewGlooProxySource(ctx context.Context, kube k8sclient.Interface, client dy
 			return nil, err
 		}
 		// Only the annotations of these objects are read.
-		fn := informers.TransformerWithOptions[*unstructured.Unstructured](cfg.annotationKeys())
+		fn := informers.TransformerWithOptions[*unstructured.Unstructured](annotationKeys(cfg.Options))
 		for _, inf := range []cache.SharedIndexInformer{s.virtualServices, s.gateways} {
 			if err := inf.SetTransform(fn); err != nil {
 				return nil, fmt.Errorf("gloo-proxy source: %w", err)
@@ -261,7 +262,7 @@ func (s *GlooProxySource) proxyEndpoints(ref source.ObjectRef, u *unstructured.U
 	}
 	// Records of the templates have no VirtualService to take
 	// annotations from.
-	return s.cfg.templateEndpoints(eps, ref, u.Object, source.EndpointMeta{})
+	return s.cfg.TemplateEndpoints(eps, ref, u.Object, source.EndpointMeta{})
 }
 
 // glooVirtualHost is a virtual host of a Proxy and the field it is at.

@@ -15,11 +15,12 @@ import (
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // IngressConfig configures an [IngressSource].
 type IngressConfig struct {
-	Options
+	kubeopts.Options
 	// IngressClassNames lists the ingress classes published
 	// (--ingress-class); empty means all. An Ingress's class is
 	// spec.ingressClassName, or else its kubernetes.io/ingress.class
@@ -76,7 +77,7 @@ func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg Ingre
 	if cfg.Options, err = cfg.WithSource("ingress"); err != nil {
 		return nil, err
 	}
-	sel, err := cfg.parse("ingress", informers.IndexerWithOptions[*networkingv1.Ingress])
+	sel, err := selectionOf(cfg.Options, "ingress", informers.IndexerWithOptions[*networkingv1.Ingress])
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func NewIngressSource(ctx context.Context, client k8sclient.Interface, cfg Ingre
 		if err := trackEach(ctx, "ingress", tracked{&s.ingresses, "ingresses.networking.k8s.io"}); err != nil {
 			return nil, err
 		}
-		fn := informers.TransformerWithOptions[*networkingv1.Ingress](cfg.annotationKeys(IngressClassAnnotation))
+		fn := informers.TransformerWithOptions[*networkingv1.Ingress](annotationKeys(cfg.Options, IngressClassAnnotation))
 		if err := s.ingresses.SetTransform(fn); err != nil {
 			return nil, fmt.Errorf("ingress source: %w", err)
 		}
@@ -143,7 +144,8 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 	useSpec := hostSource == "" || hostSource == "defined-hosts-only"
 	useAnnotation := (hostSource == "" || hostSource == "annotation-only") && !s.cfg.IgnoreHostnameAnnotation
 	if !useAnnotation {
-		err = withoutUnread(err, annotations.Hostname)
+		// The hostname annotation is not read: its errors do not count.
+		err = annotations.ErrorsOf(err, func(name string) bool { return name != annotations.Hostname })
 	}
 	if err != nil {
 		return nil, err
@@ -182,7 +184,7 @@ func (s *IngressSource) ingressEndpoints(ref source.ObjectRef, ing *networkingv1
 	}
 	// The template runs only for an Ingress with no names of its own
 	// (or always, with CombineFQDN), as in external-dns.
-	hostnames, err := s.cfg.combineHostnames(append(specHosts, annotated...), ref, ing)
+	hostnames, err := s.cfg.CombineHostnames(append(specHosts, annotated...), ref, ing)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // IstioGatewayGVR is the resource of Istio Gateways read by default;
@@ -31,7 +32,7 @@ var IstioGatewayGVR = schema.GroupVersionResource{Group: "networking.istio.io", 
 
 // IstioGatewayConfig configures an [IstioGatewaySource].
 type IstioGatewayConfig struct {
-	Options
+	kubeopts.Options
 	// GVR overrides [IstioGatewayGVR].
 	GVR schema.GroupVersionResource
 	// DynamicFactory and Factory: see [ServiceConfig.Factory]. Factory
@@ -143,7 +144,7 @@ func (s *IstioGatewaySource) gatewayEndpoints(ref source.ObjectRef, u *unstructu
 			}
 		}
 	}
-	hostnames, err := s.cfg.combineHostnames(append(slices.Clone(s.cfg.annotatedHostnames(ann)), hosts...), ref, u.Object)
+	hostnames, err := s.cfg.CombineHostnames(append(slices.Clone(s.cfg.AnnotatedHostnames(ann)), hosts...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

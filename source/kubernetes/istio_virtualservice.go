@@ -17,6 +17,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // IstioVirtualServiceGVR is the resource of Istio VirtualServices read by
@@ -31,7 +32,7 @@ const IstioMeshGateway = "mesh"
 
 // IstioVirtualServiceConfig configures an [IstioVirtualServiceSource].
 type IstioVirtualServiceConfig struct {
-	Options
+	kubeopts.Options
 	// GVR overrides [IstioVirtualServiceGVR], GatewayGVR
 	// [IstioGatewayGVR].
 	GVR        schema.GroupVersionResource
@@ -116,7 +117,7 @@ func NewIstioVirtualServiceSource(ctx context.Context, kube k8sclient.Interface,
 		if err := trackEach(ctx, kind, tracked{&gateways, gwGVR.GroupResource().String()}); err != nil {
 			return nil, err
 		}
-		opts := cfg.annotationKeys()
+		opts := annotationKeys(cfg.Options)
 		opts.RemoveStatusConditions = true
 		if err := gateways.SetTransform(informers.TransformerWithOptions[*unstructured.Unstructured](opts)); err != nil {
 			return nil, fmt.Errorf("%s source: %w", kind, err)
@@ -173,7 +174,7 @@ func (s *IstioVirtualServiceSource) virtualServiceEndpoints(ref source.ObjectRef
 		}
 		hosts = append(hosts, h)
 	}
-	names := append(hosts, s.cfg.annotatedHostnames(ann)...)
+	names := append(hosts, s.cfg.AnnotatedHostnames(ann)...)
 	slices.Sort(names)
 	names = slices.Compact(names)
 	meta := ann.EndpointMeta(ref)
@@ -217,7 +218,7 @@ func (s *IstioVirtualServiceSource) virtualServiceEndpoints(ref source.ObjectRef
 	// The template runs when the VirtualService's own names gave no
 	// records (hosts no gateway binds count as none), or always with
 	// CombineFQDN, as in external-dns; its names bind as the others do.
-	if s.cfg.FQDNTemplate.IsEmpty() || !s.cfg.templateRuns(len(eps)) {
+	if s.cfg.FQDNTemplate.IsEmpty() || !s.cfg.TemplateRuns(len(eps)) {
 		return eps, nil
 	}
 	templated, err := s.cfg.FQDNTemplate.Execute(ref, u.Object)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // KongTCPIngressGVR is the resource of Kong TCPIngresses.
@@ -20,7 +21,7 @@ var KongTCPIngressGVR = schema.GroupVersionResource{Group: "configuration.konghq
 
 // KongTCPIngressConfig configures a [KongTCPIngressSource].
 type KongTCPIngressConfig struct {
-	Options
+	kubeopts.Options
 	// GVR overrides [KongTCPIngressGVR].
 	GVR schema.GroupVersionResource
 	// DynamicFactory: see [ServiceConfig.Factory].
@@ -102,7 +103,7 @@ func (s *KongTCPIngressSource) tcpIngressEndpoints(ref source.ObjectRef, u *unst
 		}
 		hosts = append(hosts, h)
 	}
-	hostnames, err := s.cfg.combineHostnames(append(hosts, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
+	hostnames, err := s.cfg.CombineHostnames(append(hosts, s.cfg.AnnotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

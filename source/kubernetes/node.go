@@ -13,12 +13,13 @@ import (
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // NodeConfig configures a [NodeSource]. Options.Namespace does not apply:
 // Nodes are cluster-scoped.
 type NodeConfig struct {
-	Options
+	kubeopts.Options
 	// IncludeUnschedulable publishes Nodes with spec.unschedulable set
 	// (cordoned nodes) too. external-dns skips them by default
 	// (--exclude-unschedulable, true by default); the zero value does the
@@ -84,7 +85,7 @@ func NewNodeSource(ctx context.Context, kube k8sclient.Interface, cfg NodeConfig
 	if cfg.Options, err = cfg.WithSource("node"); err != nil {
 		return nil, err
 	}
-	sel, err := cfg.parse("node", informers.IndexerWithOptions[*corev1.Node])
+	sel, err := selectionOf(cfg.Options, "node", informers.IndexerWithOptions[*corev1.Node])
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func NewNodeSource(ctx context.Context, kube k8sclient.Interface, cfg NodeConfig
 		if err := trackEach(ctx, "node", tracked{&s.nodes, "nodes"}); err != nil {
 			return nil, err
 		}
-		opts := cfg.annotationKeys()
+		opts := annotationKeys(cfg.Options)
 		opts.RemoveStatusConditions = true
 		opts.RemoveBulkyFields = true
 		if err := s.nodes.SetTransform(informers.TransformerWithOptions[*corev1.Node](opts)); err != nil {
@@ -138,7 +139,7 @@ func (s *NodeSource) Endpoints(ctx context.Context) ([]*endpoint.Endpoint, error
 func (s *NodeSource) nodeEndpoints(ref source.ObjectRef, node *corev1.Node) ([]*endpoint.Endpoint, error) {
 	// The node source reads no hostname annotations: a bad one is not
 	// its business.
-	ann, err := s.cfg.parseAnnotations(ref, node.Annotations, annotations.Hostname, annotations.InternalHostname)
+	ann, err := s.cfg.ParseAnnotations(ref, node.Annotations, annotations.Hostname, annotations.InternalHostname)
 	if err != nil {
 		return nil, err
 	}
@@ -153,12 +154,12 @@ func (s *NodeSource) nodeEndpoints(ref source.ObjectRef, node *corev1.Node) ([]*
 			return nil, err
 		}
 	}
-	pairs, err := s.cfg.fqdnTargetEndpoints(len(eps), ref, node, meta)
+	pairs, err := s.cfg.FQDNTargetEndpoints(len(eps), ref, node, meta)
 	if err != nil {
 		return nil, err
 	}
 	eps = append(eps, pairs...)
-	if !s.cfg.templateRuns(len(eps)) {
+	if !s.cfg.TemplateRuns(len(eps)) {
 		return eps, nil
 	}
 	templated, err := s.cfg.FQDNTemplate.Execute(ref, node)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // OpenShiftRouteGVR is the resource of OpenShift Routes.
@@ -19,7 +20,7 @@ var OpenShiftRouteGVR = schema.GroupVersionResource{Group: "route.openshift.io",
 
 // OpenShiftRouteConfig configures an [OpenShiftRouteSource].
 type OpenShiftRouteConfig struct {
-	Options
+	kubeopts.Options
 	// RouterName picks the router whose status entry gives the host and
 	// target (--openshift-router-name); empty means the first router that
 	// admitted the Route.
@@ -94,7 +95,7 @@ func (s *OpenShiftRouteSource) routeEndpoints(ref source.ObjectRef, u *unstructu
 	if host != "" {
 		names = append(names, host)
 	}
-	hostnames, err := s.cfg.combineHostnames(append(names, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
+	hostnames, err := s.cfg.CombineHostnames(append(names, s.cfg.AnnotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

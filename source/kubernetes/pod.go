@@ -14,11 +14,12 @@ import (
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // PodConfig configures a [PodSource].
 type PodConfig struct {
-	Options
+	kubeopts.Options
 	// PodSourceDomain, when not empty, publishes every selected Pod as
 	// ⟨pod name⟩.⟨PodSourceDomain⟩ pointing at its pod IP
 	// (--pod-source-domain).
@@ -93,7 +94,7 @@ func NewPodSource(ctx context.Context, kube k8sclient.Interface, cfg PodConfig) 
 	if cfg.Options, err = cfg.WithSource("pod"); err != nil {
 		return nil, err
 	}
-	sel, err := cfg.parse("pod", informers.IndexerWithOptions[*corev1.Pod])
+	sel, err := selectionOf(cfg.Options, "pod", informers.IndexerWithOptions[*corev1.Pod])
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func NewPodSource(ctx context.Context, kube k8sclient.Interface, cfg PodConfig) 
 		if err := trackEach(ctx, "pod", tracked{&s.pods, "pods"}, tracked{&s.nodes, "nodes"}); err != nil {
 			return nil, err
 		}
-		podOpts := cfg.annotationKeys()
+		podOpts := annotationKeys(cfg.Options)
 		podOpts.RemoveStatusConditions = true
 		podOpts.RemoveBulkyFields = true
 		for _, set := range []error{
@@ -173,12 +174,12 @@ func (s *PodSource) podEndpoints(ref source.ObjectRef, pod *corev1.Pod) ([]*endp
 			return nil, err
 		}
 	}
-	pairs, err := s.cfg.fqdnTargetEndpoints(len(eps), ref, pod, meta)
+	pairs, err := s.cfg.FQDNTargetEndpoints(len(eps), ref, pod, meta)
 	if err != nil {
 		return nil, err
 	}
 	eps = append(eps, pairs...)
-	if !s.cfg.templateRuns(len(eps)) {
+	if !s.cfg.TemplateRuns(len(eps)) {
 		return eps, nil
 	}
 	names, err := s.cfg.FQDNTemplate.Execute(ref, pod)

@@ -22,11 +22,12 @@ import (
 	"github.com/zonesync/zonesync/informers"
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // ServiceConfig configures a [ServiceSource].
 type ServiceConfig struct {
-	Options
+	kubeopts.Options
 	// PublishInternal publishes the cluster IP of ClusterIP Services
 	// (--publish-internal-services).
 	PublishInternal bool
@@ -147,7 +148,7 @@ func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg Servi
 	if cfg.Options, err = cfg.WithSource("service"); err != nil {
 		return nil, err
 	}
-	sel, err := cfg.parse("service", informers.IndexerWithOptions[*corev1.Service])
+	sel, err := selectionOf(cfg.Options, "service", informers.IndexerWithOptions[*corev1.Service])
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func NewServiceSource(ctx context.Context, client k8sclient.Interface, cfg Servi
 	}
 	if own {
 		for _, set := range []error{
-			s.services.SetTransform(informers.TransformerWithOptions[*corev1.Service](cfg.annotationKeys())),
+			s.services.SetTransform(informers.TransformerWithOptions[*corev1.Service](annotationKeys(cfg.Options))),
 			s.slices.SetTransform(informers.TransformerWithOptions[*discoveryv1.EndpointSlice](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true})),
 			s.nodes.SetTransform(informers.TransformerWithOptions[*corev1.Node](informers.TransformOptions{RemoveManagedFields: true, RemoveLastApplied: true,
 				RemoveStatusConditions: true, DropAnnotations: true,
@@ -291,7 +292,7 @@ func (s *ServiceSource) serviceEndpoints(ctx context.Context, ref source.ObjectR
 			return nil, err
 		}
 	}
-	annotated := s.cfg.annotatedHostnames(ann)
+	annotated := s.cfg.AnnotatedHostnames(ann)
 	hostEps, err := s.namesEndpoints(ctx, ref, svc, annotated, ann, meta, false)
 	if err != nil {
 		return nil, err
@@ -299,12 +300,12 @@ func (s *ServiceSource) serviceEndpoints(ctx context.Context, ref source.ObjectR
 	eps = append(eps, hostEps...)
 	// The template passes, in external-dns's order, each only while the
 	// Service has no endpoints (or always, with CombineFQDN).
-	pairs, err := s.cfg.fqdnTargetEndpoints(len(eps), ref, svc, meta)
+	pairs, err := s.cfg.FQDNTargetEndpoints(len(eps), ref, svc, meta)
 	if err != nil {
 		return nil, err
 	}
 	eps = append(eps, pairs...)
-	if !s.cfg.templateRuns(len(eps)) {
+	if !s.cfg.TemplateRuns(len(eps)) {
 		return eps, nil
 	}
 	templated, err := s.cfg.FQDNTemplate.Execute(ref, svc)

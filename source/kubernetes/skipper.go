@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // SkipperRouteGroupGVR is the resource of Skipper RouteGroups read by
@@ -20,7 +21,7 @@ var SkipperRouteGroupGVR = schema.GroupVersionResource{Group: "zalando.org", Ver
 
 // SkipperRouteGroupConfig configures a [SkipperRouteGroupSource].
 type SkipperRouteGroupConfig struct {
-	Options
+	kubeopts.Options
 	// GVR overrides [SkipperRouteGroupGVR] (the group and version of
 	// --skipper-routegroup-groupversion).
 	GVR schema.GroupVersionResource
@@ -94,7 +95,7 @@ func (s *SkipperRouteGroupSource) routeGroupEndpoints(ref source.ObjectRef, u *u
 		}
 		hosts = append(hosts, h)
 	}
-	hostnames, err := s.cfg.combineHostnames(append(hosts, s.cfg.annotatedHostnames(ann)...), ref, u.Object)
+	hostnames, err := s.cfg.CombineHostnames(append(hosts, s.cfg.AnnotatedHostnames(ann)...), ref, u.Object)
 	if err != nil {
 		return nil, err
 	}

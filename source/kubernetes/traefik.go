@@ -14,6 +14,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // Resources of the Traefik routers: under traefik.io (Traefik v2.10 and
@@ -31,7 +32,7 @@ var (
 // reads the three router kinds under traefik.io only, as external-dns
 // does by default.
 type TraefikProxyConfig struct {
-	Options
+	kubeopts.Options
 	// EnableLegacy also reads the routers under traefik.containo.us
 	// (external-dns's --traefik-enable-legacy).
 	EnableLegacy bool
@@ -174,7 +175,7 @@ func (s *TraefikProxySource) routerEndpoints(ref source.ObjectRef, u *unstructur
 	if ann.Skip {
 		return nil, nil
 	}
-	names := slices.Clone(s.cfg.annotatedHostnames(ann))
+	names := slices.Clone(s.cfg.AnnotatedHostnames(ann))
 	if routes {
 		hosts, err := traefikRouteHosts(ref, u.Object)
 		if err != nil {
@@ -185,7 +186,7 @@ func (s *TraefikProxySource) routerEndpoints(ref source.ObjectRef, u *unstructur
 	slices.Sort(names)
 	meta := ann.EndpointMeta(ref)
 	eps := source.EndpointsForHostnames(slices.Compact(names), ann.Targets, meta)
-	return s.cfg.templateEndpoints(eps, ref, u.Object, meta)
+	return s.cfg.TemplateEndpoints(eps, ref, u.Object, meta)
 }
 
 // traefikRouteHosts returns the host names of the matchers of

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // UnstructuredConfig configures an [UnstructuredSource]. Host names come
@@ -29,7 +30,7 @@ import (
 // object's map (so {{.metadata.name}}, {{.status.address}}); JSON paths
 // use the kubectl syntax, e.g. "{.status.addresses[*].ip}".
 type UnstructuredConfig struct {
-	Options
+	kubeopts.Options
 	// GVR is the resource read. Required.
 	GVR schema.GroupVersionResource
 	// Kind names the objects in errors and resource keys when they carry
@@ -145,7 +146,7 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 	if ann.Skip {
 		return nil, nil
 	}
-	names := s.cfg.annotatedHostnames(ann)
+	names := s.cfg.AnnotatedHostnames(ann)
 	if s.hostPath != nil && (len(names) == 0 || s.cfg.CombineFQDN) {
 		found, err := jsonPathValues(s.hostPath, u.Object)
 		if err != nil {
@@ -179,12 +180,12 @@ func (s *UnstructuredSource) objectEndpoints(ref source.ObjectRef, u *unstructur
 	// The template passes, in external-dns's order: host:target pairs,
 	// then the FQDN template's names, each only while the object has no
 	// endpoints yet (or always, with CombineFQDN).
-	pairs, err := s.cfg.fqdnTargetEndpoints(len(eps), ref, u.Object, meta)
+	pairs, err := s.cfg.FQDNTargetEndpoints(len(eps), ref, u.Object, meta)
 	if err != nil {
 		return nil, err
 	}
 	eps = append(eps, pairs...)
-	if !s.cfg.templateRuns(len(eps)) {
+	if !s.cfg.TemplateRuns(len(eps)) {
 		return eps, nil
 	}
 	templated, err := s.cfg.FQDNTemplate.Execute(ref, u.Object)

@@ -1,4 +1,4 @@
-package source
+package connector
 
 import (
 	"bufio"
@@ -10,30 +10,29 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 )
 
-// ConnectorMaxDecodedPerByte bounds what a [Connector] response may decode
-// to: the decoder counts the memory of the endpoints it builds (the
-// endpoint, its target, label and property slots, label maps, and what
-// converting and merging them costs; the string bytes themselves are never
-// more than the bytes read) and fails the read with
-// [ErrConnectorTooDense] once that exceeds ConnectorMaxDecodedPerByte bytes
-// per byte of the response plus 1 MiB. Real lists decode to 3 to 10 bytes
-// per byte; a stream of empty endpoints or empty strings, one byte each on
-// the wire, would decode to more than 100. With the size limit
-// ([ConnectorOptions.MaxBytes], default [DefaultConnectorMaxBytes]) it bounds the
-// memory of one read to about ConnectorMaxDecodedPerByte+2 times the limit
-// (the response itself is held while it is decoded).
-const ConnectorMaxDecodedPerByte = 16
+// MaxDecodedPerByte bounds what a [Connector] response may decode to: the
+// decoder counts the memory of the endpoints it builds (the endpoint, its
+// target, label and property slots, label maps, and what converting and
+// merging them costs; the string bytes themselves are never more than the
+// bytes read) and fails the read with [ErrTooDense] once that exceeds
+// MaxDecodedPerByte bytes per byte of the response plus 1 MiB. Real lists
+// decode to 3 to 10 bytes per byte; a stream of empty endpoints or empty
+// strings, one byte each on the wire, would decode to more than 100. With
+// the size limit ([Options.MaxBytes], default [DefaultMaxBytes]) it bounds
+// the memory of one read to about MaxDecodedPerByte+2 times the limit (the
+// response itself is held while it is decoded).
+const MaxDecodedPerByte = 16
 
-// ErrConnectorTooDense is returned (wrapped) by [Connector.Endpoints] when a
-// response decodes to more memory than [ConnectorMaxDecodedPerByte] allows.
-var ErrConnectorTooDense = errors.New("connector: response decodes to too much memory for its size")
+// ErrTooDense is returned (wrapped) by [Connector.Endpoints] when a
+// response decodes to more memory than [MaxDecodedPerByte] allows.
+var ErrTooDense = errors.New("connector: response decodes to too much memory for its size")
 
-// connectorDecodeSlack is what a response may decode to beyond its ratio,
-// so that a short list of sparse endpoints is never refused.
-const connectorDecodeSlack = 1 << 20
+// decodeSlack is what a response may decode to beyond its ratio, so that a
+// short list of sparse endpoints is never refused.
+const decodeSlack = 1 << 20
 
 // What the connector's decoder counts for each value (see
-// ConnectorMaxDecodedPerByte).
+// MaxDecodedPerByte).
 const (
 	gobCostEndpoint = 384 // the endpoint, its pointer, its converted copy, its merge-map entry
 	gobCostString   = 32  // a target: its string header, and its copy
@@ -60,8 +59,8 @@ const (
 	gobString    = 6
 	gobComplex   = 7
 	gobInterface = 8
-	// 9 to 15 are reserved; 16 to 23 describe types (wireType and its
-	// parts) and are never sent as values by an endpoint list.
+	// 9 to 15 are reserved; 16 to 23 describe types (wireType and its parts)
+	// and are never sent as values by an endpoint list.
 	gobFirstUser = 64
 )
 
@@ -95,9 +94,9 @@ type gobType struct {
 // checked against the bytes still allowed), and decodes values itself from
 // the type definitions the peer sends, so that it checks every count the
 // peer declares against the bytes that remain before allocating for it and
-// counts the memory it builds (see ConnectorMaxDecodedPerByte): encoding/gob
-// sizes maps from declared counts and turns one byte of an empty element
-// into a hundred bytes of memory without any such check.
+// counts the memory it builds (see MaxDecodedPerByte): encoding/gob sizes
+// maps from declared counts and turns one byte of an empty element into a
+// hundred bytes of memory without any such check.
 type gobDecoder struct {
 	r       *bufio.Reader
 	left    int64 // bytes the response may still have
@@ -114,8 +113,8 @@ var errGobTooLarge = errors.New("over the size limit")
 
 func (d *gobDecoder) charge(n int64) error {
 	d.charged += n
-	if d.charged > ConnectorMaxDecodedPerByte*d.read+connectorDecodeSlack {
-		return fmt.Errorf("%w: %d bytes of endpoints from %d bytes read (at most %d per byte)", ErrConnectorTooDense, d.charged, d.read, ConnectorMaxDecodedPerByte)
+	if d.charged > MaxDecodedPerByte*d.read+decodeSlack {
+		return fmt.Errorf("%w: %d bytes of endpoints from %d bytes read (at most %d per byte)", ErrTooDense, d.charged, d.read, MaxDecodedPerByte)
 	}
 	return nil
 }
@@ -161,8 +160,8 @@ func (d *gobDecoder) streamByte() (byte, error) {
 	return b, nil
 }
 
-// readMessage reads the next message whole. Its buffer grows with the
-// bytes that arrive, never to a declared length first.
+// readMessage reads the next message whole. Its buffer grows with the bytes
+// that arrive, never to a declared length first.
 func (d *gobDecoder) readMessage() error {
 	n, err := d.streamUint()
 	if err != nil {
@@ -228,8 +227,8 @@ func (d *gobDecoder) int() (int64, error) {
 	return int64(u >> 1), err
 }
 
-// count reads a declared element count and checks it against the bytes
-// left in the message, minBytes per element.
+// count reads a declared element count and checks it against the bytes left
+// in the message, minBytes per element.
 func (d *gobDecoder) count(what string, minBytes int) (int, error) {
 	u, err := d.uint()
 	if err != nil {
@@ -293,8 +292,8 @@ func (d *gobDecoder) structFields(field func(num int) error) error {
 	}
 }
 
-// typeDefinition decodes a wireType (a struct of seven optional parts,
-// each a struct starting with a CommonType) into d.types[id].
+// typeDefinition decodes a wireType (a struct of seven optional parts, each
+// a struct starting with a CommonType) into d.types[id].
 func (d *gobDecoder) typeDefinition(id int) error {
 	if id < gobFirstUser {
 		return fmt.Errorf("definition of predefined type id %d", id)
@@ -349,8 +348,8 @@ func wireTypeKind(part int) (gobKind, error) {
 	return 0, fmt.Errorf("unknown type definition part %d", part)
 }
 
-// wireTypeField reads field f of the part of a type definition whose kind
-// t already holds.
+// wireTypeField reads field f of the part of a type definition whose kind t
+// already holds.
 func (d *gobDecoder) wireTypeField(t *gobType, f int) error {
 	switch {
 	case f == 0: // CommonType{Name, Id}
@@ -623,9 +622,9 @@ func (d *gobDecoder) strings() ([]string, error) {
 	return out, nil
 }
 
-// labels decodes a gob map of strings. The entries come in the sender's
-// map order and a key given twice keeps its last value, as gob decodes
-// them into a map.
+// labels decodes a gob map of strings. The entries come in the sender's map
+// order and a key given twice keeps its last value, as gob decodes them
+// into a map.
 func (d *gobDecoder) labels() (endpoint.Labels, error) {
 	n, err := d.count("labels", 2)
 	if err != nil {
@@ -719,21 +718,21 @@ func (d *gobDecoder) decode() ([]*endpoint.Endpoint, error) {
 	}
 }
 
-// decodeConnector reads one gob value, a list of endpoints, from r, reading
-// at most maxBytes bytes and decoding to at most ConnectorMaxDecodedPerByte
-// bytes of endpoints per byte read (plus 1 MiB). The endpoints it returns
-// are fresh; Labels is empty when an endpoint has none on the wire.
-func decodeConnector(r io.Reader, maxBytes int64) ([]*endpoint.Endpoint, error) {
+// decodeList reads one gob value, a list of endpoints, from r, reading at
+// most maxBytes bytes and decoding to at most MaxDecodedPerByte bytes of
+// endpoints per byte read (plus 1 MiB). The endpoints it returns are fresh;
+// Labels is empty when an endpoint has none on the wire.
+func decodeList(r io.Reader, maxBytes int64) ([]*endpoint.Endpoint, error) {
 	d := &gobDecoder{r: bufio.NewReaderSize(io.LimitReader(r, maxBytes), 4096), left: maxBytes, types: map[int]*gobType{}}
 	eps, err := d.decode()
 	switch {
 	case err == nil:
 		return eps, nil
 	case errors.Is(err, errGobTooLarge) && err != errGobTooLarge:
-		return nil, fmt.Errorf("%v: %w", err, ErrConnectorTooLarge)
+		return nil, fmt.Errorf("%v: %w", err, ErrTooLarge)
 	case errors.Is(err, errGobTooLarge):
-		return nil, fmt.Errorf("more than %d bytes: %w", maxBytes, ErrConnectorTooLarge)
-	case errors.Is(err, ErrConnectorTooDense):
+		return nil, fmt.Errorf("more than %d bytes: %w", maxBytes, ErrTooLarge)
+	case errors.Is(err, ErrTooDense):
 		return nil, err
 	}
 	return nil, fmt.Errorf("decoding endpoints at byte %d: %w", d.read, err)

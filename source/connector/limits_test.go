@@ -1,4 +1,4 @@
-package source_test
+package connector_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
-	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/connector"
 )
 
 // dialSlowReader connects with a tiny receive buffer and never reads, so
@@ -36,11 +36,11 @@ func dialSlowReader(t *testing.T, addr string) net.Conn {
 	return c
 }
 
-// TestServeConnectorCapsConnections connects clients that never read to a
+// TestServeCapsConnections connects clients that never read to a
 // server with a large answer: only the capped number of connections is
 // answered (list is called), the others are closed at once, the stuck ones
 // are dropped after the write timeout, and then a real client is served.
-func TestServeConnectorCapsConnections(t *testing.T) {
+func TestServeCapsConnections(t *testing.T) {
 	const maxConns = 3
 	big := make([]*endpoint.Endpoint, 40000)
 	for i := range big {
@@ -52,10 +52,10 @@ func TestServeConnectorCapsConnections(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		assert.NoError(t, source.ServeConnector(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) {
+		assert.NoError(t, connector.Serve(ctx, l, func(context.Context) ([]*endpoint.Endpoint, error) {
 			calls.Add(1)
 			return big, nil
-		}, source.ServeConnectorOptions{MaxConns: maxConns, WriteTimeout: time.Second}))
+		}, connector.ServeOptions{MaxConns: maxConns, WriteTimeout: time.Second}))
 	})
 	defer func() { cancel(); wg.Wait() }()
 	addr := l.Addr().String()
@@ -77,7 +77,7 @@ func TestServeConnectorCapsConnections(t *testing.T) {
 
 	// The stuck writes time out and free their slots.
 	require.Eventually(t, func() bool {
-		got, err := source.NewConnector(addr, source.ConnectorOptions{}).Endpoints(context.Background())
+		got, err := mustNew(t, addr, connector.Options{}).Endpoints(context.Background())
 		return err == nil && len(got) == len(big)
 	}, 30*time.Second, 100*time.Millisecond)
 }

@@ -1,4 +1,4 @@
-package kubernetes
+package kubeopts_test
 
 import (
 	"testing"
@@ -10,6 +10,7 @@ import (
 	"github.com/zonesync/zonesync/source"
 	"github.com/zonesync/zonesync/source/annotations"
 	"github.com/zonesync/zonesync/source/fqdn"
+	"github.com/zonesync/zonesync/source/kubernetes/kubeopts"
 )
 
 // TestTemplateEndpoints checks the template passes external-dns runs for
@@ -34,19 +35,19 @@ func TestTemplateEndpoints(t *testing.T) {
 	pairs := fqdn.MustTemplate("{{.name}}.pair.example.com:2001:db8::1")
 	tests := []struct {
 		name     string
-		opts     Options
+		opts     kubeopts.Options
 		existing bool
 		want     []string
 	}{
-		{"no templates", Options{}, true, []string{"spec.example.com 30 IN A  192.0.2.9"}},
-		{"FQDN template without target template gives nothing", Options{FQDNTemplate: names}, false, nil},
-		{"FQDN and target templates", Options{FQDNTemplate: names, TargetTemplate: targets}, false,
+		{"no templates", kubeopts.Options{}, true, []string{"spec.example.com 30 IN A  192.0.2.9"}},
+		{"FQDN template without target template gives nothing", kubeopts.Options{FQDNTemplate: names}, false, nil},
+		{"FQDN and target templates", kubeopts.Options{FQDNTemplate: names, TargetTemplate: targets}, false,
 			[]string{"p.tmpl.example.com 30 IN A  192.0.2.1", "p.tmpl.example.com 30 IN CNAME  lb.example.net"}},
-		{"source endpoints win", Options{FQDNTemplate: names, TargetTemplate: targets, FQDNTargetTemplate: pairs}, true,
+		{"source endpoints win", kubeopts.Options{FQDNTemplate: names, TargetTemplate: targets, FQDNTargetTemplate: pairs}, true,
 			[]string{"spec.example.com 30 IN A  192.0.2.9"}},
-		{"pairs win over the FQDN template", Options{FQDNTemplate: names, TargetTemplate: targets, FQDNTargetTemplate: pairs}, false,
+		{"pairs win over the FQDN template", kubeopts.Options{FQDNTemplate: names, TargetTemplate: targets, FQDNTargetTemplate: pairs}, false,
 			[]string{"p.pair.example.com 0 IN AAAA  2001:db8::1"}},
-		{"combine: all of them", Options{CombineFQDN: true, FQDNTemplate: names, TargetTemplate: targets, FQDNTargetTemplate: pairs}, true,
+		{"combine: all of them", kubeopts.Options{CombineFQDN: true, FQDNTemplate: names, TargetTemplate: targets, FQDNTargetTemplate: pairs}, true,
 			[]string{"spec.example.com 30 IN A  192.0.2.9", "p.pair.example.com 0 IN AAAA  2001:db8::1",
 				"p.tmpl.example.com 30 IN A  192.0.2.1", "p.tmpl.example.com 30 IN CNAME  lb.example.net"}},
 	}
@@ -56,7 +57,7 @@ func TestTemplateEndpoints(t *testing.T) {
 			if tt.existing {
 				eps = existing()
 			}
-			got, err := tt.opts.templateEndpoints(eps, ref, data, meta)
+			got, err := tt.opts.TemplateEndpoints(eps, ref, data, meta)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, render(got))
 			for _, ep := range got {
@@ -70,22 +71,22 @@ func TestTemplateEndpoints(t *testing.T) {
 func TestOptionsHostnamesAndWithSource(t *testing.T) {
 	ref := source.ObjectRef{Kind: "Thing", Namespace: "ns", Name: "t"}
 	ann := annotations.Values{Hostnames: []string{"ann.example.com"}}
-	o := Options{FQDNTemplate: fqdn.MustTemplate(`{{if isSource "node"}}node.example.com{{else}}other.example.com{{end}}`)}
-	got, err := o.hostnames(ann, ref, nil)
+	o := kubeopts.Options{FQDNTemplate: fqdn.MustTemplate(`{{if isSource "node"}}node.example.com{{else}}other.example.com{{end}}`)}
+	got, err := o.Hostnames(ann, ref, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ann.example.com"}, got)
 
 	o.IgnoreHostnameAnnotation = true
-	got, err = o.hostnames(ann, ref, nil)
+	got, err = o.Hostnames(ann, ref, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"other.example.com"}, got, "unbound: isSource is false")
 
 	bound, err := o.WithSource("node")
 	require.NoError(t, err)
-	got, err = bound.hostnames(ann, ref, nil)
+	got, err = bound.Hostnames(ann, ref, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"node.example.com"}, got)
-	got, err = o.hostnames(ann, ref, nil)
+	got, err = o.Hostnames(ann, ref, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"other.example.com"}, got, "WithSource leaves o unchanged")
 }

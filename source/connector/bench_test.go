@@ -1,4 +1,4 @@
-package source_test
+package connector_test
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/source"
+	"github.com/zonesync/zonesync/source/connector"
 )
 
-// BenchmarkConnectorInvalidEndpoints reads 16,000 invalid endpoints that
+// BenchmarkInvalidEndpoints reads 16,000 invalid endpoints that
 // all carry the same resource label from a connector server and renders
 // the error: the case that took 17.6 s per cycle when the causes of one
 // key were nested with errors.Join.
-func BenchmarkConnectorInvalidEndpoints(b *testing.B) {
+func BenchmarkInvalidEndpoints(b *testing.B) {
 	const n = 16000
 	eps := make([]*endpoint.Endpoint, n)
 	for i := range eps {
@@ -24,7 +25,7 @@ func BenchmarkConnectorInvalidEndpoints(b *testing.B) {
 			WithLabel(endpoint.ResourceLabelKey, "crd/ns/many")
 	}
 	addr := serve(b, func(context.Context) ([]*endpoint.Endpoint, error) { return eps, nil })
-	c := source.NewConnector(addr, source.ConnectorOptions{})
+	c := mustNew(b, addr, connector.Options{})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,4 +1,4 @@
-package source
+package connector
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/source"
 )
 
 // encUint encodes x as gob encodes unsigned integers.
@@ -33,9 +34,9 @@ func hostileList(t testing.TB, value []byte) []byte {
 	// A second Encode of the same value sends the value message alone.
 	var b bytes.Buffer
 	enc := gob.NewEncoder(&b)
-	require.NoError(t, enc.Encode(connectorWire([]*endpoint.Endpoint{{}})))
+	require.NoError(t, enc.Encode(toWire([]*endpoint.Endpoint{{}})))
 	first := b.Len()
-	require.NoError(t, enc.Encode(connectorWire([]*endpoint.Endpoint{{}})))
+	require.NoError(t, enc.Encode(toWire([]*endpoint.Endpoint{{}})))
 	all := b.Bytes()
 	valueMsg := all[first:]
 	good := all[:first]
@@ -63,13 +64,13 @@ type chain struct {
 	Next    *chain
 }
 
-// TestDecodeConnectorHostile feeds streams that are cheap to send and were
+// TestDecodeHostile feeds streams that are cheap to send and were
 // dear to decode. Each fails (or succeeds, for valid data) with its memory
-// within the documented bound: ConnectorMaxDecodedPerByte bytes per byte of
+// within the documented bound: MaxDecodedPerByte bytes per byte of
 // the stream plus 1 MiB, plus the stream itself held while it is decoded
 // (counted four times here, for the buffer's growth and the test's copy),
 // plus 4 MiB for the rest.
-func TestDecodeConnectorHostile(t *testing.T) {
+func TestDecodeHostile(t *testing.T) {
 	const n = 2 << 20 // elements, one byte each on the wire
 	zeros := make([]byte, n)
 	tests := []struct {
@@ -81,7 +82,7 @@ func TestDecodeConnectorHostile(t *testing.T) {
 	}{
 		{name: "2 Mi empty endpoints", stream: func(t *testing.T) []byte {
 			return hostileList(t, append(encUint(n), zeros...))
-		}, wantErr: ErrConnectorTooDense},
+		}, wantErr: ErrTooDense},
 		{name: "huge declared list length", stream: func(t *testing.T) []byte {
 			return hostileList(t, append(encUint(1<<40), 0, 0, 0))
 		}, errText: "1099511627776 elements declared"},
@@ -98,10 +99,10 @@ func TestDecodeConnectorHostile(t *testing.T) {
 		}, errText: "string of 1099511627776 bytes declared"},
 		{name: "2 Mi empty targets", stream: func(t *testing.T) []byte {
 			return hostileList(t, append(append(append([]byte{1, 2}, encUint(n)...), zeros...), 0))
-		}, wantErr: ErrConnectorTooDense},
+		}, wantErr: ErrTooDense},
 		{name: "1 Mi colliding labels", stream: func(t *testing.T) []byte {
 			return hostileList(t, append(append(append([]byte{1, 6}, encUint(n/2)...), zeros...), 0))
-		}, wantErr: ErrConnectorTooDense},
+		}, wantErr: ErrTooDense},
 		{name: "deeply nested unknown field", stream: func(t *testing.T) []byte {
 			var c *chain
 			for range 1000 {
@@ -127,12 +128,12 @@ func TestDecodeConnectorHostile(t *testing.T) {
 			var err error
 			used := allocated(func() {
 				var wire []*endpoint.Endpoint
-				wire, err = decodeConnector(bytes.NewReader(stream), DefaultConnectorMaxBytes)
+				wire, err = decodeList(bytes.NewReader(stream), DefaultMaxBytes)
 				if err == nil {
-					eps, _ = convertConnector("test:1", wire)
+					eps, _ = convert("test:1", wire)
 				}
 			})
-			bound := uint64(ConnectorMaxDecodedPerByte*len(stream) + connectorDecodeSlack + 4*len(stream) + 4<<20)
+			bound := uint64(MaxDecodedPerByte*len(stream) + decodeSlack + 4*len(stream) + 4<<20)
 			assert.Less(t, used, bound, "allocated %d bytes for a %d-byte stream", used, len(stream))
 			if tt.ok {
 				require.NoError(t, err)
@@ -150,16 +151,16 @@ func TestDecodeConnectorHostile(t *testing.T) {
 	}
 }
 
-// TestConvertConnectorManyBadTargets: an endpoint with a million invalid
+// TestConvertManyBadTargets: an endpoint with a million invalid
 // targets is refused after a few are named.
-func TestConvertConnectorManyBadTargets(t *testing.T) {
+func TestConvertManyBadTargets(t *testing.T) {
 	targets := make([]string, 1<<20)
 	for i := range targets {
 		targets[i] = "not-an-ip"
 	}
-	var failed *PartialError
+	var failed *source.PartialError
 	used := allocated(func() {
-		_, failed = convertConnector("test:1", []*endpoint.Endpoint{{DNSName: "a.example.com", RecordType: "A", Targets: targets}})
+		_, failed = convert("test:1", []*endpoint.Endpoint{{DNSName: "a.example.com", RecordType: "A", Targets: targets}})
 	})
 	require.NotNil(t, failed)
 	msg := failed.Error()
