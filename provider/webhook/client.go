@@ -47,6 +47,10 @@ const messageBytes = 256
 // the cap on other responses.
 const negotiateBytes = 16 << 20
 
+// ClientOption is another name of [ClientOptions], the name under which the API of
+// zonesync's first release lists NewProvider's parameter.
+type ClientOption = ClientOptions
+
 // ClientOptions configures [NewProvider]. The zero value talks to the
 // webhook with the defaults; every field is optional.
 type ClientOptions struct {

@@ -26,7 +26,11 @@
 // codec is built on the jsontext tokenizer of
 // github.com/go-json-experiment/json (the package that becomes
 // encoding/json/jsontext); what it adds is encoding/json's treatment of
-// keys, nulls, duplicates and escapes, and the memory bounds below.
+// keys, nulls, duplicates and escapes, and the memory bounds below. It does
+// not use that module's generic decoder (json.UnmarshalDecode): with
+// encoding/json's options it decodes the same values, but in 1.7 times
+// the time with 6.4 times the allocations, and without the memory bound
+// (see decode.go).
 //
 // # Configuration
 //

@@ -44,6 +44,10 @@ const (
 // maxErrorBody bounds the error message a handler writes.
 const maxErrorBody = 512
 
+// ServerOption is another name of [ServerOptions], the name under which the API of
+// zonesync's first release lists NewHandler's parameter.
+type ServerOption = ServerOptions
+
 // ServerOptions configures [NewHandler]. The zero value serves with the
 // defaults; every field is optional.
 type ServerOptions struct {
