@@ -7,7 +7,7 @@
 // external-dns. The package itself only holds the helpers the tests share:
 // conversion of endpoints and changes between the two type systems, copying
 // a zone from one in-memory provider to the other, and the benchmark
-// workload W(N) of SPEC.md ("Performance"), rebuilt here because
+// workload W(N) of docs/benchmarks.md, rebuilt here because
 // internal/workload is internal to the zonesync module.
 //
 // # Sources

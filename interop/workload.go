@@ -8,7 +8,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 )
 
-// The workload W(N) of SPEC.md ("Performance"), built exactly as the
+// The workload W(N) of docs/benchmarks.md, built exactly as the
 // zonesync module's internal/workload builds it: N names
 // svc-<i>.bench.example.com with one A target each, owned by "bench", every
 // ownership TXT carrying its own resource label.

@@ -1,5 +1,5 @@
-// Package workload builds the benchmark workload W(N) of SPEC.md
-// ("Performance"): N names svc-<i>.bench.example.com with one A target each,
+// Package workload builds the benchmark workload W(N) of
+// docs/benchmarks.md: N names svc-<i>.bench.example.com with one A target each,
 // all owned by "bench" in the TXT registry, every ownership TXT carrying its
 // own resource label (service/default/svc-<i>) as real sources write, and a
 // source that builds fresh endpoints on every call. The benchmarks of the
