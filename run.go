@@ -175,16 +175,24 @@ func (r *Reconciler) Run(ctx context.Context) error {
 		}
 
 		_, err := r.RunOnce(ctx)
+		if err == nil || isPartial(err) {
+			// A cycle that succeeded counts even when ctx ended as it
+			// finished.
+			lastErr = nil
+			succeeded = true
+		}
 		if ctx.Err() != nil {
-			// The cycle in progress was cut short: it tells nothing.
+			// A cycle that failed as ctx ended may have been cut short:
+			// its error counts only when it is not ctx's own.
+			if err != nil && !succeeded && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				lastErr = err
+			}
 			return done()
 		}
 		end := clk.Now()
 		switch {
 		case err == nil || isPartial(err):
 			// RunOnce logged the partial error.
-			lastErr = nil
-			succeeded = true
 			failures = 0
 			r.setBackoff(time.Time{})
 			tick = end.Add(r.interval())
