@@ -70,6 +70,106 @@ func GuaranteesOf(p Provider) Guarantees {
 	return Guarantees{}
 }
 
+// ZoneGuaranteeDeclarer is the optional capability of a provider whose
+// guarantees differ from one zone to another: a router over several DNS
+// services (provider/router), say, whose Route 53 zones keep set
+// identifiers while its BIND zones do not. Its plain Guarantees (when it
+// also is a [GuaranteeDeclarer]) are then the weakest combination, true of
+// every zone, and ZoneGuarantees says what holds in each.
+//
+// ZoneGuarantees returns the guarantees of each zone it knows, keyed by
+// zone name in the form of [ZoneMatcher]'s zones (lower-case A-labels
+// without a trailing dot, "." for the root). A record belongs to its most
+// specific zone, as for [ZoneMatcher]; a name in none of the keys has the
+// provider's plain guarantees ([GuaranteesOf]). It does no I/O: a provider
+// that learns its zones by listing them answers from its last listing. The
+// map and its slices are new on every call; nil means the guarantees are
+// the same everywhere.
+//
+// Wrappers pass it through ([As]); registries, which hold their provider
+// without unwrapping to it, implement it by returning [ZoneGuaranteesOf]
+// their provider. Callers never read it directly: they ask
+// [GuaranteesByName] (or [GuaranteesFor]), which falls back to the plain
+// guarantees.
+type ZoneGuaranteeDeclarer interface {
+	ZoneGuarantees() map[string]Guarantees
+}
+
+// ZoneGuaranteesOf returns what p declares zone by zone
+// ([ZoneGuaranteeDeclarer], found with [As] through any wrappers), or nil
+// when it declares nothing per zone.
+func ZoneGuaranteesOf(p Provider) map[string]Guarantees {
+	if d, ok := As[ZoneGuaranteeDeclarer](p); ok {
+		return d.ZoneGuarantees()
+	}
+	return nil
+}
+
+// NameGuarantees is what a provider guarantees for each record name: its
+// per-zone guarantees ([ZoneGuaranteeDeclarer]) where it declares them and
+// its plain ones ([GuaranteesOf]) elsewhere, read once by
+// [GuaranteesByName] so that asking about many names costs one map lookup
+// per label of each and no allocation. The zero value gives the zero
+// Guarantees, the safe assumptions, for every name. It is immutable and
+// safe for concurrent use.
+type NameGuarantees struct {
+	plain   Guarantees
+	zones   map[string]Guarantees
+	matcher *ZoneMatcher
+}
+
+// GuaranteesByName reads p's guarantees, per zone where p declares them,
+// for the names of the records a caller is about to check or send. It is
+// the one way the core asks what a provider guarantees for a record: the
+// Reconciler checks every desired endpoint with its Check, and
+// [RecheckCreates] re-reads only for the creates whose zone may overwrite.
+// Over a provider with the same guarantees everywhere it is [GuaranteesOf].
+func GuaranteesByName(p Provider) NameGuarantees {
+	g := NameGuarantees{plain: GuaranteesOf(p)}
+	if zones := ZoneGuaranteesOf(p); len(zones) > 0 {
+		names := make([]string, 0, len(zones))
+		g.zones = make(map[string]Guarantees, len(zones))
+		for z, zg := range zones {
+			n := canonicalName(strings.TrimSpace(z))
+			if n == "" {
+				n = "."
+			}
+			names = append(names, n)
+			g.zones[n] = zg
+		}
+		g.matcher = NewZoneMatcher(names...)
+	}
+	return g
+}
+
+// For returns the guarantees that hold for a record called name: those of
+// its most specific zone with declared guarantees, else the plain ones.
+// The slices are shared with g: do not modify them ([Guarantees.Clone]
+// gives a copy).
+func (g NameGuarantees) For(name string) Guarantees {
+	if g.matcher != nil {
+		if z, ok := g.matcher.Zone(name); ok {
+			return g.zones[z]
+		}
+	}
+	return g.plain
+}
+
+// Check is [Guarantees.Check] with the guarantees that hold for ep's name
+// ([NameGuarantees.For]).
+func (g NameGuarantees) Check(ep *endpoint.Endpoint) error {
+	if ep == nil {
+		return g.plain.Check(ep)
+	}
+	return g.For(ep.DNSName).Check(ep)
+}
+
+// GuaranteesFor returns what p guarantees for a record called name:
+// [GuaranteesByName] for one name. The slices are new.
+func GuaranteesFor(p Provider, name string) Guarantees {
+	return GuaranteesByName(p).For(name).Clone()
+}
+
 // ErrUnsupported is wrapped by the error of [Guarantees.Check]: the
 // provider does not guarantee to store the endpoint as asked.
 var ErrUnsupported = errors.New("not supported by the provider")
@@ -135,7 +235,11 @@ func (g Guarantees) Clone() Guarantees {
 // exists. It returns the changes to apply (changes itself when nothing is
 // left out) and the creates left out, which the caller reports; a later
 // cycle plans them again from what it reads then. changes is not
-// modified.
+// modified. On a provider with guarantees per zone
+// ([ZoneGuaranteeDeclarer]: a router over several services) only the
+// creates whose zone's guarantees allow an overwrite are checked, and when
+// there is none nothing is read; on any other provider every create is
+// (the caller asks [GuaranteesOf] whether to call it at all).
 //
 // What remains is the time between this read and the provider's write of
 // each create: a record written by somebody else in that time is still
@@ -147,6 +251,23 @@ func (g Guarantees) Clone() Guarantees {
 // soft, [NewSoftError]) with nil changes.
 func RecheckCreates(ctx context.Context, p Provider, changes *plan.Changes) (*plan.Changes, []*endpoint.Endpoint, error) {
 	if changes == nil || len(changes.Create) == 0 {
+		return changes, nil, nil
+	}
+	// Only creates whose zone may overwrite are checked
+	// ([GuaranteesByName]): on a router, a create in a zone whose
+	// provider refuses an existing record needs no re-read.
+	byName := GuaranteesByName(p)
+	mayOverwrite := func(ep *endpoint.Endpoint) bool {
+		if ep == nil {
+			return false
+		}
+		if byName.matcher == nil {
+			return true // one set of guarantees: the caller decided
+		}
+		name, _ := GroupKey(ep)
+		return !byName.For(name).CreateFailsIfExists
+	}
+	if !slices.ContainsFunc(changes.Create, mayOverwrite) {
 		return changes, nil, nil
 	}
 	recs, err := FreshRecords(ctx, p)
@@ -164,7 +285,7 @@ func RecheckCreates(ctx context.Context, p Provider, changes *plan.Changes) (*pl
 	var blocked map[groupKey]bool
 	var dropped []*endpoint.Endpoint
 	for _, ep := range changes.Create {
-		if ep == nil || !present[recordKey(ep)] {
+		if !mayOverwrite(ep) || !present[recordKey(ep)] {
 			continue
 		}
 		if blocked == nil {

@@ -151,3 +151,49 @@ func keys(eps []*endpoint.Endpoint) []string {
 	}
 	return out
 }
+
+// zoned declares guarantees per zone over an in-memory provider.
+type zoned struct {
+	*inmemory.Provider
+	zones map[string]provider.Guarantees
+}
+
+func (z zoned) ZoneGuarantees() map[string]provider.Guarantees { return z.zones }
+
+func TestGuaranteesByName(t *testing.T) {
+	p := zoned{Provider: inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), zones: map[string]provider.Guarantees{
+		"Example.COM.":    {KeepsSetIdentifiers: true},
+		"int.example.com": {CreateFailsIfExists: true, RecordTypes: []string{"A"}},
+	}}
+	setID := func(name string) *endpoint.Endpoint {
+		return endpoint.NewEndpoint(name, endpoint.RecordTypeA, "192.0.2.1").WithSetIdentifier("eu")
+	}
+	tests := []struct {
+		name           string
+		p              provider.Provider
+		keepsSetIDs    bool
+		createFails    bool
+		setIDSupported bool
+	}{
+		{"zone", p, true, false, true},
+		{"www.example.com", p, true, false, true},
+		{"db.INT.example.com.", p, false, true, false},
+		{"www.example.org", p, true, true, true}, // outside every zone: the plain guarantees (inmemory's)
+		{"through a wrapper", providertest.Intercept(p, providertest.Funcs{}), true, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := tt.name
+			if name == "zone" || name == "through a wrapper" {
+				name = "example.com"
+			}
+			g := provider.GuaranteesFor(tt.p, name)
+			assert.Equal(t, tt.keepsSetIDs, g.KeepsSetIdentifiers)
+			assert.Equal(t, tt.createFails, g.CreateFailsIfExists)
+			assert.Equal(t, tt.setIDSupported, provider.GuaranteesByName(tt.p).Check(setID(name)) == nil)
+		})
+	}
+	var zero provider.NameGuarantees
+	assert.Equal(t, provider.Guarantees{}, zero.For("www.example.com"), "the zero value: the safe assumptions")
+	assert.Nil(t, provider.ZoneGuaranteesOf(inmemory.New()), "no per-zone guarantees declared")
+}

@@ -101,6 +101,24 @@
 //     call that ignores its context delays the others but does not hold
 //     them past their deadlines.
 //
+// # Several accounts in one process
+//
+// provider/router puts several providers under one Reconciler, one route
+// per DNS service or account. Two instances of one external-dns provider
+// reach two accounts only when the provider takes its credentials from
+// the Config it is built with: [CredentialSourceOf] says which do. aws
+// and aws-sd (--aws-profile or --aws-assume-role per instance), azure,
+// azure-private-dns, alibabacloud, godaddy, oci, pdns, pihole, rfc2136,
+// webhook and inmemory do ([CredentialsFromConfig]); google takes the
+// project from the Config and the credentials from the process
+// ([CredentialsFromConfigAndEnvironment]); cloudflare, coredns,
+// dnsimple, linode, ns1, ovh, scaleway (and civo) read process-wide
+// environment variables ([CredentialsFromEnvironment]), so every
+// instance in a process reaches the same account: run each further
+// account as external-dns with --webhook-server in a process (a sidecar)
+// of its own, with its environment, and route to it through
+// provider/webhook's client.
+//
 // # Package-level state in external-dns
 //
 // zonesync's own packages keep no package-level state, but external-dns's do,

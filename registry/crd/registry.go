@@ -199,6 +199,13 @@ func (r *Registry) Guarantees() provider.Guarantees {
 	return provider.GuaranteesOf(r.provider)
 }
 
+// ZoneGuarantees implements [provider.ZoneGuaranteeDeclarer]: the
+// per-zone guarantees of the provider under the registry
+// ([provider.ZoneGuaranteesOf]), nil when it has none.
+func (r *Registry) ZoneGuarantees() map[string]provider.Guarantees {
+	return provider.ZoneGuaranteesOf(r.provider)
+}
+
 // AdjustEndpoints passes eps to the provider's AdjustEndpoints.
 func (r *Registry) AdjustEndpoints(ctx context.Context, eps []*endpoint.Endpoint) ([]*endpoint.Endpoint, error) {
 	return r.provider.AdjustEndpoints(ctx, eps)

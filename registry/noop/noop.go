@@ -48,6 +48,13 @@ func (r *Registry) Guarantees() provider.Guarantees {
 	return provider.GuaranteesOf(r.provider)
 }
 
+// ZoneGuarantees implements [provider.ZoneGuaranteeDeclarer]: the
+// per-zone guarantees of the provider under the registry
+// ([provider.ZoneGuaranteesOf]), nil when it has none.
+func (r *Registry) ZoneGuarantees() map[string]provider.Guarantees {
+	return provider.ZoneGuaranteesOf(r.provider)
+}
+
 // ApplyChanges passes changes to the provider unchanged.
 func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) error {
 	return r.provider.ApplyChanges(ctx, changes)

@@ -100,6 +100,13 @@ func (r *Registry) Guarantees() provider.Guarantees {
 	return provider.GuaranteesOf(r.provider)
 }
 
+// ZoneGuarantees implements [provider.ZoneGuaranteeDeclarer]: the
+// per-zone guarantees of the provider under the registry
+// ([provider.ZoneGuaranteesOf]), nil when it has none.
+func (r *Registry) ZoneGuarantees() map[string]provider.Guarantees {
+	return provider.ZoneGuaranteesOf(r.provider)
+}
+
 // CheckOwnable reports whether the registry could write the ownership TXT
 // record of ep if it were created: nil when it could, otherwise the error
 // that [Registry.ApplyChanges] would give for the create (it wraps
