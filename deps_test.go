@@ -29,8 +29,9 @@ const modulePath = "github.com/zonesync/zonesync"
 var corePatterns = []string{
 	".", "./endpoint/...", "./plan/...", "./policy/...", "./registry/...",
 	"./provider", "./provider/inmemory/...", "./provider/webhook/...",
-	"./provider/batch/...", "./provider/ratelimit/...", "./provider/cache/...", "./blueprint/...", "./source",
+	"./provider/batch/...", "./provider/ratelimit/...", "./provider/cache/...", "./provider/router/...", "./blueprint/...", "./source",
 	"./source/annotations", "./source/connector", "./source/fqdn", "./source/kubernetes/kubeopts", "./source/sourcetest",
+	"./inventory",
 }
 
 // notCore are the package trees under corePatterns that are not core:

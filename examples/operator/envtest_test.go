@@ -47,6 +47,7 @@ func TestEnvtestWithBuiltBinaries(t *testing.T) {
 	defer cancel()
 
 	cfg := defaultConfig()
+	cfg.metricsAddr = "0" // TestManagerAgainstAPIServer serves on a port of its own
 	zone := inmemory.New(inmemory.Options{Zones: []string{cfg.zone}})
 	mgrCtx, stop := context.WithCancel(ctx)
 	opts := managerOptions(cfg)

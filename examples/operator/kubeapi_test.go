@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -16,8 +18,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/zonesync/zonesync"
 	"github.com/zonesync/zonesync/internal/kubetest"
 	"github.com/zonesync/zonesync/internal/kubetest/kubedrive"
+	"github.com/zonesync/zonesync/inventory"
 	"github.com/zonesync/zonesync/provider/inmemory"
 )
 
@@ -78,6 +82,9 @@ func TestManagerAgainstAPIServer(t *testing.T) {
 	cfg.namespace = o.Namespace // of the Lease
 	leaseID := managerOptions(cfg).LeaderElectionID
 
+	// The first replica serves its metrics and the inventory on a port of
+	// its own; the second serves none (one process, one port each).
+	cfg.metricsAddr = freeAddr(t)
 	first, zone := startManager(t, o.Env.Config(), cfg)
 	select {
 	case <-first.Elected():
@@ -91,7 +98,7 @@ func TestManagerAgainstAPIServer(t *testing.T) {
 	assert.NotEmpty(t, holder)
 
 	o.Create(kubedrive.Services, `
-metadata: {name: web, annotations: {external-dns.alpha.kubernetes.io/hostname: web.example.com}}
+metadata: {name: web, labels: {team: storefront}, annotations: {external-dns.alpha.kubernetes.io/hostname: web.example.com}}
 spec: {type: LoadBalancer, allocateLoadBalancerNodePorts: false, ports: [{port: 80}]}
 status: {loadBalancer: {ingress: [{ip: 192.0.2.10}]}}
 `)
@@ -109,8 +116,16 @@ status: {loadBalancer: {ingress: [{ip: 192.0.2.10}]}}
 		return out
 	})
 
+	// The leader's metrics port serves the inventory: the record, its
+	// Service, its group (the Service's team label) and its outcome
+	// (applied, or unchanged after a later cycle).
+	kubedrive.Eventually(t, "the inventory on the metrics port", []string{
+		"web.example.com A 192.0.2.10 service/" + o.Namespace + "/web storefront in DNS",
+	}, func() []string { return inventoryRows(t, "http://"+cfg.metricsAddr+inventoryPath+"?format=json") })
+
 	// A second replica tries the Lease (twice, so once more after
 	// seeing it held) and stays a follower.
+	cfg.metricsAddr = "0"
 	var gets atomic.Int32
 	restCfg := o.Env.Config()
 	restCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return leaseGets{rt, &gets} })
@@ -130,4 +145,41 @@ status: {loadBalancer: {ingress: [{ip: 192.0.2.10}]}}
 	require.NoError(t, err)
 	assert.Equal(t, holder, *lease.Spec.HolderIdentity)
 	assert.Empty(t, kubedrive.Records(t, secondZone), "a follower writes no DNS")
+}
+
+// freeAddr returns a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+// inventoryRows reads the inventory's JSON at url: "name type targets
+// resource groups state" per record ("in DNS" for applied or unchanged),
+// nil while it cannot be read.
+func inventoryRows(t *testing.T, url string) []string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Names []inventory.View `json:"names"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&page) != nil {
+		return nil
+	}
+	var rows []string
+	for _, v := range page.Names {
+		state := string(v.Outcome.State)
+		if v.Outcome.State == zonesync.RecordApplied || v.Outcome.State == zonesync.RecordUnchanged {
+			state = "in DNS"
+		}
+		rows = append(rows, strings.Join([]string{v.Name, v.RecordType, strings.Join(v.Targets, ","), v.Resource, strings.Join(v.Groups, ","), state}, " "))
+	}
+	return rows
 }

@@ -6,6 +6,12 @@
 // their load balancers). The source's informer factory is started by the
 // manager.
 //
+// Each cycle also feeds an inventory (package inventory, inventory.go) of
+// every record with its Service, its cycle outcome and its group (the
+// value of the Service's "team" label), which the manager's metrics server
+// serves as a page and as JSON at /inventory (http://localhost:8080/inventory
+// by default; ?format=json for JSON).
+//
 // After each cycle the controller writes the outcome into the Services it
 // publishes (status.go): a DNSReady condition in status.conditions and the
 // per-hostname list in the annotation zonesync.example/dns-records, from
@@ -43,6 +49,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/zonesync/zonesync"
+	"github.com/zonesync/zonesync/inventory"
 	"github.com/zonesync/zonesync/provider/inmemory"
 	"github.com/zonesync/zonesync/registry/txt"
 	"github.com/zonesync/zonesync/source"
@@ -54,37 +61,52 @@ type config struct {
 	ownerID   string // TXT registry owner id
 	namespace string // leader election lease namespace
 	resync    time.Duration
+	// metricsAddr is the address of the manager's metrics server, which
+	// also serves the inventory page at /inventory; "0" turns both off.
+	metricsAddr string
+	// groupLabel is the Service label whose value is the group of its
+	// records in the inventory.
+	groupLabel string
 }
 
 func defaultConfig() config {
-	return config{zone: "example.com", ownerID: "zonesync-operator", namespace: "default", resync: time.Minute}
+	return config{
+		zone: "example.com", ownerID: "zonesync-operator", namespace: "default", resync: time.Minute,
+		metricsAddr: ":8080", groupLabel: "team",
+	}
 }
 
-// managerOptions returns the manager options: leader election on, metrics
-// server off (the example serves nothing).
+// managerOptions returns the manager options: leader election on, the
+// metrics server on cfg.metricsAddr (it serves the inventory too, see
+// setup).
 func managerOptions(cfg config) manager.Options {
 	return manager.Options{
 		LeaderElection:          true,
 		LeaderElectionID:        "zonesync-operator-dns",
 		LeaderElectionNamespace: cfg.namespace,
-		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		Metrics:                 metricsserver.Options{BindAddress: cfg.metricsAddr},
 	}
 }
 
 // newDNSController wires a zonesync Reconciler that reads src and writes to
 // a TXT registry over p, and writes the outcome of each cycle into the
-// Services through client (see status.go).
-func newDNSController(src source.Source, p *inmemory.Provider, client k8sclient.Interface, cfg config, logger logr.Logger) (*dnsController, error) {
+// Services through client (see status.go) and, when inv is not nil, into
+// the inventory (inventory.go).
+func newDNSController(src source.Source, p *inmemory.Provider, client k8sclient.Interface, cfg config, logger logr.Logger, inv *inventory.Inventory) (*dnsController, error) {
 	reg, err := txt.New(p, txt.Config{OwnerID: cfg.ownerID})
 	if err != nil {
 		return nil, fmt.Errorf("creating TXT registry: %w", err)
 	}
+	rec := &zonesync.Reconciler{
+		Source:   src,
+		Registry: reg,
+		Logger:   logger,
+	}
+	if inv != nil {
+		rec.Observer = inv
+	}
 	return &dnsController{
-		dns: &zonesync.Reconciler{
-			Source:   src,
-			Registry: reg,
-			Logger:   logger,
-		},
+		dns:    rec,
 		resync: cfg.resync,
 		status: newStatusWriter(client),
 	}, nil
@@ -108,8 +130,15 @@ func setup(ctx context.Context, restCfg *rest.Config, opts manager.Options, cfg 
 	if err != nil {
 		return nil, err
 	}
-	c, err := newDNSController(src, zone, clientset, cfg, logger.WithName("dns"))
+	inv, err := newInventory(factory.Core().V1().Services().Lister(), cfg)
 	if err != nil {
+		return nil, err
+	}
+	c, err := newDNSController(src, zone, clientset, cfg, logger.WithName("dns"), inv)
+	if err != nil {
+		return nil, err
+	}
+	if err := serveInventory(mgr, inv); err != nil {
 		return nil, err
 	}
 	if err := c.setupWithManager(ctx, mgr); err != nil {

@@ -50,7 +50,7 @@ func testController(t *testing.T, p *inmemory.Provider, cfg config, objs ...runt
 	t.Cleanup(cancel)
 	go func() { _ = startInformers(factory)(ctx) }()
 	require.NoError(t, src.WaitForSync(ctx))
-	c, err := newDNSController(src, p, client, cfg, testr.New(t))
+	c, err := newDNSController(src, p, client, cfg, testr.New(t), nil)
 	require.NoError(t, err)
 	return c, client, src
 }
@@ -137,7 +137,7 @@ func TestDNSControllerNotReadyRequeues(t *testing.T) {
 	client := fake.NewClientset()
 	src, _, err := newServiceSource(client, 0) // the factory is never started
 	require.NoError(t, err)
-	c, err := newDNSController(src, inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), client, defaultConfig(), testr.New(t))
+	c, err := newDNSController(src, inmemory.New(inmemory.Options{Zones: []string{"example.com"}}), client, defaultConfig(), testr.New(t), nil)
 	require.NoError(t, err)
 	res, err := c.Reconcile(context.Background(), dnsRequest)
 	require.NoError(t, err)

@@ -32,6 +32,12 @@ import (
 // run runs the cycles, printing to w, with logger receiving zonesync's log
 // (one line per cycle; main sends it to standard error).
 func run(ctx context.Context, w io.Writer, logger logr.Logger) error {
+	return runObserved(ctx, w, logger, nil)
+}
+
+// runObserved is run with obs as the Reconciler's Observer (nil: none),
+// such as an inventory.Inventory (see inventory_test.go).
+func runObserved(ctx context.Context, w io.Writer, logger logr.Logger, obs zonesync.Observer) error {
 	// The DNS side: one zone, held in memory, with TXT ownership records.
 	zone := inmemory.New(inmemory.Options{Zones: []string{"example.com"}})
 	reg, err := txt.New(zone, txt.Config{OwnerID: "quickstart"})
@@ -48,7 +54,7 @@ func run(ctx context.Context, w io.Writer, logger logr.Logger) error {
 
 	// Without a Logger (and without one in ctx) zonesync logs nothing;
 	// errors still come back from RunOnce.
-	rec := &zonesync.Reconciler{Source: src, Registry: reg, Logger: logger}
+	rec := &zonesync.Reconciler{Source: src, Registry: reg, Logger: logger, Observer: obs}
 
 	cycle := func(title string) error {
 		// RunOnce returns the cycle: its changes, what it skipped and

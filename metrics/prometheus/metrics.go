@@ -27,6 +27,8 @@ const (
 	labelReason       = "reason"
 	labelZone         = "zone"
 	labelAction       = "action"
+	labelGroup        = "group"
+	labelStatus       = "status"
 )
 
 // ErrInvalidOptions is wrapped by the error [New] returns for a nil
