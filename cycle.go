@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -152,7 +153,7 @@ func (r *Reconciler) cycle(ctx context.Context, log logr.Logger, clk clock.Clock
 	for _, w := range calc.warnings {
 		log.Info("the registry's settings leave records without their owner", "warning", w)
 	}
-	if unsafe := r.Safety.Check(changes, calc.tally); unsafe != nil {
+	if unsafe := calc.checkSafety(r.Safety); unsafe != nil {
 		return joinErrs(fmt.Errorf("zonesync: %w", unsafe), srcErr)
 	}
 	if r.DryRun {
@@ -194,6 +195,52 @@ type calculation struct {
 	warnings []string
 	// repairs is the registry's pending repairs ([registry.Repairer]).
 	repairs int
+	// shared are the registry's shared record sets
+	// ([registry.SharedReporter]), and expired, one per contribution of
+	// another owner that has expired, the deletes the registry makes of
+	// its own, which the safety threshold counts.
+	shared  []registry.SharedRecord
+	expired []*endpoint.Endpoint
+}
+
+// checkSafety returns the safety threshold's verdict on the plan's
+// changes with the expired contributions the registry removes counted as
+// deletes of records it may change.
+func (calc *calculation) checkSafety(s plan.SafetyThreshold) *plan.UnsafePlanError {
+	changes, tally := calc.plan.Changes, calc.tally
+	if len(calc.expired) > 0 {
+		c := *changes
+		c.Delete = append(slices.Clone(changes.Delete), calc.expired...)
+		changes = &c
+		tally.Total += len(calc.expired)
+		if tally.Zone != nil {
+			perZone := maps.Clone(tally.PerZone)
+			for _, ep := range calc.expired {
+				if z, ok := tally.Zone(ep.DNSName); ok {
+					perZone[z]++
+				}
+			}
+			tally.PerZone = perZone
+		}
+	}
+	return s.Check(changes, tally)
+}
+
+// expiredContributions returns one endpoint per expired contribution of
+// shared, named by its record set, for the safety threshold.
+func expiredContributions(shared []registry.SharedRecord) []*endpoint.Endpoint {
+	var out []*endpoint.Endpoint
+	for _, sr := range shared {
+		for _, c := range sr.Contributions {
+			if c.Expired {
+				ep := endpoint.NewEndpointWithTTL(sr.Key.DNSName, sr.Key.RecordType, c.TTL, c.Targets...)
+				ep.SetIdentifier = sr.Key.SetIdentifier
+				ep.Labels.Set(endpoint.OwnerLabelKey, c.Owner)
+				out = append(out, ep)
+			}
+		}
+	}
+	return out
 }
 
 // calculate reads the registry and the source and calculates the plan,
@@ -212,9 +259,14 @@ func (r *Reconciler) calculate(ctx context.Context, clk clock.Clock, set setting
 		p.Changes = &plan.Changes{}
 	}
 	out := calculation{plan: p, srcErr: in.srcErr}
+	if sr, ok := registry.As[registry.SharedReporter](r.Registry); ok {
+		out.shared = sr.SharedRecords()
+		out.expired = expiredContributions(out.shared)
+		c.Shared, c.shares = out.shared, sr.Shares
+	}
 	// The planner counted the records it may change; the zones are
 	// listed, for the counts per zone, only when the threshold may refuse.
-	if out.tally, err = r.tally(ctx, p); err != nil {
+	if out.tally, err = r.tally(ctx, p, len(out.expired)); err != nil {
 		return calculation{}, err
 	}
 	c.Owned = out.tally.Total
@@ -336,22 +388,22 @@ func (r *Reconciler) newPlan(own registry.Ownership, filter endpoint.DomainFilte
 	}
 	// What the provider cannot store as asked (a set identifier it would
 	// drop, say) is never sent: the one rule is its guarantees' Check.
-	pl.Supported = provider.GuaranteesOf(r.Registry).Check
+	pl.Supported = provider.GuaranteesByName(r.Registry).Check
 	return pl
 }
 
 // mayRefuse reports whether the safety threshold is on and changes hold
 // deletes or updates it might refuse.
-func (r *Reconciler) mayRefuse(changes *plan.Changes) bool {
-	return !r.Safety.Disabled && len(changes.Delete)+len(changes.UpdateNew) > 0
+func (r *Reconciler) mayRefuse(changes *plan.Changes, expired int) bool {
+	return !r.Safety.Disabled && len(changes.Delete)+len(changes.UpdateNew)+expired > 0
 }
 
 // tally returns the planner's count of the records it may change
 // ([plan.Plan.Owned]), per zone too ([plan.Plan.OwnedIn]) when the
 // threshold may refuse the changes and the registry lists its zones, which
 // only then are listed.
-func (r *Reconciler) tally(ctx context.Context, p *plan.Plan) (plan.Owned, error) {
-	if !r.mayRefuse(p.Changes) {
+func (r *Reconciler) tally(ctx context.Context, p *plan.Plan, expired int) (plan.Owned, error) {
+	if !r.mayRefuse(p.Changes, expired) {
 		return p.Owned, nil
 	}
 	zones, ok, err := provider.ZonesOf(ctx, r.Registry)

@@ -8,6 +8,7 @@ import (
 	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
 	"github.com/zonesync/zonesync/provider"
+	"github.com/zonesync/zonesync/registry"
 	"github.com/zonesync/zonesync/verify/result"
 )
 
@@ -74,6 +75,14 @@ type Cycle struct {
 	// there are none, the registry cannot tell, or the cycle failed before
 	// planning.
 	Warnings []string
+	// Shared are the record sets this owner publishes together with other
+	// owners, as the registry read them at the start of the cycle
+	// ([registry.SharedReporter]); nil when there are none. The record
+	// statuses of our contributions say how many owners share each.
+	Shared []registry.SharedRecord
+	// shares is the registry's registry.SharedReporter.Shares; nil
+	// without one.
+	shares func(name, recordType string) bool
 	// Invalid counts the desired endpoints that failed validation: they
 	// were not planned and are reported, per object, in the cycle's
 	// [*github.com/zonesync/zonesync/source.PartialError] (Err).

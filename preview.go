@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 
+	"github.com/zonesync/zonesync/endpoint"
 	"github.com/zonesync/zonesync/plan"
+	"github.com/zonesync/zonesync/registry"
 )
 
 // Preview is what a cycle would do, computed without writing anything: see
@@ -37,12 +40,19 @@ type Preview struct {
 	// repair ([registry.Repairer]); a real cycle applies them even when
 	// Plan has no changes.
 	Repairs int
+	// Shared are the record sets this owner publishes together with
+	// others, as the registry read them ([registry.SharedReporter]): each
+	// owner's contribution, and what they merge into. What this owner
+	// changes of its own contribution is in Plan, where the contribution
+	// stands as a record of ours. Nil without shared record sets.
+	Shared []registry.SharedRecord
 }
 
 // String renders the preview: the plan's table ([plan.Plan.String], which
 // lists the skipped changes with their reasons), a line with the safety
-// verdict, then the pending repairs, the registry's warnings (one line
-// each) and the source's partial error, when there are any.
+// verdict, then the pending repairs, the shared record sets (a line each,
+// then one per contribution), the registry's warnings (one line each) and
+// the source's partial error, when there are any.
 func (p *Preview) String() string {
 	if p == nil {
 		return "no preview"
@@ -62,6 +72,9 @@ func (p *Preview) String() string {
 	}
 	if p.Repairs > 0 {
 		fmt.Fprintf(&b, "\nrepairs: %d ownership record(s)", p.Repairs)
+	}
+	for _, sr := range p.Shared {
+		writeShared(&b, sr)
 	}
 	for _, w := range p.Warnings {
 		b.WriteString("\nwarning: ")
@@ -97,6 +110,32 @@ func (r *Reconciler) Preview(ctx context.Context) (*Preview, error) {
 		return nil, err
 	}
 	out := &Preview{Plan: calc.plan, Owned: c.Owned, SourceErr: calc.srcErr, Warnings: calc.warnings, Repairs: calc.repairs}
-	out.Unsafe = r.Safety.Check(calc.plan.Changes, calc.tally)
+	out.Shared = calc.shared
+	out.Unsafe = calc.checkSafety(r.Safety)
 	return out, nil
+}
+
+// writeShared renders a shared record set for Preview.String: its key, its
+// targets as read and as merged, then one line per contribution.
+func writeShared(b *strings.Builder, sr registry.SharedRecord) {
+	fmt.Fprintf(b, "\nshared: %s, %d live contribution(s)", sr.Key, sr.Live())
+	switch {
+	case sr.Want == nil:
+		b.WriteString(", to be deleted")
+	case sr.Record == nil:
+		fmt.Fprintf(b, ", missing, to be created with %s", endpoint.Printable(sr.Want.Targets.String()))
+	case !sr.Record.Targets.Same(sr.Want.Targets):
+		fmt.Fprintf(b, ", holds %s, to be %s", endpoint.Printable(sr.Record.Targets.String()), endpoint.Printable(sr.Want.Targets.String()))
+	default:
+		fmt.Fprintf(b, ", holds %s", endpoint.Printable(sr.Record.Targets.String()))
+	}
+	for _, c := range sr.Contributions {
+		fmt.Fprintf(b, "\n  %s: %s ttl %d, seen %s", endpoint.Printable(c.Owner), endpoint.Printable(c.Targets.String()), c.TTL, c.Seen.UTC().Format(time.RFC3339))
+		if c.Resource != "" {
+			fmt.Fprintf(b, ", %s", endpoint.Printable(c.Resource))
+		}
+		if c.Expired {
+			b.WriteString(", expired: removed by this owner")
+		}
+	}
 }

@@ -83,7 +83,10 @@ type RecordStatus struct {
 	// cycle's plan).
 	Endpoint *endpoint.Endpoint
 	// State, Reason and Message say what happened; Reason and Message are
-	// empty for applied, unchanged and pending records.
+	// empty for applied, unchanged and pending records, but for a
+	// contribution to a record set shared by several owners, whose
+	// Message says "contributed, shared with N owners" (N counting this
+	// one).
 	State   RecordState
 	Reason  Reason
 	Message string
@@ -168,6 +171,9 @@ type classifier struct {
 	plan     *plan.Outcomes
 	apply    *registry.ApplyOutcome
 	verified map[endpoint.Key]*result.Result
+	// sharedOwners counts, by key, the other live contributors of each
+	// shared record set; built on first use.
+	sharedOwners map[endpoint.Key]int
 }
 
 func newClassifier(c *Cycle) *classifier {
@@ -220,13 +226,48 @@ func skipStatus(e *endpoint.Endpoint, s plan.Skip) RecordStatus {
 // desired classifies a desired endpoint: skipped, unchanged, or the outcome
 // of its change.
 func (cl *classifier) desired(e *endpoint.Endpoint) RecordStatus {
+	var st RecordStatus
 	switch o := cl.plan.Of(e); {
 	case o.Skipped():
 		return skipStatus(e, o.Skip)
 	case !o.Changed:
-		return RecordStatus{Resource: resource(e), Endpoint: e, State: RecordUnchanged}
+		st = RecordStatus{Resource: resource(e), Endpoint: e, State: RecordUnchanged}
+	default:
+		st = cl.changed(plan.ActionCreate, e)
 	}
-	return cl.changed(plan.ActionCreate, e)
+	if st.Message == "" && cl.c.shares != nil && cl.c.shares(e.DNSName, e.RecordType) {
+		switch st.State {
+		case RecordApplied, RecordUnchanged, RecordPending:
+			if n := cl.sharedWith(e); n == 1 {
+				st.Message = "contributed, shared with 1 owner (no other owner contributes yet)"
+			} else {
+				st.Message = fmt.Sprintf("contributed, shared with %d owners", n)
+			}
+		}
+	}
+	return st
+}
+
+// sharedWith returns the number of owners of the shared record set of e
+// once its contribution is in: the live contributions of the others that
+// the cycle read, and this one.
+func (cl *classifier) sharedWith(e *endpoint.Endpoint) int {
+	if cl.sharedOwners == nil {
+		cl.sharedOwners = map[endpoint.Key]int{}
+		own := cl.c.Plan.OwnerID
+		for _, sr := range cl.c.Shared {
+			n := 0
+			for _, c := range sr.Contributions {
+				if !c.Expired && c.Owner != own {
+					n++
+				}
+			}
+			cl.sharedOwners[sr.Key] = n
+		}
+	}
+	k := e.Key()
+	k.DNSName, k.RecordType = strings.ToLower(endpoint.CanonicalName(k.DNSName)), strings.ToUpper(k.RecordType)
+	return cl.sharedOwners[k] + 1
 }
 
 // changed classifies a change of the plan (a create or an update when

@@ -65,6 +65,12 @@ func (s *session) readForeign() (reg registry.Registry, seen []*endpoint.Endpoin
 	}
 	for _, f := range foreign {
 		r, found := find(recs, f)
+		if !found && s.opts.Shared {
+			// In shared mode a record set shared by others that this
+			// owner does not contribute to is reported by SharedRecords
+			// instead; as Records would, it is not ours.
+			r, found = sharedRecord(reg, f)
+		}
 		if !found {
 			s.fail("Records", keyOf(f), "does not report a record that exists in the provider", nil)
 			continue
@@ -72,6 +78,23 @@ func (s *session) readForeign() (reg registry.Registry, seen []*endpoint.Endpoin
 		seen = append(seen, r)
 	}
 	return reg, seen, true
+}
+
+// sharedRecord returns the record set of f's key that reg reports through
+// registry.SharedReporter, with the verdict of a record of somebody else.
+func sharedRecord(reg registry.Registry, f *endpoint.Endpoint) (*endpoint.Endpoint, bool) {
+	sr, ok := registry.As[registry.SharedReporter](reg)
+	if !ok {
+		return nil, false
+	}
+	for _, rec := range sr.SharedRecords() {
+		if rec.Record != nil && rec.Key.DNSName == f.DNSName && rec.Key.RecordType == f.RecordType && rec.Key.SetIdentifier == f.SetIdentifier {
+			r := rec.Record.DeepCopy()
+			r.SetOwnership(endpoint.OwnedByOther)
+			return r, true
+		}
+	}
+	return nil, false
 }
 
 // expectNotOurs fails when r carries the registry's owner label or an

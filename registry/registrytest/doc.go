@@ -84,6 +84,24 @@
 //     registry/txt and registry/crd declare it; the Registry contract does
 //     not ask for it, so registry/noop, which hands every change set to
 //     the provider in one call, does not.
+//   - SharedContributions: with [Options.Shared], two owners that create
+//     the same record set each contribute their targets: the provider holds
+//     the union, each owner's Records reports its own contribution as ours
+//     (with its own targets), and the registry reports the record set
+//     through [registry.SharedReporter] with two live contributions.
+//   - SharedLeave: with [Options.Shared], an owner that deletes its
+//     contribution removes only its targets, and the last owner leaving
+//     removes the record set and everything written for it: the provider
+//     holds what it held before the first contribution.
+//   - SharedForeignNotJoined: with [Options.Shared], a record set that is
+//     not shared (written to the provider directly) is never reported as
+//     ours, and a create of the same record set leaves it as it was.
+//
+// With [Options.Shared], a record set that others share and the owner
+// being checked does not contribute to may be missing from Records (the
+// registry reports its own contribution there, nothing otherwise) when
+// [registry.SharedReporter] reports it: ForeignRecordsNotOwned and
+// ForeignChangesRefused then check it as reported there.
 //
 // # Registries that keep no ownership
 //

@@ -32,6 +32,11 @@ const (
 	// RulePerZoneErrors is an optional check, run only when
 	// [Options.PerZone] declares what it checks.
 	RulePerZoneErrors = "PerZoneErrors"
+	// RuleSharedContributions, RuleSharedLeave and RuleSharedForeignNotJoined
+	// are optional checks, run only when [Options.Shared] is declared.
+	RuleSharedContributions    = "SharedContributions"
+	RuleSharedLeave            = "SharedLeave"
+	RuleSharedForeignNotJoined = "SharedForeignNotJoined"
 )
 
 // The zones of the in-memory provider every rule runs over. Records are
@@ -78,6 +83,13 @@ type Options struct {
 	// registry/crd do). The Registry contract does not ask for it; the
 	// optional check PerZoneErrors runs only when it is declared.
 	PerZone bool
+	// Shared declares that the registries NewRegistry builds publish
+	// record sets in shared mode, for every name of the zones it uses
+	// (registry/txt with [github.com/zonesync/zonesync/registry/txt.SharedConfig]):
+	// several owners contribute to one record set. The optional checks
+	// SharedContributions, SharedLeave and SharedForeignNotJoined run only
+	// when it is declared.
+	Shared bool
 }
 
 // Violation is one breach of the registry contract found by
@@ -114,6 +126,11 @@ func optional(o Options) []rule {
 	var out []rule
 	if o.PerZone {
 		out = append(out, rule{RulePerZoneErrors, checkPerZoneErrors})
+	}
+	if o.Shared {
+		out = append(out, rule{RuleSharedContributions, checkSharedContributions},
+			rule{RuleSharedLeave, checkSharedLeave},
+			rule{RuleSharedForeignNotJoined, checkSharedForeignNotJoined})
 	}
 	return out
 }

@@ -11,5 +11,5 @@ import (
 func TestRuleTableMatchesCode(t *testing.T) {
 	name := func(r rule) string { return r.name }
 	contractkit.CheckDocItems(t, "doc.go", "Rules", contractkit.Names(rules(), name))
-	contractkit.CheckDocItems(t, "doc.go", "Optional checks", contractkit.Names(optional(Options{PerZone: true}), name))
+	contractkit.CheckDocItems(t, "doc.go", "Optional checks", contractkit.Names(optional(Options{PerZone: true, Shared: true}), name))
 }

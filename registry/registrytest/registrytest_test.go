@@ -31,9 +31,12 @@ func TestTXTRegistry(t *testing.T) {
 		"suffix":           {Suffix: "-own"},
 		"encryption":       {EncryptionKey: []byte("0123456789abcdef0123456789abcdef")},
 		"old owner":        {OldOwnerID: "previous-owner"},
+		"shared":           {Shared: &txt.SharedConfig{}},
+		"shared encrypted": {Shared: &txt.SharedConfig{}, EncryptionKey: []byte("0123456789abcdef0123456789abcdef")},
+		"shared prefix":    {Shared: &txt.SharedConfig{}, Prefix: "%{record_type}-own."},
 	} {
 		t.Run(name, func(t *testing.T) {
-			registrytest.TestRegistry(t, txtRegistry(cfg), registrytest.Options{PerZone: true})
+			registrytest.TestRegistry(t, txtRegistry(cfg), registrytest.Options{PerZone: true, Shared: cfg.Shared != nil})
 		})
 	}
 }
@@ -77,4 +80,19 @@ func TestPerZoneIsOptional(t *testing.T) {
 	var v *registrytest.Violation
 	require.ErrorAs(t, err, &v)
 	require.Equal(t, registrytest.RulePerZoneErrors, v.Rule)
+}
+
+// A TXT registry not in shared mode fails the shared-mode checks: a second
+// owner's create is skipped, not merged.
+func TestSharedIsOptional(t *testing.T) {
+	err := registrytest.CheckRegistry(context.Background(), txtRegistry(txt.Config{}), registrytest.Options{PerZone: true, Shared: true})
+	var rules []string
+	for _, e := range provider.ErrorParts(err) {
+		var v *registrytest.Violation
+		if errors.As(e, &v) {
+			rules = append(rules, v.Rule)
+		}
+	}
+	require.Contains(t, rules, registrytest.RuleSharedContributions)
+	require.NotContains(t, rules, registrytest.RuleSharedForeignNotJoined)
 }

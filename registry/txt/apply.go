@@ -63,11 +63,16 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 		return fmt.Errorf("txt registry: %d UpdateOld and %d UpdateNew records: updates must come in pairs",
 			len(changes.UpdateOld), len(changes.UpdateNew))
 	}
+	r.applyMu.Lock()
+	defer r.applyMu.Unlock()
+	var sb *sharedBuild
+	if r.shared != nil {
+		// Shared record sets take a path of their own (shared_apply.go).
+		changes, sb = r.splitShared(changes)
+	}
 	if err := r.checkOwned(changes); err != nil {
 		return err
 	}
-	r.applyMu.Lock()
-	defer r.applyMu.Unlock()
 
 	r.mu.Lock()
 	st := r.state
@@ -75,6 +80,17 @@ func (r *Registry) ApplyChanges(ctx context.Context, changes *plan.Changes) erro
 
 	b := &changeBuilder{r: r, log: logr.FromContextOrDiscard(ctx), st: st, filter: r.provider.GetDomainFilter(), touched: map[string]bool{}}
 	out := b.build(changes)
+	if sb != nil {
+		sb.emit(out)
+		b.skipped = append(b.skipped, sb.refused...)
+		if sb.touched {
+			// What the last read saw of the shared record sets is
+			// outdated from here on, whatever the outcome.
+			r.mu.Lock()
+			r.sharedSt = nil
+			r.mu.Unlock()
+		}
+	}
 	if !hasAny(out) {
 		return b.skippedError(nil) // nothing reached the provider: state unchanged
 	}
@@ -138,6 +154,7 @@ func (r *Registry) forget() {
 	r.mu.Lock()
 	r.gen++
 	r.state = nil
+	r.sharedSt = nil
 	r.mu.Unlock()
 }
 

@@ -106,3 +106,48 @@ func BenchmarkApply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRecordsShared measures Registry.Records of an owner in shared
+// mode for every name over W(N) with N/10 shared record sets added, each
+// with three contributions (c1, c2, c3: a record, its ownership TXT and
+// three contribution TXT records): the cost of shared mode over
+// BenchmarkRecords.
+func BenchmarkRecordsShared(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			zone := benchZone(b, n)
+			regs := make([]*txt.Registry, 3)
+			for i := range regs {
+				r, err := txt.New(zone, txt.Config{OwnerID: fmt.Sprintf("c%d", i+1), Shared: &txt.SharedConfig{}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				regs[i] = r
+				var create []*endpoint.Endpoint
+				for j := range n / 10 {
+					create = append(create, endpoint.NewEndpoint(fmt.Sprintf("s%d.bench.example.com", j), endpoint.RecordTypeA, fmt.Sprintf("10.%d.%d.%d", i, j/256%256, j%256)))
+				}
+				if _, err := r.Records(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if err := r.ApplyChanges(ctx, &plan.Changes{Create: create}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reg := regs[0]
+			recs, err := reg.Records(ctx)
+			if err != nil || len(recs) != n+n/10 || len(reg.SharedRecords()) != n/10 || reg.SharedRecords()[0].Live() != 3 {
+				b.Fatalf("unexpected result: %d records, %d shared, %v", len(recs), len(reg.SharedRecords()), err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := reg.Records(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n+n/10), "ns/record")
+		})
+	}
+}

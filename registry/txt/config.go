@@ -111,6 +111,12 @@ type Config struct {
 	// (also the meaning of "") or [AliasTXTTypeCNAME]. Both names are read
 	// whatever the choice, the chosen one first.
 	AliasTXTType string
+
+	// Shared, when set, turns on shared mode for the names and types it
+	// selects: several owners publish one record set together, each
+	// contributing its targets (see the package documentation, "Shared
+	// record sets"). Nil: off, every record has one owner.
+	Shared *SharedConfig
 }
 
 // validate checks cfg and returns the derived settings.
@@ -122,6 +128,9 @@ func (cfg Config) validate() (txtNamer, []byte, []string, error) {
 	}
 	if cfg.OldOwnerID != "" && cfg.OldOwnerID == cfg.OwnerID {
 		errs = append(errs, fmt.Errorf("OldOwnerID %q equals OwnerID: set OldOwnerID to the owner id whose records this instance takes over, or leave it empty", cfg.OldOwnerID))
+	}
+	if cfg.OwnerID == SharedOwnerID || cfg.OldOwnerID == SharedOwnerID {
+		errs = append(errs, fmt.Errorf("OwnerID or OldOwnerID %q: the owner of shared record sets is no owner id: choose another", SharedOwnerID))
 	}
 	if strings.Contains(cfg.OwnerID, ",") {
 		errs = append(errs, fmt.Errorf("OwnerID %q must not contain \",\" (ownership values have no escaping): choose an owner id without it", cfg.OwnerID))

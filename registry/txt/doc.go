@@ -268,6 +268,115 @@
 // set identifier on a provider that drops set identifiers, are never
 // planned.
 //
+// # Shared record sets
+//
+// With [Config.Shared] several owners — clusters, usually, each with its
+// own owner id — publish one record set together: app.example.com A holds
+// the load-balancer addresses of every cluster that asks for it, and each
+// cluster adds and removes only its own. It is off by default, and on only
+// for the names and types [SharedConfig] selects. The zone is the only
+// store: every owner reads back who contributed what after a restart.
+//
+// In the zone, a shared record set app.example.com/A with two contributors
+// looks like this (values shown in plain text; with an EncryptionKey they
+// are encrypted like every ownership value):
+//
+//	app.example.com                    A    192.0.2.10 198.51.100.20
+//	a-app.example.com                  TXT  "heritage=external-dns,external-dns/owner=zonesync-shared,external-dns/shared=1"
+//	_zs-<hash of c1>-a.app.example.com TXT  "heritage=external-dns,external-dns/owner=zonesync-shared,external-dns/shared=1,
+//	                                          external-dns/shared-owner=c1,external-dns/shared-record=app.example.com,
+//	                                          external-dns/shared-refresh=300,external-dns/shared-seen=1795934925,
+//	                                          external-dns/shared-targets=192.0.2.10,external-dns/shared-ttl=60,
+//	                                          external-dns/shared-type=A,external-dns/resource=service/default/app"
+//	_zs-<hash of c2>-a.app.example.com TXT  (the same for c2)
+//
+// (each value is one line; labels are in byte order). The record's
+// ownership TXT — named as for any record, with the configured Prefix,
+// Suffix and WildcardReplacement — names [SharedOwnerID] as the owner:
+// external-dns, and a TXT registry not in shared mode, read the record as
+// somebody else's and leave it alone. Each contribution lives in a TXT
+// record of its own, at "_zs-" + 12 characters of the base32 SHA-256 of
+// the owner id and set identifier + "-" + the type (+ "-w" for a wildcard
+// record, whose "*" label it replaces), in front of the record's name; it
+// carries the record set's set identifier. Targets, properties
+// ("name!value") and the owner id are %-escaped and ";"-separated; seen is
+// when the owner last wrote it, in Unix seconds, and refresh its
+// heartbeat, in seconds. A contribution found at another name than the one
+// its owner writes is ignored.
+//
+// The record holds the merge of the live contributions, the same whichever
+// owner computes it, so owners never undo each other's writes: the union
+// of the targets, sorted; the lowest TTL set; for each provider-specific
+// property, the lowest value any contribution sets. A CNAME (and an alias
+// record) holds one target: a contribution that asks for another target
+// than the others is refused ([ErrSharedConflict]; the planner skips the
+// create as unownable); if two owners joined with different targets at the
+// same moment, the record holds the first owner's by owner id.
+//
+// What the planner sees: Records returns, for each shared record set, this
+// owner's contribution as a record of ours (its targets, TTL and
+// properties, verdict [endpoint.OwnedByUs]), and nothing when it does not
+// contribute; [Registry.SharedRecords] reports the record sets themselves,
+// with every contribution. A create of a record set in shared mode joins
+// it (or creates it, at a free name); an update changes our contribution;
+// a delete removes it. ApplyChanges turns each into the writes of the
+// contribution, the record set (created, updated to the new merge, or
+// deleted with its ownership TXT when the last owner leaves) and the
+// ownership TXT, in the same provider call as the other changes (one
+// UPDATE message on provider/rfc2136). Creates are written contribution
+// first, ownership TXT, record; deletes record first: a provider that
+// stops half-way leaves a state the next read repairs.
+//
+// A record set in shared scope that is not shared — owned the usual way
+// by anybody (external-dns, a registry not in shared mode, even this owner
+// id from before shared mode was turned on), or by nobody — is never
+// joined: the planner sees it as it is (skipped as foreign-owner or
+// unowned), and a create that reaches ApplyChanges anyway is refused with
+// [ErrSharedConflict]. The one exception is the record a half-done leaving
+// leaves without its ownership TXT (see below): a record of nobody's, at a
+// record set with live contributions, whose every target one of them asks
+// for — which cannot be told from the shared record, as a record holding
+// exactly the targets a registry wrote cannot be told from its own. A record that appears at a shared record set the
+// previous read found missing, holding targets no contribution asks for,
+// is somebody else's: it is left alone and the shared ownership TXT beside
+// it is deleted, so that it is lent to nobody.
+//
+// Repairs ([Registry.PendingRepairs]): at a record set it contributes to,
+// an owner rewrites the record when it differs from the merge (a write lost
+// to a concurrent one, a cut connection) or lacks its ownership TXT, and
+// its contribution when its heartbeat is due ([SharedConfig.Heartbeat]);
+// any owner in shared mode deletes the record set and ownership TXT that no
+// contribution keeps, and, with [SharedConfig.ExpireAfter], the
+// contributions of others not refreshed for that long (or for three of
+// their own heartbeats, if longer), with their targets. A Reconciler
+// counts each expired contribution as a delete for its safety threshold.
+//
+// Guarantees and windows:
+//
+//   - No owner writes another's contribution; every owner writes the
+//     record. Two owners applying at the same time each write the merge
+//     they read, so one may drop the other's new target: the owner whose
+//     target is missing restores it at its next cycle. After the changes
+//     stop, one clean cycle of every owner (two at most, when cycles
+//     overlap) leaves the record holding exactly the union of the live
+//     contributions.
+//   - The last owner leaving while another joins may delete the record
+//     with its ownership TXT — or, on a provider that deletes the values it
+//     read one by one (RFC 2136), the ownership TXT and the leaver's targets
+//     only, leaving the joiner's. The joiner's next cycle creates the record
+//     again, or adopts what is left: a record of nobody's whose every
+//     target a live contribution asks for is the shared record, and its
+//     ownership TXT is written again.
+//   - A contribution of an owner that stopped stays, with its targets,
+//     until it expires at an owner with ExpireAfter set; without one, until
+//     it is deleted by hand. A live owner whose cycles fail for longer than
+//     ExpireAfter loses its targets until its next successful cycle. The
+//     clocks of the owners must agree to well within ExpireAfter.
+//   - Records owned before shared mode was turned on keep their single
+//     owner until deleted. OldOwnerID does not apply to contributions.
+//   - Every owner must use the same Prefix, Suffix and WildcardReplacement,
+//     as with external-dns.
+//
 // # Cache
 //
 // The registry reads the provider on every Records call. To list a large

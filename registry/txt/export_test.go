@@ -1,6 +1,9 @@
 package txt
 
-import "github.com/zonesync/zonesync/endpoint"
+import (
+	"github.com/zonesync/zonesync/endpoint"
+	"github.com/zonesync/zonesync/registry"
+)
 
 // The names below give the external tests of this package the unexported
 // TXT naming rules; they are not part of the API.
@@ -25,4 +28,15 @@ func (r *Registry) TXTName(ep *endpoint.Endpoint) string { return r.txtName(ep) 
 
 func (r *Registry) OwnershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
 	return r.ownershipTXT(ep)
+}
+
+// ParseContribution and ContributionName give the tests the shared format.
+func ParseContribution(labels endpoint.Labels, txtName, setID string) (endpoint.Key, registry.Contribution, error) {
+	return parseContribution(labels, txtName, setID)
+}
+
+func ContributionName(owner string, key endpoint.Key) string { return contributionName(owner, key) }
+
+func ContributionLabels(key endpoint.Key, c registry.Contribution) endpoint.Labels {
+	return contributionLabels(key, c)
 }

@@ -127,3 +127,35 @@ func FuzzParseLabels(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseContribution reads arbitrary TXT values as contributions to
+// shared record sets: it must never panic, and a contribution it accepts
+// must be named as its owner would name it and write back to the same
+// value.
+func FuzzParseContribution(f *testing.F) {
+	key := endpoint.Key{DNSName: "app.example.com", RecordType: "A"}
+	f.Add(`"heritage=external-dns,external-dns/owner=zonesync-shared,external-dns/shared=1,external-dns/shared-owner=c1,external-dns/shared-record=app.example.com,`+
+		`external-dns/shared-refresh=300,external-dns/shared-seen=1795934925,external-dns/shared-targets=192.0.2.1;192.0.2.2,external-dns/shared-ttl=60,external-dns/shared-type=A"`,
+		txt.ContributionName("c1", key), "")
+	f.Add(`"heritage=external-dns,external-dns/owner=zonesync-shared,external-dns/shared=1,external-dns/shared-owner=a%2Cb,external-dns/shared-props=aws%2Fweight!10,`+
+		`external-dns/shared-record=%2A.x,external-dns/shared-refresh=0,external-dns/shared-seen=0,external-dns/shared-targets=%25zz,external-dns/shared-ttl=0,external-dns/shared-type=TXT"`,
+		"_zs-aaaaaaaaaaaa-txt-w.x", "s")
+	f.Add(`"heritage=external-dns,external-dns/owner=zonesync-shared,external-dns/shared=2"`, "x", "")
+	f.Fuzz(func(t *testing.T, value, name, setID string) {
+		labels, err := endpoint.ParseLabels(value)
+		if err != nil {
+			return
+		}
+		k, c, err := txt.ParseContribution(labels, name, setID)
+		if err != nil {
+			return
+		}
+		require.Equal(t, strings.ToLower(strings.TrimSuffix(name, ".")), strings.ToLower(txt.ContributionName(c.Owner, k)))
+		require.NotEmpty(t, c.Targets)
+		k2, c2, err := txt.ParseContribution(txt.ContributionLabels(k, c), name, setID)
+		require.NoError(t, err)
+		assert.Equal(t, k, k2)
+		assert.Equal(t, c.Targets, c2.Targets)
+		assert.Equal(t, c.Owner, c2.Owner)
+	})
+}

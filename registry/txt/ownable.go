@@ -130,6 +130,9 @@ func (r *Registry) CheckOwnable(ep *endpoint.Endpoint) error {
 	if err == nil {
 		err = r.usableTXTName(r.domainFilter(), rec, txt.DNSName)
 	}
+	if err == nil && r.shared.covers(sharedKeyOf(rec).DNSName, rec.RecordType) {
+		err = r.sharedOwnable(rec)
+	}
 	if err == nil {
 		r.mu.Lock()
 		st := r.state

@@ -31,6 +31,13 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		return nil, fmt.Errorf("txt registry: reading records: %w", err)
 	}
 	out, st, res := r.attach(log, rd, sus)
+	var sst *sharedState
+	if r.shared != nil {
+		r.mu.Lock()
+		ssus := r.sharedSuspects
+		r.mu.Unlock()
+		out, sst = r.shareView(log, rd, out, ssus)
+	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -41,6 +48,10 @@ func (r *Registry) Records(ctx context.Context) ([]*endpoint.Endpoint, error) {
 		// No ApplyChanges ran meanwhile: this read describes the zone.
 		r.state = st
 		r.suspects = res.suspects
+		r.sharedSt = sst
+		if sst != nil {
+			r.sharedSuspects = sst.suspects()
+		}
 	}
 	return out, nil
 }
@@ -116,6 +127,9 @@ type reading struct {
 	// alts holds, for those (by st.txts index), their readings (see
 	// txtNamer.readings); nil while there is none, as nearly always.
 	alts map[int32][]txtReading
+	// contribs are the contributions to shared record sets (shared mode
+	// only); see Registry.shareView.
+	contribs []rawContribution
 }
 
 // readSizes is the size of a read: how many records it returned, how
@@ -257,6 +271,15 @@ func (r *Registry) take(log logr.Logger, rd *reading, rec *endpoint.Endpoint) bo
 		// Not an ownership record: an ordinary TXT record.
 		rd.inTheWay(rec)
 		return true
+	}
+	if r.shared != nil && isContribution(labels) {
+		// A contribution to a shared record set (see shareView): its own
+		// record set, owning nothing the usual way.
+		rd.contribs = append(rd.contribs, rawContribution{txt: &endpoint.Endpoint{
+			DNSName: rec.DNSName, Targets: endpoint.Targets{rec.Targets[0]}, RecordType: endpoint.RecordTypeTXT,
+			SetIdentifier: rec.SetIdentifier, Labels: providerLabels(rec.Labels),
+		}, labels: labels})
+		return false
 	}
 	r.addTXT(log, rd, rec, labels)
 	return false

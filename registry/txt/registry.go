@@ -25,13 +25,22 @@ type Registry struct {
 	encrypt    bool     // write values encrypted with key
 	managed    []string // upper case
 	aliasCNAME bool
+	shared     *sharedMode // nil: shared mode off
 
 	applyMu sync.Mutex // serialises ApplyChanges
 
-	mu     sync.Mutex
-	gen    uint64          // incremented by every ApplyChanges
-	state  *zoneState      // ownership TXT records of the last read; nil: unknown
-	warned map[string]bool // obsolete alias TXT names already reported
+	mu    sync.Mutex
+	gen   uint64     // incremented by every ApplyChanges
+	state *zoneState // ownership TXT records of the last read; nil: unknown
+	// sharedSt is what the last read saw of the shared record sets (shared
+	// mode only); nil: unknown. Every ApplyChanges call clears it.
+	sharedSt *sharedState
+	// sharedSuspects are the shared record sets the last read found
+	// without their record, with the targets their contributions asked
+	// for (see Registry.shareView). Like suspects, it lives as long as the
+	// Registry.
+	sharedSuspects map[endpoint.Key]map[string]bool
+	warned         map[string]bool // obsolete alias TXT names already reported
 
 	// suspects holds, by txtKey, the ownership TXT records of ours whose
 	// record this registry cannot vouch for (see suspect). The map is
@@ -77,7 +86,14 @@ func New(p provider.Provider, cfg Config) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	var shared *sharedMode
+	if cfg.Shared != nil {
+		if shared, err = cfg.Shared.validate(); err != nil {
+			return nil, fmt.Errorf("txt: %w: %w", ErrInvalidConfig, err)
+		}
+	}
 	return &Registry{
+		shared:     shared,
 		provider:   p,
 		ownerID:    cfg.OwnerID,
 		oldOwnerID: cfg.OldOwnerID,

@@ -80,10 +80,14 @@ type attempt struct {
 func (r *Registry) PendingRepairs() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.state == nil {
-		return 0
+	n := 0
+	if r.sharedSt != nil {
+		n = r.sharedSt.repairs
 	}
-	return len(r.state.repairs)
+	if r.state == nil {
+		return n
+	}
+	return n + len(r.state.repairs)
 }
 
 // lookupName is the name under which the ownership of a record named name
