@@ -19,13 +19,15 @@
 //	source   → endpoint
 //	zonesync → policy, registry, source
 //
-//	layer 5: metrics/prometheus, source/kubernetes/conditions,
+//	layer 6: metrics/prometheus
+//	layer 5: inventory, source/kubernetes/conditions,
 //	         source/kubernetes/events
 //	layer 4: registry/crd, registry/noop, registry/registrytest,
 //	         registry/txt, source/gatewayapi, source/kubernetes, zonesync
 //	layer 3: provider/batch, provider/cache, provider/inmemory,
 //	         provider/providertest, provider/ratelimit, provider/rfc2136,
-//	         provider/webhook, registry, source/kubernetes/kubeopts
+//	         provider/router, provider/webhook, registry,
+//	         source/kubernetes/kubeopts
 //	layer 2: policy, provider, source/annotations, source/connector,
 //	         source/fqdn, source/sourcetest, verify
 //	layer 1: blueprint, clock/clocktest, plan, source, verify/result
