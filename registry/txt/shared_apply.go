@@ -289,23 +289,9 @@ func sameContribution(a, b registry.Contribution) bool {
 
 // contributionTXT is the TXT record holding c, our contribution to key.
 func (r *Registry) contributionTXT(key endpoint.Key, c registry.Contribution) (*endpoint.Endpoint, error) {
-	name := contributionName(c.Owner, key)
-	if err := ValidateTXTName(name); err != nil {
-		return nil, fmt.Errorf("the contribution to %s: %w", key, err)
-	}
-	carrier := &endpoint.Endpoint{DNSName: key.DNSName, RecordType: key.RecordType, SetIdentifier: key.SetIdentifier, Labels: contributionLabels(key, c)}
-	value, err := r.value(carrier, r.encrypt)
-	if err != nil {
-		return nil, err
-	}
-	return &endpoint.Endpoint{
-		DNSName:          name,
-		Targets:          endpoint.Targets{value},
-		RecordType:       endpoint.RecordTypeTXT,
-		SetIdentifier:    key.SetIdentifier,
-		Labels:           endpoint.LabelsFromMap(map[string]string{endpoint.OwnedRecordLabelKey: key.DNSName}),
-		ProviderSpecific: txtProviderSpecific(c.ProviderSpecific),
-	}, nil
+	carrier := &endpoint.Endpoint{DNSName: key.DNSName, RecordType: key.RecordType, SetIdentifier: key.SetIdentifier,
+		Labels: contributionLabels(key, c), ProviderSpecific: c.ProviderSpecific}
+	return r.labelsTXT("contribution", contributionName(c.Owner, key), carrier)
 }
 
 // markerTXT is the ownership TXT that marks rec shared: named as the

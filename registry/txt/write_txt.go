@@ -37,9 +37,19 @@ func (r *Registry) txtName(ep *endpoint.Endpoint) string {
 // wraps [ErrTXTName] when no valid name can be built (a label longer than 63
 // octets, an empty label).
 func (r *Registry) ownershipTXT(ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
-	name := r.txtName(ep)
+	return r.labelsTXT("ownership TXT", r.txtName(ep), ep)
+}
+
+// labelsTXT returns the TXT record named name that holds the labels of ep
+// (what, "ownership TXT" or "contribution", names it in errors): one
+// target, plain or encrypted as values are written, TTL 0, ep's set
+// identifier and provider-specific properties (but "alias"), and the
+// single label ownedRecord = ep.DNSName, so that it travels with ep's
+// record (provider.GroupKey). The error wraps [ErrTXTName] when name is
+// not a valid TXT name.
+func (r *Registry) labelsTXT(what, name string, ep *endpoint.Endpoint) (*endpoint.Endpoint, error) {
 	if err := ValidateTXTName(name); err != nil {
-		return nil, fmt.Errorf("ownership TXT of %s: %w", ep.Key(), err)
+		return nil, fmt.Errorf("%s of %s: %w", what, ep.Key(), err)
 	}
 	value, err := r.value(ep, r.encrypt)
 	if err != nil {
