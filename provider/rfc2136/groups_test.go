@@ -146,25 +146,7 @@ func startCutProxy(t *testing.T, server string, limit int, afterSend bool) *cutP
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	p := &cutProxy{l: l, server: server, limit: int64(limit), afterSend: afterSend}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			p.wg.Add(1)
-			go func() {
-				defer p.wg.Done()
-				p.serve(c)
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		p.wg.Wait()
-	})
+	serveConns(t, l, &p.wg, p.serve)
 	return p
 }
 
@@ -262,4 +244,29 @@ func TestConnectionCutKeepsRecordsWithTheirTXT(t *testing.T) {
 			})
 		}
 	}
+}
+
+// serveConns accepts connections on l until the test ends, serving each
+// with serve in a goroutine counted in wg; the cleanup closes l and waits.
+func serveConns(t *testing.T, l net.Listener, wg *sync.WaitGroup, serve func(net.Conn)) {
+	t.Helper()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				serve(c)
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		wg.Wait()
+	})
 }

@@ -110,25 +110,7 @@ func startMsgProxy(t *testing.T, server string) *msgProxy {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	p := &msgProxy{l: l, server: server}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			p.wg.Add(1)
-			go func() {
-				defer p.wg.Done()
-				p.serve(c)
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		p.wg.Wait()
-	})
+	serveConns(t, l, &p.wg, p.serve)
 	return p
 }
 
